@@ -1,0 +1,41 @@
+# Quick start: `make demo` and `make test` work on a fresh clone; they make .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
+
+.PHONY: demo test lint typecheck unit bench fuzz grammar clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m compileall -q dsl compiler runtime
+	touch $(STAMP)
+
+# The main job on the bundled content.
+demo: $(STAMP)
+	$(BIN)/pillbox check $(SPECIMENS)
+
+test: $(STAMP) lint unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check dsl compiler runtime tests bench
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest $(if $(UPDATE),--update-goldens,)
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+fuzz: $(STAMP)
+	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
+
+# Regenerate the standalone parser after editing dsl/grammar.lark.
+grammar: $(STAMP)
+	$(BIN)/python -m lark.tools.standalone -l contextual dsl/grammar.lark -o dsl/_lark_parser.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,102 @@
+"""Validate card IR against `schemas/ir.schema.json`, with the ruleset's names as enums."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from compiler.lower import IR
+from compiler.patterns import PatternTable, SlotType
+from compiler.ruleset import Ruleset
+from dsl.spans import Diagnostic, Span
+
+
+@cache
+def _template() -> dict[str, Any]:
+    text = resources.files("schemas").joinpath("ir.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _names(table: PatternTable) -> dict[str, Any]:
+    return {"enum": sorted(p.name for p in table.patterns)}
+
+
+def _slot_schema(slot: SlotType) -> dict[str, Any]:
+    if slot.vocabulary is not None:
+        words = {"enum": sorted(slot.words)}
+        return {"type": "array", "items": words, "minItems": 1} if slot.repeat else words
+    if slot.text:
+        return {"type": "string"}
+    low, high = slot.integer or slot.signed or (0, 0)
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
+    """The IR schema with this ruleset's names filled in."""
+    schema = copy.deepcopy(_template())
+    defs = schema["$defs"]
+    defs["kind"] = {"enum": sorted(ruleset.kinds)}
+    defs["verb"] = _names(ruleset.verbs)
+    defs["modifier"] = _names(ruleset.modifiers)
+    defs["flag"] = _names(ruleset.conditions)
+    defs["value"] = _names(ruleset.values)
+    defs["block"] = _names(ruleset.blocks)
+    defs["procedure"] = _names(ruleset.checks)
+    defs["property"] = _names(ruleset.properties)
+    defs["place"] = {"enum": sorted(ruleset.places)}
+    slots: dict[str, Any] = {}
+    for table in (ruleset.verbs, ruleset.modifiers, ruleset.conditions, ruleset.values, ruleset.checks):
+        for pattern in table.patterns:
+            for slot in pattern.slots:
+                slots.setdefault(slot.name, _slot_schema(slot.type))
+    defs["args"] = {"type": "object", "properties": slots, "additionalProperties": False}
+    return schema
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def validator_for(ruleset: Ruleset) -> Any:
+    """One reused Draft202012Validator per ruleset."""
+    found = _VALIDATORS.get(ruleset.digest)
+    if found is None:
+        from jsonschema import Draft202012Validator
+
+        found = _VALIDATORS[ruleset.digest] = Draft202012Validator(ir_schema(ruleset))
+    return found
+
+
+def validate_card(ruleset: Ruleset, card: IR) -> Iterator[Diagnostic]:
+    """Yield a diagnostic for each schema error, placed at the nearest node with a span."""
+    from jsonschema.exceptions import relevance
+
+    errors = sorted(validator_for(ruleset).iter_errors(card), key=relevance)
+    for error in errors:
+        path = list(error.absolute_path)
+        yield Diagnostic(
+            "E0500",
+            "error",
+            f"the compiled card does not fit the IR schema at /{'/'.join(map(str, path))}: "
+            f"{error.message}",
+            span_for_path(card, path),
+            "this is a bug in pillbox or its ruleset; please report it",
+        )
+
+
+def span_for_path(card: IR, path: list[Any]) -> Span:
+    """The span of the deepest node along `path` that records one."""
+    node: Any = card
+    best = card["at"]
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict) and isinstance(node.get("at"), list):
+            best = node["at"]
+    return Span.from_list(str(card.get("file", "<ir>")), best)

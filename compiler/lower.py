@@ -1,0 +1,645 @@
+"""Lower the AST of a card to plain-JSON IR, matching every phrase against the ruleset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.patterns import Miss, PatternTable, Problem, did_you_mean, out_of_range
+from compiler.ruleset import Kind, Ruleset
+from dsl import nodes as n
+from dsl.spans import Diagnostic, Span
+
+IR = dict[str, Any]
+
+MAX_REPEAT = 20
+MAX_DIE_SIDES = 100
+MAX_DICE = 30
+
+_CATEGORY_NOUN = {
+    "verbs": "verb",
+    "modifiers": "modifier",
+    "conditions": "condition",
+    "properties": "property",
+    "values": "value",
+    "blocks": "block header",
+    "checks": "check",
+}
+
+
+def at(span: Span) -> list[int]:
+    """The IR's compact form of a span."""
+    return span.as_list()
+
+
+@dataclass
+class LoweredCard:
+    """A card's IR together with what the checker needs to know about it."""
+
+    node: n.Card | None  # None when the result came from the check cache
+    ir: IR
+    effect_lines: int = 0
+    rule_lines: int = 0
+    has_errors: bool = False
+
+
+@dataclass
+class Lowerer:
+    """Lowers the cards of one file; owns the diagnostics it finds."""
+
+    ruleset: Ruleset
+    file: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _effect_lines: int = 0
+    _rule_lines: int = 0
+
+    # ------------------------------------------------------------ reporting
+
+    def error(self, code: str, message: str, span: Span, help: str | None = None) -> None:
+        """Record an error at a span."""
+        self.diagnostics.append(Diagnostic(code, "error", message, span, help))
+
+    def report(self, problem: Problem) -> None:
+        """Record a matching problem as an error."""
+        self.error(problem.code, problem.message, problem.span, problem.help)
+
+    def report_miss(
+        self, table: PatternTable, phrase: n.Phrase, misses: list[Miss], noun: str | None = None
+    ) -> None:
+        """Explain why no pattern of a table fits a phrase, picking the likeliest story."""
+        noun = noun or _CATEGORY_NOUN[table.category]
+        if misses:
+            best = max(misses, key=lambda m: m.reached)
+            self.report(best.problem)
+            return
+        first = phrase.atoms[0]
+        written = n.atom_source(first)
+        self.error(
+            "E0200",
+            f"unknown {noun} '{written}'",
+            first.span,
+            did_you_mean(written, table.head_words),
+        )
+
+    # ------------------------------------------------------------ cards
+
+    def lower_card(self, card: n.Card) -> LoweredCard | None:
+        """Lower one card, or return None when its kind is unknown."""
+        before = len(self.diagnostics)
+        self._effect_lines = self._rule_lines = 0
+        kind = self.ruleset.kinds.get(card.kind.text)
+        if kind is None:
+            self.error(
+                "E0210",
+                f"unknown card kind '{card.kind.text}'",
+                card.kind.span,
+                did_you_mean(card.kind.text, self.ruleset.kinds)
+                or f"the kinds of {self.ruleset.name} are: {', '.join(self.ruleset.kinds)}",
+            )
+            return None
+        ir: IR = {
+            "kind": kind.name,
+            "title": card.title.value,
+            "variant": card.variant.value if card.variant is not None else None,
+            "file": self.file,
+            "at": at(card.span),
+            "properties": {},
+            "property_at": {},
+            "blocks": [],
+            "rules": [],
+            "tests": [],
+        }
+        if kind.options:
+            ir["options"] = []
+        if card.variant is not None and card.variant.value > 99:
+            self.report(out_of_range(card.variant.value, 1, 99, "variant", card.variant.span))
+        property_spans: dict[str, Span] = {}
+        for statement in card.block.body:
+            self._card_statement(kind, statement, ir, property_spans)
+        for name, required in kind.properties.items():
+            if required and name not in ir["properties"]:
+                pattern = self.ruleset.properties.by_name[name]
+                self.error(
+                    "E0213",
+                    f"{kind.name} card \"{card.title.value}\" is missing its '{name}' property",
+                    card.header_span,
+                    f"add a line like: {pattern.source}",
+                )
+        return LoweredCard(
+            card,
+            ir,
+            self._effect_lines,
+            self._rule_lines,
+            has_errors=any(d.is_error for d in self.diagnostics[before:]),
+        )
+
+    def _card_statement(
+        self, kind: Kind, statement: n.Statement, ir: IR, property_spans: dict[str, Span]
+    ) -> None:
+        if isinstance(statement, n.PhraseLine):
+            self._property(kind, statement.phrase, ir, property_spans)
+        elif isinstance(statement, n.HeaderBlock):
+            self._header_block(kind, statement, ir)
+        elif isinstance(statement, n.Option):
+            if not kind.options:
+                self.error(
+                    "E0214",
+                    f"{kind.name} cards have no options",
+                    statement.span,
+                    "options belong to cards the narrator reads, or inside `choose { }`",
+                )
+                return
+            ir["options"].append(self._option(statement))
+        elif isinstance(statement, n.Rule):
+            self._rule_lines += 1
+            self._effect_lines += 1
+            ir["rules"].append({"text": statement.text.value, "at": at(statement.span)})
+        elif isinstance(statement, n.Say):
+            ir.setdefault("flavour", []).append(
+                {"text": statement.text.value, "at": at(statement.span)}
+            )
+        elif isinstance(statement, n.Test):
+            ir["tests"].append(self._test(statement))
+        else:
+            self.error(
+                "E0215",
+                "effects must be written inside a block, such as an option or a trigger",
+                statement.span,
+                f"{kind.name} cards take these blocks: "
+                + (", ".join(kind.blocks) or "none")
+                + ("; and options" if kind.options else ""),
+            )
+
+    def _property(
+        self, kind: Kind, phrase: n.Phrase, ir: IR, property_spans: dict[str, Span]
+    ) -> None:
+        found, misses = self.ruleset.properties.lookup(phrase)
+        if found is None:
+            verb, _ = self.ruleset.verbs.lookup(phrase)
+            if verb is not None:
+                self.error(
+                    "E0215",
+                    f"'{phrase.words}' is an effect; effects must be inside a block",
+                    phrase.span,
+                    "put it inside an option or a block such as `use { }`",
+                )
+                return
+            allowed = [p for p in kind.properties]
+            if not misses:
+                written = n.atom_source(phrase.atoms[0])
+                self.error(
+                    "E0211",
+                    f"'{written}' is not a property of {kind.name} cards",
+                    phrase.atoms[0].span,
+                    did_you_mean(written, allowed)
+                    or f"{kind.name} cards take: {', '.join(allowed) or 'no properties'}",
+                )
+                return
+            self.report_miss(self.ruleset.properties, phrase, misses)
+            return
+        name = found.pattern.name
+        if name not in kind.properties:
+            self.error(
+                "E0211",
+                f"'{name}' is not a property of {kind.name} cards",
+                phrase.span,
+                f"{kind.name} cards take: {', '.join(kind.properties) or 'no properties'}",
+            )
+            return
+        if name in property_spans:
+            first = property_spans[name]
+            self.error(
+                "E0212",
+                f"property '{name}' is given twice",
+                phrase.span,
+                f"it was first given on line {first.line}",
+            )
+            return
+        property_spans[name] = phrase.span
+        ir["property_at"][name] = at(phrase.span)
+        for problem in found.problems:
+            self.report(problem)
+        args = found.args
+        ir["properties"][name] = next(iter(args.values())) if len(args) == 1 else (args or True)
+
+    def _header_block(self, kind: Kind, statement: n.HeaderBlock, ir: IR) -> None:
+        found, misses = self.ruleset.blocks.lookup(statement.header)
+        if found is None:
+            allowed = list(kind.blocks)
+            if misses:
+                self.report_miss(self.ruleset.blocks, statement.header, misses)
+            else:
+                written = statement.header.words
+                self.error(
+                    "E0216",
+                    f"unknown block '{written}'",
+                    statement.header.span,
+                    did_you_mean(written, [self.ruleset.blocks.by_name[b].source for b in allowed])
+                    or f"{kind.name} cards take: {', '.join(allowed) or 'no blocks'}",
+                )
+            return
+        name = found.pattern.name
+        if name not in kind.blocks:
+            self.error(
+                "E0216",
+                f"{kind.name} cards have no '{found.pattern.source}' block",
+                statement.header.span,
+                f"{kind.name} cards take: {', '.join(kind.blocks) or 'no blocks'}",
+            )
+            return
+        entry: IR = {"block": name, "at": at(statement.span)}
+        if self.ruleset.block_bodies.get(name) == "modifiers":
+            entry["modifiers"] = self._modifiers(statement.block)
+        else:
+            entry["effects"] = self._effects(statement.block)
+        ir["blocks"].append(entry)
+
+    def _option(self, option: n.Option) -> IR:
+        return {
+            "title": option.title.value,
+            "at": at(option.span),
+            "effects": self._effects(option.block),
+        }
+
+    # ------------------------------------------------------------ effects
+
+    def _modifiers(self, block: n.Block) -> list[IR]:
+        lowered: list[IR] = []
+        for statement in block.body:
+            if isinstance(statement, n.Rule):
+                self._rule_lines += 1
+                self._effect_lines += 1
+                lowered.append({"rule": statement.text.value, "at": at(statement.span)})
+                continue
+            if not isinstance(statement, n.PhraseLine):
+                self.error(
+                    "E0217",
+                    "this block holds modifiers such as `dexterity +1`, not effects",
+                    statement.span,
+                )
+                continue
+            self._effect_lines += 1
+            found, misses = self.ruleset.modifiers.lookup(statement.phrase)
+            if found is None:
+                self.report_miss(self.ruleset.modifiers, statement.phrase, misses)
+                continue
+            for problem in found.problems:
+                self.report(problem)
+            lowered.append(
+                {"modifier": found.pattern.name, "args": found.args, "at": at(statement.span)}
+            )
+        return lowered
+
+    def _effects(self, block: n.Block) -> list[IR]:
+        lowered = []
+        for statement in block.body:
+            effect = self._effect(statement)
+            if effect is not None:
+                lowered.append(effect)
+        return lowered
+
+    def _effect(self, statement: n.Statement) -> IR | None:
+        where = at(statement.span)
+        if isinstance(statement, n.Say):
+            return {"say": statement.text.value, "at": where}
+        self._effect_lines += 1
+        if isinstance(statement, n.PhraseLine):
+            return self._verb(statement.phrase, where)
+        if isinstance(statement, n.Rule):
+            self._rule_lines += 1
+            return {"rule": statement.text.value, "at": where}
+        if isinstance(statement, n.May):
+            if statement.block is not None:
+                effects = self._effects(statement.block)
+            else:
+                assert statement.phrase is not None
+                verb = self._verb(statement.phrase, where)
+                effects = [verb] if verb is not None else []
+            return {"may": {"effects": effects}, "at": where}
+        if isinstance(statement, n.Choose):
+            return self._choose(statement, where)
+        if isinstance(statement, n.If):
+            branches = [
+                {
+                    "when": self.condition(b.condition),
+                    "effects": self._effects(b.block),
+                    "at": at(b.span),
+                }
+                for b in statement.branches
+            ]
+            otherwise = self._effects(statement.otherwise) if statement.otherwise else None
+            return {"if": {"branches": branches, "otherwise": otherwise}, "at": where}
+        if isinstance(statement, n.Check):
+            return self._check(statement, where)
+        if isinstance(statement, n.Roll):
+            return self._roll(statement, where)
+        if isinstance(statement, n.Repeat):
+            times = statement.times.value
+            if not 1 <= times <= MAX_REPEAT:
+                self.report(out_of_range(times, 1, MAX_REPEAT, "repeat count", statement.times.span))
+            return {
+                "repeat": {"times": times, "effects": self._effects(statement.block)},
+                "at": where,
+            }
+        self._effect_lines -= 1
+        self.error(
+            "E0218",
+            f"{_statement_noun(statement)} cannot appear among effects",
+            statement.span,
+            "blocks, options and tests belong at the top level of a card",
+        )
+        return None
+
+    def _verb(self, phrase: n.Phrase, where: list[int]) -> IR | None:
+        found, misses = self.ruleset.verbs.lookup(phrase)
+        if found is None:
+            self.report_miss(self.ruleset.verbs, phrase, misses)
+            return None
+        for problem in found.problems:
+            self.report(problem)
+        return {"verb": found.pattern.name, "args": found.args, "at": where}
+
+    def _choose(self, statement: n.Choose, where: list[int]) -> IR:
+        options = []
+        for inner in statement.block.body:
+            if isinstance(inner, n.Option):
+                options.append(self._option(inner))
+            else:
+                self.error("E0219", "a `choose` block holds only options", inner.span)
+        if len(options) < 2:
+            self.error(
+                "E0219", "a `choose` block needs at least two options", statement.span
+            )
+        return {"choose": {"options": options}, "at": where}
+
+    def _check(self, statement: n.Check, where: list[int]) -> IR:
+        found, misses = self.ruleset.checks.lookup(statement.phrase)
+        outcomes: list[IR] = []
+        if found is None:
+            self.report_miss(self.ruleset.checks, statement.phrase, misses, noun="check")
+            return {"check": {"procedure": None, "args": {}, "outcomes": outcomes}, "at": where}
+        for problem in found.problems:
+            self.report(problem)
+        procedure = self.ruleset.procedures[found.pattern.name]
+        for outcome in statement.outcomes:
+            label = outcome.label
+            entry: IR = {"at": at(outcome.span), "label_at": at(label.span)}
+            if procedure.successes:
+                if isinstance(label, n.Word):
+                    self.error(
+                        "E0220",
+                        f"check {statement.phrase.words} counts successes; "
+                        f"'{label.text}' is not a count",
+                        label.span,
+                        "label outcomes with counts like 0..1, 2 or 3+",
+                    )
+                    continue
+                entry.update(_bounds(label))
+            else:
+                if not isinstance(label, n.Word) or label.text not in procedure.names:
+                    self.error(
+                        "E0220",
+                        f"check {statement.phrase.words} has outcomes "
+                        f"{', '.join(procedure.names)}; not '{n.atom_source(label)}'",
+                        label.span,
+                        did_you_mean(n.atom_source(label), procedure.names),
+                    )
+                    continue
+                entry["name"] = label.text
+            entry["effects"] = self._effects(outcome.block)
+            outcomes.append(entry)
+        return {
+            "check": {"procedure": found.pattern.name, "args": found.args, "outcomes": outcomes},
+            "at": where,
+            "keyword_at": at(statement.keyword_span),
+        }
+
+    def _roll(self, statement: n.Roll, where: list[int]) -> IR:
+        dice = statement.dice
+        if not 1 <= dice.count <= MAX_DICE:
+            self.report(out_of_range(dice.count, 1, MAX_DICE, "number of dice", dice.span))
+        if not 2 <= dice.sides <= MAX_DIE_SIDES:
+            self.report(out_of_range(dice.sides, 2, MAX_DIE_SIDES, "number of sides", dice.span))
+        outcomes = []
+        for outcome in statement.outcomes:
+            label = outcome.label
+            if isinstance(label, n.Word):
+                self.error(
+                    "E0220",
+                    f"a roll's outcomes are faces like 1..2 or 5+, not '{label.text}'",
+                    label.span,
+                )
+                continue
+            entry: IR = {"at": at(outcome.span), "label_at": at(label.span), **_bounds(label)}
+            entry["effects"] = self._effects(outcome.block)
+            outcomes.append(entry)
+        return {
+            "roll": {"dice": {"count": dice.count, "sides": dice.sides}, "outcomes": outcomes},
+            "at": where,
+            "keyword_at": at(statement.keyword_span),
+        }
+
+    # ------------------------------------------------------------ conditions
+
+    def condition(self, condition: n.Condition) -> IR:
+        """Lower a condition: `any` of `all` of comparisons, simplified when single."""
+        groups = []
+        for group in condition.any_of:
+            parts = [self._comparison(c) for c in group]
+            groups.append(parts[0] if len(parts) == 1 else {"all": parts})
+        return groups[0] if len(groups) == 1 else {"any": groups}
+
+    def _comparison(self, comparison: n.Comparison) -> IR:
+        where = at(comparison.span)
+        if comparison.op is None:
+            lowered = self._flag(comparison.left, where)
+        else:
+            assert comparison.right is not None
+            left, left_type = self.value(comparison.left)
+            right, right_type = self._operand(comparison.right, left_type)
+            if left_type and right_type and left_type != right_type:
+                self.error(
+                    "E0231",
+                    f"cannot compare a {left_type} with a {right_type}",
+                    comparison.span,
+                )
+            if left_type == "place" and comparison.op not in ("==", "!="):
+                self.error(
+                    "E0231", "places can only be compared with == or !=", comparison.span
+                )
+            lowered = {"compare": comparison.op, "left": left, "right": right, "at": where}
+        return {"not": lowered} if comparison.negated else lowered
+
+    def _flag(self, phrase: n.Phrase, where: list[int]) -> IR:
+        found, misses = self.ruleset.conditions.lookup(phrase)
+        if found is not None:
+            return {"flag": found.pattern.name, "args": found.args, "at": where}
+        value, _ = self.ruleset.values.lookup(phrase)
+        if value is not None:
+            self.error(
+                "E0230",
+                f"'{phrase.words}' is a value, not a condition; compare it with something",
+                phrase.span,
+                f"for example: {phrase.words} >= 1",
+            )
+        else:
+            self.report_miss(self.ruleset.conditions, phrase, misses)
+        return {"flag": None, "args": {}, "at": where}
+
+    def value(self, phrase: n.Phrase) -> tuple[IR, str | None]:
+        """Lower a value phrase (`terror`, `clues found`); return it with its type."""
+        found, misses = self.ruleset.values.lookup(phrase)
+        if found is None:
+            if not misses:
+                written = n.atom_source(phrase.atoms[0])
+                self.error(
+                    "E0232",
+                    f"'{written}' is not a stat or a value this ruleset knows",
+                    phrase.atoms[0].span,
+                    did_you_mean(
+                        written,
+                        [*self.ruleset.stat_names, *self.ruleset.values.head_words],
+                    ),
+                )
+            else:
+                best = max(misses, key=lambda m: m.reached)
+                problem = best.problem
+                if best.pattern.first_word is None and best.reached < 1:
+                    written = n.atom_source(phrase.atoms[0])
+                    problem = Problem(
+                        f"'{written}' is not a stat or a value this ruleset knows",
+                        phrase.atoms[0].span,
+                        did_you_mean(
+                            written,
+                            [*self.ruleset.stat_names, *self.ruleset.values.head_words],
+                        ),
+                        code="E0232",
+                    )
+                self.report(problem)
+            return {"value": None, "args": {}}, None
+        for problem in found.problems:
+            self.report(problem)
+        name = found.pattern.name
+        return {"value": name, "args": found.args}, self.ruleset.value_types.get(name)
+
+    def _operand(self, phrase: n.Phrase, expected: str | None) -> tuple[IR, str | None]:
+        atoms = phrase.atoms
+        if len(atoms) == 1 and isinstance(atoms[0], n.Integer):
+            return {"const": atoms[0].value}, "number"
+        if expected == "place" and len(atoms) == 1 and isinstance(atoms[0], n.Word):
+            word = atoms[0].text
+            if word in self.ruleset.places:
+                return {"place": word}, "place"
+            found, _ = self.ruleset.values.lookup(phrase)
+            if found is None:
+                self.error(
+                    "E0201",
+                    f"'{word}' is not a place this ruleset knows",
+                    atoms[0].span,
+                    did_you_mean(word, self.ruleset.places),
+                )
+                return {"place": None}, "place"
+        return self.value(phrase)
+
+    # ------------------------------------------------------------ tests
+
+    def _test(self, test: n.Test) -> IR:
+        steps: list[IR] = []
+        for step in test.steps:
+            where = at(step.span)
+            if isinstance(step, n.Given):
+                for setting in step.settings:
+                    lowered = self._setting(setting)
+                    if lowered is not None:
+                        steps.append(lowered)
+            elif isinstance(step, n.Answer):
+                answer = step.answer
+                if isinstance(answer, n.Word) and answer.text not in ("yes", "no"):
+                    self.error(
+                        "E0240",
+                        f"a test answers with an option title in quotes, or yes or no; "
+                        f"not '{answer.text}'",
+                        answer.span,
+                        did_you_mean(answer.text, ["yes", "no"]),
+                    )
+                    continue
+                value = answer.value if isinstance(answer, n.Text) else answer.text
+                kind = "option" if isinstance(answer, n.Text) else "answer"
+                steps.append({"choose": {kind: value}, "at": where})
+            elif isinstance(step, n.Use):
+                steps.append({"use": step.card.value, "at": where})
+            elif isinstance(step, n.ForceDice):
+                faces = []
+                for face in step.faces:
+                    if not 1 <= face.value <= MAX_DIE_SIDES:
+                        self.report(out_of_range(face.value, 1, MAX_DIE_SIDES, "die face", face.span))
+                    faces.append(min(face.value, MAX_DIE_SIDES))
+                steps.append({"dice": faces, "at": where})
+            else:
+                steps.append({"expect": self.condition(step.condition), "at": where})
+        return {"name": test.name.value, "at": at(test.span), "steps": steps}
+
+    def _setting(self, phrase: n.Phrase) -> IR | None:
+        if len(phrase.atoms) < 2:
+            self.error(
+                "E0241",
+                f"`given` sets a value, like `terror 3`; '{phrase.words}' has no value",
+                phrase.span,
+            )
+            return None
+        target = n.Phrase(phrase.atoms[:-1], phrase.atoms[0].span.to(phrase.atoms[-2].span))
+        value, value_type = self.value(target)
+        name = value.get("value")
+        if name is None:
+            return None
+        if name not in self.ruleset.settable_values:
+            self.error("E0241", f"a test cannot set '{target.words}'", target.span)
+            return None
+        last = phrase.atoms[-1]
+        where = at(phrase.span)
+        if value_type == "place":
+            if not isinstance(last, n.Word) or last.text not in self.ruleset.places:
+                self.error(
+                    "E0201",
+                    f"'{n.atom_source(last)}' is not a place this ruleset knows",
+                    last.span,
+                    did_you_mean(n.atom_source(last), self.ruleset.places),
+                )
+                return None
+            return {"set": {"target": value, "to": last.text}, "at": where}
+        if not isinstance(last, n.Integer):
+            self.error("E0241", f"expected a number, found {n.atom_source(last)!r}", last.span)
+            return None
+        stat = value["args"].get("stat")
+        if isinstance(stat, str):
+            low, high = self.ruleset.stat_range(stat)
+            if not low <= last.value <= high:
+                self.report(out_of_range(last.value, low, high, stat, last.span))
+        return {"set": {"target": value, "to": last.value}, "at": where}
+
+
+def _bounds(label: n.Integer | n.Range | n.OpenRange) -> IR:
+    if isinstance(label, n.Integer):
+        return {"min": label.value, "max": label.value}
+    if isinstance(label, n.Range):
+        return {"min": label.low, "max": label.high}
+    return {"min": label.low, "max": None}
+
+
+def _statement_noun(statement: n.Statement) -> str:
+    names = {
+        n.Option: "an option",
+        n.Test: "a test",
+        n.HeaderBlock: "a block",
+    }
+    return names.get(type(statement), "this")
+
+
+def lower_file(
+    ruleset: Ruleset, file: n.File, display_path: str
+) -> tuple[list[LoweredCard], list[Diagnostic]]:
+    """Lower every card of a parsed file."""
+    lowerer = Lowerer(ruleset, display_path)
+    cards = [c for c in (lowerer.lower_card(card) for card in file.cards) if c is not None]
+    return cards, lowerer.diagnostics
+

@@ -1,0 +1,427 @@
+"""Semantic passes over the lowered cards of a pack: each a small function yielding diagnostics."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Sequence
+
+from compiler.lower import IR, LoweredCard
+from compiler.patterns import did_you_mean
+from compiler.ruleset import Ruleset
+from dsl.spans import Diagnostic, Span
+
+Pass = Callable[[Ruleset, Sequence[LoweredCard]], Iterator[Diagnostic]]
+
+
+def span_of(card: IR, where: list[int]) -> Span:
+    """Rebuild a span from an IR `at` inside a card."""
+    return Span.from_list(card["file"], where)
+
+
+def _error(code: str, message: str, span: Span, help: str | None = None) -> Diagnostic:
+    return Diagnostic(code, "error", message, span, help)
+
+
+def _warning(code: str, message: str, span: Span, help: str | None = None) -> Diagnostic:
+    return Diagnostic(code, "warning", message, span, help)
+
+
+def walk_effects(effects: Sequence[IR]) -> Iterator[IR]:
+    """Yield every effect node inside a list of effects, depth first, without recursion."""
+    stack = list(reversed(effects))
+    while stack:
+        effect = stack.pop()
+        yield effect
+        stack.extend(reversed(list(_children(effect))))
+
+
+def _children(effect: IR) -> Iterator[IR]:
+    if "may" in effect:
+        yield from effect["may"]["effects"]
+    elif "choose" in effect:
+        for option in effect["choose"]["options"]:
+            yield from option["effects"]
+    elif "if" in effect:
+        for branch in effect["if"]["branches"]:
+            yield from branch["effects"]
+        yield from effect["if"]["otherwise"] or []
+    elif "check" in effect or "roll" in effect:
+        body = effect.get("check") or effect["roll"]
+        for outcome in body["outcomes"]:
+            yield from outcome["effects"]
+    elif "repeat" in effect:
+        yield from effect["repeat"]["effects"]
+
+
+def card_effects(card: IR) -> Iterator[IR]:
+    """Every effect node of a card: its options' and its blocks'."""
+    for option in card.get("options", []):
+        yield from walk_effects(option["effects"])
+    for block in card["blocks"]:
+        yield from walk_effects(block.get("effects", []))
+
+
+# ---------------------------------------------------------------- outcome coverage
+
+
+def _describe(numbers: Sequence[int], unit: str | None) -> str:
+    """`[2]` -> '2 successes', `[5, 6]` -> '5..6'."""
+    runs = []
+    for _, group in itertools.groupby(enumerate(numbers), key=lambda p: p[1] - p[0]):
+        values = [v for _, v in group]
+        runs.append(str(values[0]) if len(values) == 1 else f"{values[0]}..{values[-1]}")
+    text = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+    if unit is None:
+        return text
+    plural = not (len(numbers) == 1 and numbers[0] == 1)
+    return f"{text} {unit}{'es' if plural and unit == 'success' else ''}"
+
+
+def _label(outcome: IR) -> str:
+    if "name" in outcome:
+        return str(outcome["name"])
+    if outcome["max"] is None:
+        return f"{outcome['min']}+"
+    if outcome["min"] == outcome["max"]:
+        return str(outcome["min"])
+    return f"{outcome['min']}..{outcome['max']}"
+
+
+def _coverage(
+    card: IR, node: IR, what: str, low: int, high: int, unit: str | None
+) -> Iterator[Diagnostic]:
+    """Ranges must cover low..high exactly once."""
+    body = node.get("check") or node["roll"]
+    covered: dict[int, str] = {}
+    for outcome in body["outcomes"]:
+        if "name" in outcome:
+            continue
+        first = outcome["min"]
+        last = outcome["max"] if outcome["max"] is not None else max(high, first)
+        if outcome["max"] is not None and first > last:
+            yield _error(
+                "E0303",
+                f"the range {first}..{last} is empty: it runs backwards",
+                span_of(card, outcome["label_at"]),
+                f"write {last}..{first}",
+            )
+            continue
+        overlapping = [v for v in range(max(first, low), min(last, high) + 1) if v in covered]
+        if overlapping:
+            others = sorted({covered[v] for v in overlapping})
+            yield _error(
+                "E0302",
+                f"outcomes overlap: {_describe(overlapping, unit)} fall under both "
+                f"{' and '.join(others)} and {_label(outcome)}",
+                span_of(card, outcome["label_at"]),
+                "each outcome must be covered by exactly one label",
+            )
+        for value in range(max(first, low), min(last, high) + 1):
+            covered.setdefault(value, _label(outcome))
+    missing = [v for v in range(low, high + 1) if v not in covered]
+    if missing:
+        yield _error(
+            "E0301",
+            f"{what} does not cover {_describe(missing, unit)}",
+            span_of(card, node["keyword_at"]),
+            f"add an outcome for {_describe(missing, None)}",
+        )
+
+
+def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """Every check and roll handles each possible result exactly once."""
+    for lowered in cards:
+        card = lowered.ir
+        for effect in card_effects(card):
+            if "roll" in effect:
+                dice = effect["roll"]["dice"]
+                count, sides = dice["count"], dice["sides"]
+                notation = f"{count if count != 1 else ''}d{sides}"
+                yield from _coverage(card, effect, f"roll {notation}", count, count * sides, None)
+            elif "check" in effect and effect["check"]["procedure"] is not None:
+                yield from _check_coverage(ruleset, card, effect)
+
+
+def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnostic]:
+    check = effect["check"]
+    procedure = ruleset.procedures[check["procedure"]]
+    args = check["args"]
+    what = "check " + " ".join(
+        str(v) if not isinstance(v, int) or k != "modifier" else f"{v:+d}" for k, v in args.items()
+    )
+    if not procedure.successes:
+        seen: dict[str, IR] = {}
+        for outcome in check["outcomes"]:
+            name = outcome["name"]
+            if name in seen:
+                yield _error(
+                    "E0302",
+                    f"outcomes overlap: '{name}' is handled twice",
+                    span_of(card, outcome["label_at"]),
+                )
+            seen[name] = outcome
+        missing = [name for name in procedure.names if name not in seen]
+        if missing:
+            yield _error(
+                "E0301",
+                f"{what} does not cover {', '.join(repr(m) for m in missing)}",
+                span_of(card, effect["keyword_at"]),
+            )
+        return
+    pool = 0
+    for arg in procedure.dice:
+        value = args.get(arg)
+        if isinstance(value, str) and value in ruleset.stat_names:
+            pool += ruleset.stat_range(value)[1]
+        elif isinstance(value, int):
+            pool += value
+    pool = max(pool, 0)
+    yield from _coverage(card, effect, what, 0, pool, "success")
+    closed = [o for o in check["outcomes"] if "min" in o]
+    if closed and all(o["max"] is not None for o in closed):
+        top = max(closed, key=lambda o: o["max"])
+        if top["max"] >= pool:
+            yield _warning(
+                "W0304",
+                f"bonus dice can roll more than {pool} successes, and no outcome covers them",
+                span_of(card, top["label_at"]),
+                f"make the last outcome open: {top['min']}+",
+            )
+
+
+# ---------------------------------------------------------------- titles and variants
+
+
+def titles_and_variants(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """Titles are unique, except for numbered variants of one card, which must look alike."""
+    by_title: dict[str, list[IR]] = {}
+    for lowered in cards:
+        by_title.setdefault(lowered.ir["title"], []).append(lowered.ir)
+    for title, group in by_title.items():
+        first = group[0]
+        if len(group) == 1:
+            if first["variant"] is not None:
+                kind = ruleset.kinds[first["kind"]]
+                if kind.variants_same is None:
+                    yield _error(
+                        "E0312",
+                        f"{kind.name} cards have no variants",
+                        span_of(first, first["at"]),
+                    )
+            continue
+        numbered = [c for c in group if c["variant"] is not None]
+        if len(numbered) != len(group):
+            for card in group[1:]:
+                yield _error(
+                    "E0310",
+                    f'duplicate card title "{title}"',
+                    span_of(card, card["at"]),
+                    f"first defined at {first['file']}:{first['at'][0]}:{first['at'][1]}; "
+                    "give each card its own title, or number the versions with `variant N`",
+                )
+            continue
+        yield from _variants(ruleset, title, group)
+
+
+def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnostic]:
+    first = group[0]
+    kind = ruleset.kinds[first["kind"]]
+    seen_numbers: dict[int, IR] = {}
+    for card in group:
+        if card["kind"] != first["kind"]:
+            yield _error(
+                "E0310",
+                f'duplicate card title "{title}": a {card["kind"]} and a {first["kind"]}',
+                span_of(card, card["at"]),
+            )
+            return
+        if card["variant"] in seen_numbers:
+            yield _error(
+                "E0311",
+                f'"{title}" has two cards numbered variant {card["variant"]}',
+                span_of(card, card["at"]),
+            )
+        seen_numbers[card["variant"]] = card
+    if kind.variants_same is None:
+        yield _error("E0312", f"{kind.name} cards have no variants", span_of(first, first["at"]))
+        return
+    for card in group[1:]:
+        for prop in kind.variants_same:
+            if card["properties"].get(prop) != first["properties"].get(prop):
+                where = card.get("property_at", {}).get(prop, card["at"])
+                yield _error(
+                    "E0313",
+                    f'variant {card["variant"]} of "{title}" shows a different {prop} '
+                    f'from variant {first["variant"]}',
+                    span_of(card, where),
+                    "variants must look the same until an option is chosen",
+                )
+        if kind.variants_same_options:
+            yield from _same_options(title, first, card)
+
+
+def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
+    expected = [o["title"] for o in first.get("options", [])]
+    actual = [o["title"] for o in card.get("options", [])]
+    label = f'variant {card["variant"]} of "{title}"'
+    for option in card.get("options", []):
+        if option["title"] not in expected:
+            yield _error(
+                "E0314",
+                f"{label} offers option \"{option['title']}\", which variant "
+                f"{first['variant']} does not: variants must show the same option titles",
+                span_of(card, option["at"]),
+                "players could tell the variants apart",
+            )
+    for name in expected:
+        if name not in actual:
+            yield _error(
+                "E0314",
+                f"{label} lacks option \"{name}\": variants must show the same option titles",
+                span_of(card, card["at"]),
+            )
+    if sorted(expected) == sorted(actual) and expected != actual:
+        yield _error(
+            "E0314",
+            f"{label} lists its option titles in another order than variant {first['variant']}",
+            span_of(card, card["at"]),
+        )
+
+
+def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """Option titles within one card, or one `choose`, are unique."""
+    for lowered in cards:
+        card = lowered.ir
+        groups = [card.get("options", [])]
+        groups += [e["choose"]["options"] for e in card_effects(card) if "choose" in e]
+        for options in groups:
+            seen: dict[str, IR] = {}
+            for option in options:
+                if option["title"] in seen:
+                    yield _error(
+                        "E0315",
+                        f"duplicate option title \"{option['title']}\"",
+                        span_of(card, option["at"]),
+                        f"first used on line {seen[option['title']]['at'][0]}",
+                    )
+                seen.setdefault(option["title"], option)
+
+
+# ---------------------------------------------------------------- charts
+
+
+def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """Chart keys (clue orders) are unique, use defined symbols, and gaps are listed."""
+    for chart in ruleset.charts:
+        entries = [c.ir for c in cards if c.ir["kind"] == chart.kind]
+        keyed = [c for c in entries if isinstance(c["properties"].get(chart.key), list)]
+        if not keyed:
+            continue
+        symbols = {
+            str(c.ir["properties"][chart.symbol_property])
+            for c in cards
+            if c.ir["kind"] == chart.symbol_kind and chart.symbol_property in c.ir["properties"]
+        }
+        label = chart.key.replace("_", " ")
+        seen: dict[tuple[str, ...], IR] = {}
+        for card in keyed:
+            key = tuple(card["properties"][chart.key])
+            where = span_of(card, card.get("property_at", {}).get(chart.key, card["at"]))
+            written = f"{label} {' '.join(key)}"
+            if len(set(key)) != len(key):
+                yield _error("E0321", f"{written} repeats a symbol", where)
+            undefined = [s for s in key if symbols and s not in symbols]
+            if undefined:
+                yield _error(
+                    "E0322",
+                    f"{written} uses {', '.join(undefined)}, which no {chart.symbol_kind} card "
+                    "of this pack defines",
+                    where,
+                )
+            if key in seen:
+                other = seen[key]
+                yield _error(
+                    "E0320",
+                    f'{written} is already used by {other["kind"]} "{other["title"]}"',
+                    where,
+                    f"defined at {other['file']}:{other['at'][0]}; each {label} picks one "
+                    f"{chart.kind}",
+                )
+            seen.setdefault(key, card)
+        yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
+
+
+def _unassigned(
+    kind: str, label: str, symbols: set[str], seen: dict[tuple[str, ...], IR], anchor: IR
+) -> Iterator[Diagnostic]:
+    length = max(len(k) for k in seen)
+    pool = sorted(symbols or {s for key in seen for s in key})
+    total = math.perm(len(pool), length) if len(pool) >= length else 0
+    unassigned_count = total - sum(1 for k in seen if len(k) == length and set(k) <= set(pool))
+    if unassigned_count <= 0:
+        return
+    listed: list[str] = []
+    if total <= 5000:
+        for order in itertools.permutations(pool, length):
+            if order not in seen:
+                listed.append("-".join(order))
+    shown = ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
+    yield _warning(
+        "W0323",
+        f"{unassigned_count} {label}{'s lead' if unassigned_count != 1 else ' leads'} to no {kind}"
+        + (f": {shown}" if shown else ""),
+        span_of(anchor, anchor.get("property_at", {}).get(label.replace(" ", "_"), anchor["at"])),
+        f"if clues can be found in that order, add a {kind} for it",
+    )
+
+
+# ---------------------------------------------------------------- tests
+
+
+def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """Tests choose options the card has and use cards the pack has."""
+    titles = {c.ir["title"] for c in cards}
+    for lowered in cards:
+        card = lowered.ir
+        options = {o["title"] for o in card.get("options", [])}
+        options |= {
+            o["title"] for e in card_effects(card) if "choose" in e for o in e["choose"]["options"]
+        }
+        for test in card["tests"]:
+            for step in test["steps"]:
+                choose = step.get("choose", {})
+                if "option" in choose and choose["option"] not in options:
+                    yield _error(
+                        "E0242",
+                        f"the test chooses \"{choose['option']}\", but \"{card['title']}\" "
+                        "has no such option",
+                        span_of(card, step["at"]),
+                        did_you_mean(choose["option"], options)
+                        or f"its options are: {', '.join(sorted(options)) or 'none'}",
+                    )
+                if "use" in step and step["use"] not in titles:
+                    yield _error(
+                        "E0243",
+                        f"the test uses \"{step['use']}\", but the pack has no such card",
+                        span_of(card, step["at"]),
+                        did_you_mean(step["use"], titles),
+                    )
+
+
+PASSES: tuple[Pass, ...] = (
+    outcome_coverage,
+    titles_and_variants,
+    duplicate_options,
+    charts,
+    test_references,
+)
+
+
+def run_passes(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> list[Diagnostic]:
+    """Run every semantic pass over a pack's cards."""
+    found: list[Diagnostic] = []
+    for semantic_pass in PASSES:
+        found.extend(semantic_pass(ruleset, cards))
+    return found
+

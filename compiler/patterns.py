@@ -1,0 +1,349 @@
+"""Phrase patterns: the ruleset's vocabulary as data, matched against the atoms of a phrase.
+
+A pattern is written like the card text it accepts: literal words, typed slots in braces and
+optional parts in brackets, e.g. `draw {deck} [{count}]` or `bonus next {check_name} {modifier}`.
+`{name:type}` names a slot differently from its type.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+from dsl import nodes as n
+from dsl.spans import Span
+
+# ---------------------------------------------------------------- slot types
+
+
+@dataclass(frozen=True, slots=True)
+class SlotType:
+    """What a slot accepts: one or more words of a vocabulary, a bounded number, or text."""
+
+    name: str
+    vocabulary: str | None = None
+    words: frozenset[str] = frozenset()
+    repeat: bool = False
+    integer: tuple[int, int] | None = None
+    signed: tuple[int, int] | None = None
+    text: bool = False
+
+    @property
+    def label(self) -> str:
+        """How diagnostics name this slot: 'stat', 'place', 'number'..."""
+        return self.name.replace("_", " ")
+
+
+# ---------------------------------------------------------------- compiled patterns
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A word the phrase must contain as written."""
+
+    word: str
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A typed hole; its value becomes the argument `name`."""
+
+    name: str
+    type: SlotType
+
+
+@dataclass(frozen=True, slots=True)
+class Optional:
+    """Elements that may be left out together."""
+
+    elements: tuple[Element, ...]
+
+
+Element = Union[Literal, Slot, Optional]
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """A compiled pattern of one vocabulary entry (a verb, a property, a trigger...)."""
+
+    name: str
+    source: str
+    elements: tuple[Element, ...]
+
+    @property
+    def first_word(self) -> str | None:
+        """The literal the pattern starts with, if it starts with one."""
+        first = self.elements[0] if self.elements else None
+        return first.word if isinstance(first, Literal) else None
+
+    @property
+    def slots(self) -> tuple[Slot, ...]:
+        """Every slot of the pattern, optional ones included."""
+        return tuple(_slots(self.elements))
+
+
+def _slots(elements: Iterable[Element]) -> Iterable[Slot]:
+    for element in elements:
+        if isinstance(element, Slot):
+            yield element
+        elif isinstance(element, Optional):
+            yield from _slots(element.elements)
+
+
+class PatternError(ValueError):
+    """A pattern in a ruleset is malformed."""
+
+
+_TOKEN_RE = re.compile(r"\{[^{}\s]+\}|\[|\]|[^\s\[\]{}]+")
+
+
+def compile_pattern(name: str, source: str, slot_types: dict[str, SlotType]) -> Pattern:
+    """Compile pattern text such as `draw {deck} [{count}]`; raise PatternError if malformed."""
+    stack: list[list[Element]] = [[]]
+    for token in _TOKEN_RE.findall(source):
+        if token == "[":
+            stack.append([])
+        elif token == "]":
+            if len(stack) == 1:
+                raise PatternError(f"unbalanced ']' in pattern {source!r}")
+            group = stack.pop()
+            stack[-1].append(Optional(tuple(group)))
+        elif token.startswith("{"):
+            slot_name, _, type_name = token[1:-1].partition(":")
+            type_name = type_name or slot_name
+            if type_name not in slot_types:
+                raise PatternError(f"pattern {source!r} uses unknown slot type {type_name!r}")
+            stack[-1].append(Slot(slot_name, slot_types[type_name]))
+        else:
+            stack[-1].append(Literal(token))
+    if len(stack) != 1:
+        raise PatternError(f"unclosed '[' in pattern {source!r}")
+    if not stack[0]:
+        raise PatternError(f"empty pattern for {name!r}")
+    return Pattern(name, source, tuple(stack[0]))
+
+
+# ---------------------------------------------------------------- matching
+
+
+Value = Union[str, int, list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why an atom does not fit, with a suggestion where one exists."""
+
+    message: str
+    span: Span
+    help: str | None = None
+    code: str = "E0201"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A pattern that fits: its arguments, and value problems such as numbers out of range."""
+
+    pattern: Pattern
+    args: dict[str, Value]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """A pattern that does not fit; `reached` says how far it got, to pick the best story."""
+
+    pattern: Pattern
+    reached: float
+    problem: Problem
+
+
+@dataclass
+class _State:
+    index: int
+    args: dict[str, Value] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def match(pattern: Pattern, atoms: Sequence[n.Atom], span: Span) -> Match | Miss:
+    """Match a whole phrase against one pattern."""
+    result = _match_elements(pattern.elements, atoms, _State(0), span)
+    if isinstance(result, Miss):
+        return Miss(pattern, result.reached, result.problem)
+    if result.index < len(atoms):
+        extra = atoms[result.index]
+        return Miss(
+            pattern,
+            result.index,
+            Problem(
+                f"unexpected {n.atom_source(extra)!r} after "
+                f"'{' '.join(n.atom_source(a) for a in atoms[: result.index])}'",
+                extra.span,
+                help=f"the pattern is '{pattern.source}'",
+            ),
+        )
+    return Match(pattern, result.args, tuple(result.problems))
+
+
+def _match_elements(
+    elements: Sequence[Element], atoms: Sequence[n.Atom], state: _State, span: Span
+) -> _State | Miss:
+    for position, element in enumerate(elements):
+        if isinstance(element, Optional):
+            attempt = _match_elements(
+                element.elements,
+                atoms,
+                _State(state.index, dict(state.args), list(state.problems)),
+                span,
+            )
+            if isinstance(attempt, _State):
+                rest = _match_elements(elements[position + 1 :], atoms, attempt, span)
+                if isinstance(rest, _State):
+                    return rest
+            continue
+        if state.index >= len(atoms):
+            wanted = (
+                f"'{element.word}'" if isinstance(element, Literal) else f"a {element.type.label}"
+            )
+            end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
+            return Miss(
+                _NO_PATTERN, state.index, Problem(f"expected {wanted} here", end, code="E0202")
+            )
+        atom = atoms[state.index]
+        if isinstance(element, Literal):
+            if not (isinstance(atom, n.Word) and atom.text == element.word):
+                return Miss(
+                    _NO_PATTERN,
+                    state.index,
+                    Problem(f"expected '{element.word}', found {n.atom_source(atom)!r}", atom.span),
+                )
+            state.index += 1
+            continue
+        taken = _fill_slot(element, atoms, state)
+        if isinstance(taken, Miss):
+            return taken
+    return state
+
+
+def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | Miss:
+    kind = slot.type
+    atom = atoms[state.index]
+    if kind.vocabulary is not None:
+        taken: list[str] = []
+        while state.index < len(atoms):
+            atom = atoms[state.index]
+            if not (isinstance(atom, n.Word) and atom.text in kind.words):
+                break
+            taken.append(atom.text)
+            state.index += 1
+            if not kind.repeat:
+                break
+        if not taken:
+            return Miss(_NO_PATTERN, state.index + 0.5, unknown_word(kind, atom))
+        state.args[slot.name] = taken if kind.repeat else taken[0]
+        return state
+    if kind.text:
+        if not isinstance(atom, n.Text):
+            return Miss(
+                _NO_PATTERN,
+                state.index,
+                Problem(f"expected a quoted text, found {n.atom_source(atom)!r}", atom.span),
+            )
+        state.args[slot.name] = atom.value
+        state.index += 1
+        return state
+    bounds = kind.integer or kind.signed
+    assert bounds is not None
+    wanted_type = n.Integer if kind.integer else n.Signed
+    if not isinstance(atom, wanted_type):
+        example = "a number" if kind.integer else "a signed number like +1"
+        return Miss(
+            _NO_PATTERN,
+            state.index,
+            Problem(f"expected {example}, found {n.atom_source(atom)!r}", atom.span),
+        )
+    low, high = bounds
+    if not low <= atom.value <= high:
+        state.problems.append(out_of_range(atom.value, low, high, kind.label, atom.span))
+    state.args[slot.name] = atom.value
+    state.index += 1
+    return state
+
+
+def out_of_range(value: int, low: int, high: int, label: str, span: Span) -> Problem:
+    """The problem of a number outside its bounds."""
+    shown = str(value) if len(str(value)) <= 24 else str(value)[:12] + "..."
+    return Problem(
+        f"{shown} is out of range: the {label} here must be from {low} to {high}",
+        span,
+        code="E0203",
+    )
+
+
+def unknown_word(kind: SlotType, atom: n.Atom) -> Problem:
+    """The problem of a word that is not in a slot's vocabulary, with a suggestion."""
+    written = n.atom_source(atom)
+    return Problem(
+        f"'{written}' is not a {kind.label} this ruleset knows",
+        atom.span,
+        help=did_you_mean(written, kind.words),
+    )
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """Suggest the closest of `choices`, as `help`, or None when nothing is close."""
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    if not close and len(word) > 2:
+        lowered = {c.lower(): c for c in choices}
+        close = [lowered[word.lower()]] if word.lower() in lowered else []
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+_NO_PATTERN = Pattern("", "", ())
+
+
+@dataclass(frozen=True)
+class PatternTable:
+    """The patterns of one category (verbs, properties...), indexed by their first word."""
+
+    category: str
+    patterns: tuple[Pattern, ...]
+    by_head: dict[str, tuple[Pattern, ...]]
+    headless: tuple[Pattern, ...]
+
+    @classmethod
+    def build(cls, category: str, patterns: Iterable[Pattern]) -> PatternTable:
+        """Index patterns; those that start with a slot are tried for every phrase."""
+        ordered = tuple(patterns)
+        by_head: dict[str, list[Pattern]] = {}
+        for pattern in ordered:
+            if pattern.first_word is not None:
+                by_head.setdefault(pattern.first_word, []).append(pattern)
+        headless = tuple(p for p in ordered if p.first_word is None)
+        return cls(category, ordered, {k: tuple(v) for k, v in by_head.items()}, headless)
+
+    @property
+    def by_name(self) -> dict[str, Pattern]:
+        """Patterns by their entry name."""
+        return {p.name: p for p in self.patterns}
+
+    @property
+    def head_words(self) -> list[str]:
+        """Every first word, for 'did you mean'."""
+        return sorted(self.by_head)
+
+    def lookup(self, phrase: n.Phrase) -> tuple[Match | None, list[Miss]]:
+        """Match a phrase; return the first pattern that fits, or every miss."""
+        first = phrase.atoms[0]
+        candidates: tuple[Pattern, ...] = ()
+        if isinstance(first, n.Word):
+            candidates = self.by_head.get(first.text, ())
+        misses: list[Miss] = []
+        for pattern in candidates + self.headless:
+            result = match(pattern, phrase.atoms, phrase.span)
+            if isinstance(result, Match):
+                return result, []
+            misses.append(result)
+        return None, misses

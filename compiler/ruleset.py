@@ -1,0 +1,431 @@
+"""Rulesets: a game's tables read from YAML, merged over the ruleset they extend, and checked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from compiler.patterns import (
+    Pattern,
+    PatternError,
+    PatternTable,
+    SlotType,
+    compile_pattern,
+)
+from compiler.yamlio import YamlDocument, YamlError, load_yaml
+from dsl.parser import KEYWORDS
+from dsl.spans import Diagnostic, Span
+
+CONTROL_FORMS = frozenset(
+    {"option", "choose", "may", "if", "check", "roll", "repeat", "say", "rule", "test"}
+)
+"""Effect names the grammar owns; a ruleset's verbs may not take them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    """A tracked stat with its bounds and what happens past them."""
+
+    name: str
+    low: int
+    high: int
+    start: int
+    at_min: str = "nothing"
+    above_max: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A stat read from a table by the value of another stat."""
+
+    name: str
+    source: str
+    table: dict[int, int]
+
+    @property
+    def low(self) -> int:
+        """The smallest value the table gives."""
+        return min(self.table.values())
+
+    @property
+    def high(self) -> int:
+        """The largest value the table gives."""
+        return max(self.table.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A card kind: its deck, properties, blocks and variant rules."""
+
+    name: str
+    deck: str | None
+    options: bool
+    properties: dict[str, bool]  # property name -> required
+    blocks: tuple[str, ...]
+    variants_same: tuple[str, ...] | None
+    variants_same_options: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CheckProcedure:
+    """A `check` phrase pattern and how its outcomes are labelled."""
+
+    name: str
+    procedure: str
+    successes: bool
+    names: tuple[str, ...]
+    dice: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """Cards of `kind` are picked by the value of `key` (e.g. the phenomenon chart)."""
+
+    name: str
+    kind: str
+    key: str
+    symbol_kind: str | None
+    symbol_property: str | None
+
+
+@dataclass
+class Ruleset:
+    """Everything the compiler knows about one game, ready to match phrases against."""
+
+    name: str
+    title: str
+    file: str
+    digest: str
+    data: dict[str, Any]
+    stats: dict[str, Stat]
+    derived: dict[str, Derived]
+    decks: dict[str, tuple[str, ...]]
+    places: tuple[str, ...]
+    slot_types: dict[str, SlotType]
+    verbs: PatternTable
+    modifiers: PatternTable
+    conditions: PatternTable
+    properties: PatternTable
+    values: PatternTable
+    blocks: PatternTable
+    checks: PatternTable
+    value_types: dict[str, str]
+    settable_values: frozenset[str]
+    block_bodies: dict[str, str]
+    procedures: dict[str, CheckProcedure]
+    kinds: dict[str, Kind]
+    charts: tuple[Chart, ...]
+    notes: list[str] = field(default_factory=list)
+
+    def stat_range(self, name: str) -> tuple[int, int]:
+        """The lowest and highest value a stat or derived stat can take."""
+        if name in self.stats:
+            return self.stats[name].low, self.stats[name].high
+        derived = self.derived[name]
+        return derived.low, derived.high
+
+    @property
+    def stat_names(self) -> list[str]:
+        """Tracked and derived stats, in declaration order."""
+        return [*self.stats, *self.derived]
+
+
+class RulesetError(Exception):
+    """A ruleset could not be loaded; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics[0].message if diagnostics else "ruleset error")
+        self.diagnostics = diagnostics
+
+
+def bundled_names() -> list[str]:
+    """Names of the rulesets shipped with pillbox."""
+    root = resources.files("content")
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and entry.joinpath("ruleset.yaml").is_file()
+    )
+
+
+def bundled_path(name: str) -> Path | None:
+    """The file of a bundled ruleset, or None."""
+    entry = resources.files("content").joinpath(name, "ruleset.yaml")
+    return Path(str(entry)) if entry.is_file() else None
+
+
+def load_ruleset(reference: str, *, base_dir: Path | None = None) -> Ruleset:
+    """Load a bundled ruleset by name, or a ruleset file by path inside `base_dir`."""
+    path = _resolve(reference, base_dir)
+    return _load_cached(str(path))
+
+
+def _resolve(reference: str, base_dir: Path | None) -> Path:
+    bundled = bundled_path(reference) if "/" not in reference and "." not in reference else None
+    if bundled is not None:
+        return bundled
+    if base_dir is None:
+        raise RulesetError([_problem("E0410", f"no bundled ruleset is named {reference!r}")])
+    candidate = (base_dir / reference).resolve()
+    root = base_dir.resolve()
+    if root not in candidate.parents and candidate != root:
+        raise RulesetError(
+            [_problem("E0411", f"the ruleset {reference!r} lies outside the pack folder")]
+        )
+    if not candidate.is_file():
+        known = ", ".join(bundled_names())
+        raise RulesetError(
+            [
+                _problem(
+                    "E0410",
+                    f"no ruleset {reference!r}: not a bundled name ({known}) nor a file",
+                )
+            ]
+        )
+    return candidate
+
+
+def _problem(code: str, message: str, span: Span | None = None) -> Diagnostic:
+    return Diagnostic(code, "error", message, span or Span.whole_file("pack.yaml"))
+
+
+@cache
+def _load_cached(path: str) -> Ruleset:
+    documents = list(_chain(Path(path), seen=()))
+    merged: dict[str, Any] = {}
+    for document in reversed(documents):
+        merged = _merge(merged, document.data)
+    top = documents[0]
+    merged["ruleset"] = top.data.get("ruleset")
+    merged.pop("extends", None)
+    return _build(merged, top, documents)
+
+
+def _chain(path: Path, seen: tuple[str, ...]) -> Iterator[YamlDocument]:
+    """Yield a ruleset document and then each one it extends."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RulesetError([_problem("E0410", f"cannot read ruleset {path}: {error}")]) from None
+    try:
+        document = load_yaml(text, str(path))
+    except YamlError as error:
+        raise RulesetError([error.diagnostic]) from None
+    if not isinstance(document.data, dict):
+        raise RulesetError(
+            [_problem("E0412", "a ruleset must be a YAML mapping", Span.whole_file(str(path)))]
+        )
+    errors = _schema_errors(document)
+    if errors:
+        raise RulesetError(errors)
+    yield document
+    parent = document.data.get("extends")
+    if parent is not None:
+        if parent in seen:
+            raise RulesetError([_problem("E0412", f"ruleset {parent!r} extends itself")])
+        parent_path = bundled_path(parent)
+        if parent_path is None:
+            raise RulesetError(
+                [
+                    _problem(
+                        "E0410",
+                        f"extends {parent!r}, which is not a bundled ruleset",
+                        document.span(("extends",)),
+                    )
+                ]
+            )
+        yield from _chain(parent_path, (*seen, str(document.data.get("ruleset"))))
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Merge `over` onto `base` key by key; a null value removes the key."""
+    result = dict(base)
+    for key, value in over.items():
+        if value is None:
+            result.pop(key, None)
+        elif isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = _merge(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+@cache
+def _ruleset_validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(resources.files("schemas").joinpath("ruleset.schema.json").read_text())
+    return Draft202012Validator(schema)
+
+
+def _schema_errors(document: YamlDocument) -> list[Diagnostic]:
+    from jsonschema.exceptions import relevance
+
+    found = sorted(_ruleset_validator().iter_errors(document.data), key=relevance)
+    diagnostics = []
+    for error in found[:20]:
+        path = tuple(error.absolute_path)
+        where = "/".join(str(p) for p in path) or "the top level"
+        diagnostics.append(
+            Diagnostic(
+                "E0412",
+                "error",
+                f"ruleset {where}: {error.message}",
+                document.span(path),
+            )
+        )
+    return diagnostics
+
+
+# ---------------------------------------------------------------- building
+
+
+class _Builder:
+    """Turns merged ruleset data into a Ruleset, collecting cross-reference errors."""
+
+    def __init__(self, data: dict[str, Any], top: YamlDocument) -> None:
+        self.data = data
+        self.top = top
+        self.errors: list[Diagnostic] = []
+
+    def error(self, message: str, path: tuple[str | int, ...]) -> None:
+        self.errors.append(Diagnostic("E0412", "error", message, self.top.span(path)))
+
+    def table(self, section: str, slot_types: dict[str, SlotType]) -> PatternTable:
+        patterns: list[Pattern] = []
+        for name, entry in (self.data.get(section) or {}).items():
+            if entry is None:
+                continue
+            source = entry if isinstance(entry, str) else entry["pattern"]
+            try:
+                pattern = compile_pattern(name, source, slot_types)
+            except PatternError as error:
+                self.error(str(error), (section, name))
+                continue
+            if section == "verbs" and (name in CONTROL_FORMS or pattern.first_word in KEYWORDS):
+                self.error(f"verb {name!r} collides with a word the grammar reserves", (section, name))
+            patterns.append(pattern)
+        return PatternTable.build(section, patterns)
+
+
+def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument]) -> Ruleset:
+    builder = _Builder(data, top)
+    stats = {
+        name: Stat(name, s["min"], s["max"], s["start"], s.get("at_min", "nothing"), s.get("above_max"))
+        for name, s in (data.get("stats") or {}).items()
+    }
+    derived: dict[str, Derived] = {}
+    for name, d in (data.get("derived") or {}).items():
+        if d["from"] not in stats:
+            builder.error(f"derived stat {name!r} reads unknown stat {d['from']!r}", ("derived", name))
+            continue
+        derived[name] = Derived(name, d["from"], {int(k): int(v) for k, v in d["table"].items()})
+    decks = {name: tuple((d or {}).get("kinds", [])) for name, d in (data.get("decks") or {}).items()}
+    places = tuple(data.get("places") or {})
+    kinds_data: dict[str, Any] = data.get("kinds") or {}
+    vocabularies: dict[str, frozenset[str]] = {
+        name: frozenset(words or []) for name, words in (data.get("vocabularies") or {}).items()
+    }
+    vocabularies["stats"] = frozenset([*stats, *derived])
+    vocabularies["decks"] = frozenset(decks)
+    vocabularies["places"] = frozenset(places)
+    vocabularies["kinds"] = frozenset(kinds_data)
+
+    slot_types: dict[str, SlotType] = {}
+    for name, s in (data.get("slots") or {}).items():
+        if s is None:
+            continue
+        vocabulary = s.get("vocabulary")
+        if vocabulary is not None and vocabulary not in vocabularies:
+            builder.error(f"slot {name!r} uses unknown vocabulary {vocabulary!r}", ("slots", name))
+            continue
+        slot_types[name] = SlotType(
+            name=name,
+            vocabulary=vocabulary,
+            words=vocabularies.get(vocabulary or "", frozenset()),
+            repeat=bool(s.get("repeat", False)),
+            integer=tuple(s["integer"]) if "integer" in s else None,  # type: ignore[arg-type]
+            signed=tuple(s["signed"]) if "signed" in s else None,  # type: ignore[arg-type]
+            text=bool(s.get("text", False)),
+        )
+
+    tables = {
+        section: builder.table(section, slot_types)
+        for section in ("verbs", "modifiers", "conditions", "properties", "values", "blocks", "checks")
+    }
+    values_data = data.get("values") or {}
+    blocks_data = data.get("blocks") or {}
+    procedures = {
+        name: CheckProcedure(
+            name=name,
+            procedure=c["procedure"],
+            successes=c["outcomes"] == "successes",
+            names=tuple(c["outcomes"]) if isinstance(c["outcomes"], list) else (),
+            dice=tuple(c.get("dice", [])),
+        )
+        for name, c in (data.get("checks") or {}).items()
+        if c is not None
+    }
+    kinds: dict[str, Kind] = {}
+    for name, k in kinds_data.items():
+        k = k or {}
+        for prop in k.get("properties", {}):
+            if prop not in tables["properties"].by_name:
+                builder.error(f"kind {name!r} names unknown property {prop!r}", ("kinds", name))
+        for block in k.get("blocks", []):
+            if block not in blocks_data:
+                builder.error(f"kind {name!r} names unknown block {block!r}", ("kinds", name))
+        if k.get("deck") is not None and k["deck"] not in decks:
+            builder.error(f"kind {name!r} goes to unknown deck {k['deck']!r}", ("kinds", name))
+        variants = k.get("variants")
+        kinds[name] = Kind(
+            name=name,
+            deck=k.get("deck"),
+            options=bool(k.get("options", False)),
+            properties={p: r == "required" for p, r in k.get("properties", {}).items()},
+            blocks=tuple(k.get("blocks", [])),
+            variants_same=tuple(variants.get("same", [])) if variants else None,
+            variants_same_options=bool(variants.get("same_options")) if variants else False,
+        )
+    for deck, deck_kinds in decks.items():
+        for kind in deck_kinds:
+            if kind not in kinds:
+                builder.error(f"deck {deck!r} holds unknown kind {kind!r}", ("decks", deck))
+    charts = []
+    for name, c in (data.get("charts") or {}).items():
+        if c is None:
+            continue
+        symbols = c.get("symbols") or {}
+        charts.append(Chart(name, c["kind"], c["key"], symbols.get("kind"), symbols.get("property")))
+        if c["kind"] not in kinds:
+            builder.error(f"chart {name!r} names unknown kind {c['kind']!r}", ("charts", name))
+    if builder.errors:
+        raise RulesetError(builder.errors)
+    digest_source = json.dumps([d.data for d in documents], sort_keys=True, default=str)
+    return Ruleset(
+        name=str(data.get("ruleset")),
+        title=str(data.get("title")),
+        file=top.file,
+        digest=hashlib.sha256(digest_source.encode()).hexdigest()[:16],
+        data=data,
+        stats=stats,
+        derived=derived,
+        decks=decks,
+        places=places,
+        slot_types=slot_types,
+        value_types={name: v["type"] for name, v in values_data.items() if v is not None},
+        settable_values=frozenset(
+            name for name, v in values_data.items() if v is not None and v.get("settable")
+        ),
+        block_bodies={name: b["body"] for name, b in blocks_data.items() if b is not None},
+        procedures=procedures,
+        kinds=kinds,
+        charts=tuple(charts),
+        **tables,
+    )

@@ -1,0 +1,136 @@
+"""Read YAML into plain data, remembering where each value was written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dsl.spans import Diagnostic, Span
+
+Path = tuple[str | int, ...]
+
+MAX_YAML_BYTES = 2_000_000
+"""Larger pack or ruleset files are refused rather than parsed."""
+
+
+@dataclass
+class YamlDocument:
+    """Plain data read from a YAML file, with the line and column of every key and item."""
+
+    file: str
+    data: Any
+    positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+
+    def span(self, path: Path) -> Span:
+        """The span of the value at `path`, or of its nearest written ancestor."""
+        for cut in range(len(path), -1, -1):
+            found = self.positions.get(path[:cut])
+            if found is not None:
+                line, column = found
+                return Span(self.file, line, column, line, column + 1)
+        return Span.whole_file(self.file)
+
+
+class YamlError(Exception):
+    """A YAML file could not be read; carries the diagnostic to report."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def load_yaml(text: str, file: str) -> YamlDocument:
+    """Parse YAML text safely; raise YamlError with line and column on any problem."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    if len(text) > MAX_YAML_BYTES:
+        raise YamlError(
+            Diagnostic("E0401", "error", "this YAML file is too large", Span.whole_file(file))
+        )
+    yaml = YAML(typ="rt", pure=True)
+    try:
+        raw = yaml.load(text)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = error.problem or error.context or "malformed YAML"
+        raise YamlError(
+            Diagnostic(
+                "E0401",
+                "error",
+                f"this YAML cannot be read: {problem}",
+                Span(file, line, column, line, column + 1),
+            )
+        ) from None
+    except (YAMLError, RecursionError, ValueError) as error:
+        raise YamlError(
+            Diagnostic(
+                "E0401", "error", f"this YAML cannot be read: {error}", Span.whole_file(file)
+            )
+        ) from None
+    document = YamlDocument(file, None)
+    document.data = _Copier(document).plain(raw, (), depth=0)
+    return document
+
+
+MAX_YAML_NODES = 200_000
+"""Aliases can make a small file expand enormously; copying stops past this many values."""
+
+
+@dataclass
+class _Copier:
+    """Copies ruamel's round-trip nodes into dicts and lists, recording positions."""
+
+    document: YamlDocument
+    copied: int = 0
+
+    def refuse(self, message: str) -> YamlError:
+        return YamlError(Diagnostic("E0401", "error", message, Span.whole_file(self.document.file)))
+
+    def plain(self, node: Any, path: Path, depth: int) -> Any:
+        self.copied += 1
+        if depth > 50:
+            raise self.refuse("this YAML nests more than 50 levels deep")
+        if self.copied > MAX_YAML_NODES:
+            raise self.refuse("this YAML expands to too many values (aliases?)")
+        return _plain(self, node, path, depth)
+
+
+def _plain(copier: _Copier, node: Any, path: Path, depth: int) -> Any:
+    positions = copier.document.positions
+    lc = getattr(node, "lc", None)
+    if isinstance(node, dict):
+        result: dict[str, Any] = {}
+        for key, value in node.items():
+            child = (*path, str(key))
+            if lc is not None:
+                try:
+                    line, column = lc.key(key)
+                    positions[child] = (line + 1, column + 1)
+                except (KeyError, TypeError):
+                    pass
+            result[str(key)] = copier.plain(value, child, depth + 1)
+        return result
+    if isinstance(node, list):
+        items = []
+        for index, value in enumerate(node):
+            child = (*path, index)
+            if lc is not None:
+                try:
+                    line, column = lc.item(index)
+                    positions[child] = (line + 1, column + 1)
+                except (KeyError, TypeError, IndexError):
+                    pass
+            items.append(copier.plain(value, child, depth + 1))
+        return items
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return str(node)
+

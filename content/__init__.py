@@ -1,0 +1,1 @@
+"""Bundled rulesets and content packs, one folder per game, as package data."""
