@@ -34,8 +34,12 @@ fuzz: $(STAMP)
 	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
+# The first line records the grammar's hash; a test fails when the two drift apart.
 grammar: $(STAMP)
-	$(BIN)/python -m lark.tools.standalone -l contextual dsl/grammar.lark -o dsl/_lark_parser.py
+	$(BIN)/python -m lark.tools.standalone -l contextual dsl/grammar.lark -o dsl/_lark_parser.py.tmp
+	{ echo "# Generated from dsl/grammar.lark (sha256 $$(sha256sum dsl/grammar.lark | cut -d' ' -f1)) by make grammar; do not edit."; \
+	  cat dsl/_lark_parser.py.tmp; } > dsl/_lark_parser.py
+	rm dsl/_lark_parser.py.tmp
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,7 +122,9 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
         if path.is_dir():
             manifest = path / MANIFEST
             if manifest.is_file():
-                targets.setdefault(manifest.resolve(), _Target(None, manifest, None)).selected = None
+                targets.setdefault(
+                    manifest.resolve(), _Target(None, manifest, None)
+                ).selected = None
             elif ruleset_override:
                 loose.setdefault(path.resolve(), set()).update(
                     p.resolve() for p in sorted(path.glob("**/*.card"))
@@ -131,8 +134,8 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
         elif path.name == MANIFEST:
             targets.setdefault(path.resolve(), _Target(None, path, None)).selected = None
         else:
-            manifest = None if ruleset_override else find_manifest(path)
-            if manifest is None:
+            found = None if ruleset_override else find_manifest(path)
+            if found is None:
                 if not ruleset_override:
                     raise UsageError(
                         f"{path} belongs to no pack: no {MANIFEST} above it; "
@@ -140,7 +143,7 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
                     )
                 loose.setdefault(path.parent.resolve(), set()).add(path.resolve())
                 continue
-            target = targets.setdefault(manifest.resolve(), _Target(None, manifest, set()))
+            target = targets.setdefault(found.resolve(), _Target(None, found, set()))
             if target.selected is not None:
                 target.selected.add(path.resolve())
     for root, files in loose.items():
@@ -167,6 +170,7 @@ def _check_target(
     pack = target.pack
     if pack is None:
         assert target.manifest is not None
+        _remember_source(report, target.manifest)
         pack, problems = load_pack(target.manifest)
         if pack is None:
             stand_in = Pack.loose(target.manifest.parent, ruleset_override or "?")
@@ -176,7 +180,9 @@ def _check_target(
     try:
         ruleset = load_ruleset(pack.ruleset, base_dir=pack.root)
     except RulesetError as error:
-        return PackResult(pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics])
+        return PackResult(
+            pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics]
+        )
     result = PackResult(pack, ruleset)
     paths, problems = card_files(pack)
     result.diagnostics.extend(problems)
@@ -209,12 +215,20 @@ def _check_target(
     return result
 
 
+def _remember_source(report: CheckReport, path: Path) -> None:
+    """Keep a YAML file's text so its diagnostics can show the line."""
+    with contextlib.suppress(OSError):
+        report.sources[display_path(path)] = path.read_text(encoding="utf-8", errors="replace")
+
+
 def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     """Ruleset problems found before any file is known point at the pack.yaml."""
     if diagnostic.span.file != "pack.yaml":
         return diagnostic
-    span = Span.whole_file(display_path(pack.manifest))
-    return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, span, diagnostic.help)
+    span = pack.ruleset_span or Span.whole_file(display_path(pack.manifest))
+    return Diagnostic(
+        diagnostic.code, diagnostic.severity, diagnostic.message, span, diagnostic.help
+    )
 
 
 def _file_key(ruleset: Ruleset, shown: str, text: str) -> str:

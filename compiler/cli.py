@@ -27,7 +27,7 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("pillbox: interrupted", err=True)
             ctx.exit(130)
-        except BaseException as error:  # noqa: BLE001 - the one place that reports bugs
+        except BaseException as error:
             if isinstance(error, SystemExit):
                 raise
             if ctx.obj and ctx.obj.get("debug"):
@@ -69,7 +69,9 @@ def _use_colour(choice: str) -> bool:
     help="How to print the diagnostics.",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-@click.option("--ruleset", "ruleset", metavar="NAME", help="Check loose .card files with this ruleset.")
+@click.option(
+    "--ruleset", "ruleset", metavar="NAME", help="Check loose .card files with this ruleset."
+)
 @click.option("--no-cache", is_flag=True, help="Ignore and do not update the check cache.")
 @click.option(
     "--color",

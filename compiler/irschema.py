@@ -50,7 +50,13 @@ def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
     defs["property"] = _names(ruleset.properties)
     defs["place"] = {"enum": sorted(ruleset.places)}
     slots: dict[str, Any] = {}
-    for table in (ruleset.verbs, ruleset.modifiers, ruleset.conditions, ruleset.values, ruleset.checks):
+    for table in (
+        ruleset.verbs,
+        ruleset.modifiers,
+        ruleset.conditions,
+        ruleset.values,
+        ruleset.checks,
+    ):
         for pattern in table.patterns:
             for slot in pattern.slots:
                 slots.setdefault(slot.name, _slot_schema(slot.type))

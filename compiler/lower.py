@@ -117,7 +117,7 @@ class Lowerer:
         for statement in card.block.body:
             self._card_statement(kind, statement, ir, property_spans)
         for name, required in kind.properties.items():
-            if required and name not in ir["properties"]:
+            if required and name not in property_spans:
                 pattern = self.ruleset.properties.by_name[name]
                 self.error(
                     "E0213",
@@ -195,6 +195,9 @@ class Lowerer:
                     or f"{kind.name} cards take: {', '.join(allowed) or 'no properties'}",
                 )
                 return
+            best = max(misses, key=lambda m: m.reached)
+            # The property was written, only wrongly: do not also call it missing.
+            property_spans.setdefault(best.pattern.name, phrase.span)
             self.report_miss(self.ruleset.properties, phrase, misses)
             return
         name = found.pattern.name
@@ -223,6 +226,8 @@ class Lowerer:
         ir["properties"][name] = next(iter(args.values())) if len(args) == 1 else (args or True)
 
     def _header_block(self, kind: Kind, statement: n.HeaderBlock, ir: IR) -> None:
+        if self._stray_else(statement):
+            return
         found, misses = self.ruleset.blocks.lookup(statement.header)
         if found is None:
             allowed = list(kind.blocks)
@@ -253,6 +258,19 @@ class Lowerer:
         else:
             entry["effects"] = self._effects(statement.block)
         ir["blocks"].append(entry)
+
+    def _stray_else(self, statement: n.HeaderBlock) -> bool:
+        """`else` on a line of its own parses as a block header; say what was meant."""
+        first = statement.header.atoms[0]
+        if not (isinstance(first, n.Word) and first.text == "else"):
+            return False
+        self.error(
+            "E0105",
+            "`else` must follow the `}` of an `if` block on the same line",
+            first.span,
+            "write `} else {` (or `} else if ... {`)",
+        )
+        return True
 
     def _option(self, option: n.Option) -> IR:
         return {
@@ -336,12 +354,16 @@ class Lowerer:
         if isinstance(statement, n.Repeat):
             times = statement.times.value
             if not 1 <= times <= MAX_REPEAT:
-                self.report(out_of_range(times, 1, MAX_REPEAT, "repeat count", statement.times.span))
+                self.report(
+                    out_of_range(times, 1, MAX_REPEAT, "repeat count", statement.times.span)
+                )
             return {
                 "repeat": {"times": times, "effects": self._effects(statement.block)},
                 "at": where,
             }
         self._effect_lines -= 1
+        if isinstance(statement, n.HeaderBlock) and self._stray_else(statement):
+            return None
         self.error(
             "E0218",
             f"{_statement_noun(statement)} cannot appear among effects",
@@ -367,9 +389,7 @@ class Lowerer:
             else:
                 self.error("E0219", "a `choose` block holds only options", inner.span)
         if len(options) < 2:
-            self.error(
-                "E0219", "a `choose` block needs at least two options", statement.span
-            )
+            self.error("E0219", "a `choose` block needs at least two options", statement.span)
         return {"choose": {"options": options}, "at": where}
 
     def _check(self, statement: n.Check, where: list[int]) -> IR:
@@ -464,9 +484,7 @@ class Lowerer:
                     comparison.span,
                 )
             if left_type == "place" and comparison.op not in ("==", "!="):
-                self.error(
-                    "E0231", "places can only be compared with == or !=", comparison.span
-                )
+                self.error("E0231", "places can only be compared with == or !=", comparison.span)
             lowered = {"compare": comparison.op, "left": left, "right": right, "at": where}
         return {"not": lowered} if comparison.negated else lowered
 
@@ -572,7 +590,9 @@ class Lowerer:
                 faces = []
                 for face in step.faces:
                     if not 1 <= face.value <= MAX_DIE_SIDES:
-                        self.report(out_of_range(face.value, 1, MAX_DIE_SIDES, "die face", face.span))
+                        self.report(
+                            out_of_range(face.value, 1, MAX_DIE_SIDES, "die face", face.span)
+                        )
                     faces.append(min(face.value, MAX_DIE_SIDES))
                 steps.append({"dice": faces, "at": where})
             else:
@@ -642,4 +662,3 @@ def lower_file(
     lowerer = Lowerer(ruleset, display_path)
     cards = [c for c in (lowerer.lower_card(card) for card in file.cards) if c is not None]
     return cards, lowerer.diagnostics
-

@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from compiler.schemaerrors import explain
 from compiler.yamlio import YamlError, load_yaml
 from dsl.spans import Diagnostic, Span
 
@@ -39,6 +40,7 @@ class Pack:
     ruleset: str
     sources: tuple[str, ...] = DEFAULT_SOURCES
     print_settings: dict[str, Any] = field(default_factory=dict)
+    ruleset_span: Span | None = None  # where pack.yaml names the ruleset
 
     @classmethod
     def loose(cls, root: Path, ruleset: str) -> Pack:
@@ -64,7 +66,9 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
         text = raw.decode("utf-8-sig")
     except OSError as error:
         return None, [
-            Diagnostic("E0402", "error", f"cannot read {shown}: {error.strerror}", Span.whole_file(shown))
+            Diagnostic(
+                "E0402", "error", f"cannot read {shown}: {error.strerror}", Span.whole_file(shown)
+            )
         ]
     except UnicodeDecodeError as error:
         return None, [decode_error(shown, raw, error)]
@@ -85,12 +89,16 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
     errors = sorted(_pack_validator().iter_errors(data), key=relevance)
     if errors:
         diagnostics = []
-        for error in errors[:20]:
-            path = tuple(error.absolute_path)
-            where = "/".join(str(p) for p in path)
-            message = f"{where}: {error.message}" if where else error.message
+        for schema_error in errors[:20]:
+            message, help_text = explain(schema_error)
             diagnostics.append(
-                Diagnostic("E0403", "error", f"pack.yaml {message}", document.span(path))
+                Diagnostic(
+                    "E0403",
+                    "error",
+                    f"pack.yaml: {message}",
+                    document.schema_error_span(schema_error),
+                    help_text,
+                )
             )
         return None, diagnostics
     return (
@@ -103,6 +111,7 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
             ruleset=data["ruleset"],
             sources=tuple(data.get("sources", DEFAULT_SOURCES)),
             print_settings=dict(data.get("print", {})),
+            ruleset_span=document.span(("ruleset",)),
         ),
         [],
     )

@@ -112,8 +112,8 @@ def _coverage(
             others = sorted({covered[v] for v in overlapping})
             yield _error(
                 "E0302",
-                f"outcomes overlap: {_describe(overlapping, unit)} fall under both "
-                f"{' and '.join(others)} and {_label(outcome)}",
+                f"outcomes overlap: {' and '.join(others)} and {_label(outcome)} "
+                f"both cover {_describe(overlapping, unit)}",
                 span_of(card, outcome["label_at"]),
                 "each outcome must be covered by exactly one label",
             )
@@ -253,7 +253,7 @@ def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnos
                 yield _error(
                     "E0313",
                     f'variant {card["variant"]} of "{title}" shows a different {prop} '
-                    f'from variant {first["variant"]}',
+                    f"from variant {first['variant']}",
                     span_of(card, where),
                     "variants must look the same until an option is chosen",
                 )
@@ -269,7 +269,7 @@ def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
         if option["title"] not in expected:
             yield _error(
                 "E0314",
-                f"{label} offers option \"{option['title']}\", which variant "
+                f'{label} offers option "{option["title"]}", which variant '
                 f"{first['variant']} does not: variants must show the same option titles",
                 span_of(card, option["at"]),
                 "players could tell the variants apart",
@@ -278,7 +278,7 @@ def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
         if name not in actual:
             yield _error(
                 "E0314",
-                f"{label} lacks option \"{name}\": variants must show the same option titles",
+                f'{label} lacks option "{name}": variants must show the same option titles',
                 span_of(card, card["at"]),
             )
     if sorted(expected) == sorted(actual) and expected != actual:
@@ -301,7 +301,7 @@ def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterato
                 if option["title"] in seen:
                     yield _error(
                         "E0315",
-                        f"duplicate option title \"{option['title']}\"",
+                        f'duplicate option title "{option["title"]}"',
                         span_of(card, option["at"]),
                         f"first used on line {seen[option['title']]['at'][0]}",
                     )
@@ -394,7 +394,7 @@ def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[
                 if "option" in choose and choose["option"] not in options:
                     yield _error(
                         "E0242",
-                        f"the test chooses \"{choose['option']}\", but \"{card['title']}\" "
+                        f'the test chooses "{choose["option"]}", but "{card["title"]}" '
                         "has no such option",
                         span_of(card, step["at"]),
                         did_you_mean(choose["option"], options)
@@ -403,7 +403,7 @@ def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[
                 if "use" in step and step["use"] not in titles:
                     yield _error(
                         "E0243",
-                        f"the test uses \"{step['use']}\", but the pack has no such card",
+                        f'the test uses "{step["use"]}", but the pack has no such card',
                         span_of(card, step["at"]),
                         did_you_mean(step["use"], titles),
                     )
@@ -424,4 +424,3 @@ def run_passes(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> list[Diagnosti
     for semantic_pass in PASSES:
         found.extend(semantic_pass(ruleset, cards))
     return found
-

@@ -11,7 +11,6 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 from dsl import nodes as n
 from dsl.spans import Span
@@ -62,7 +61,7 @@ class Optional:
     elements: tuple[Element, ...]
 
 
-Element = Union[Literal, Slot, Optional]
+Element = Literal | Slot | Optional
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +128,7 @@ def compile_pattern(name: str, source: str, slot_types: dict[str, SlotType]) -> 
 # ---------------------------------------------------------------- matching
 
 
-Value = Union[str, int, list[str]]
+Value = str | int | list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,11 +204,16 @@ def _match_elements(
             continue
         if state.index >= len(atoms):
             wanted = (
-                f"'{element.word}'" if isinstance(element, Literal) else f"a {element.type.label}"
+                f"'{element.word}'"
+                if isinstance(element, Literal)
+                else with_article(element.type.label)
             )
             end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
+            so_far = " ".join(n.atom_source(a) for a in atoms)
             return Miss(
-                _NO_PATTERN, state.index, Problem(f"expected {wanted} here", end, code="E0202")
+                _NO_PATTERN,
+                state.index,
+                Problem(f"expected {wanted} after '{so_far}'", end, code="E0202"),
             )
         atom = atoms[state.index]
         if isinstance(element, Literal):
@@ -286,10 +290,15 @@ def unknown_word(kind: SlotType, atom: n.Atom) -> Problem:
     """The problem of a word that is not in a slot's vocabulary, with a suggestion."""
     written = n.atom_source(atom)
     return Problem(
-        f"'{written}' is not a {kind.label} this ruleset knows",
+        f"'{written}' is not {with_article(kind.label)} this ruleset knows",
         atom.span,
         help=did_you_mean(written, kind.words),
     )
+
+
+def with_article(noun: str) -> str:
+    """'a stat', 'an item type'."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:

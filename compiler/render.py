@@ -30,13 +30,13 @@ def ansi(text: str, role: str) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
 
-def render_text(
-    diagnostic: Diagnostic, sources: Mapping[str, str], style: Style = plain
-) -> str:
+def render_text(diagnostic: Diagnostic, sources: Mapping[str, str], style: Style = plain) -> str:
     """`file:line:col: error[CODE]: message`, the source line, a caret underline, help."""
     span = diagnostic.span
     head = style(f"{diagnostic.severity}[{diagnostic.code}]", diagnostic.severity)
-    lines = [f"{style(f'{span.file}:{span.line}:{span.column}:', 'bold')} {head}: {diagnostic.message}"]
+    lines = [
+        f"{style(f'{span.file}:{span.line}:{span.column}:', 'bold')} {head}: {diagnostic.message}"
+    ]
     source = sources.get(span.file)
     if source is not None:
         text_lines = source.split("\n")
@@ -104,8 +104,10 @@ def render_json(
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
-def summary_line(name: str, cards: int, files: int, errors: int, warnings: int, executable: float) -> str:
-    """`coma-ward-specimens: 21 cards in 5 files, 0 errors, 0 warnings, 97% of effect lines executable`."""
+def summary_line(
+    name: str, cards: int, files: int, errors: int, warnings: int, executable: float
+) -> str:
+    """The closing line: `pack: 21 cards in 5 files, 0 errors, 0 warnings, 97% of ...`."""
 
     def count(number: int, noun: str) -> str:
         return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -17,7 +17,9 @@ from compiler.patterns import (
     PatternTable,
     SlotType,
     compile_pattern,
+    did_you_mean,
 )
+from compiler.schemaerrors import explain
 from compiler.yamlio import YamlDocument, YamlError, load_yaml
 from dsl.parser import KEYWORDS
 from dsl.spans import Diagnostic, Span
@@ -171,7 +173,10 @@ def _resolve(reference: str, base_dir: Path | None) -> Path:
     if bundled is not None:
         return bundled
     if base_dir is None:
-        raise RulesetError([_problem("E0410", f"no bundled ruleset is named {reference!r}")])
+        known = bundled_names()
+        hint = did_you_mean(reference, known) or f"bundled rulesets: {', '.join(known)}"
+        problem = _problem("E0410", f"no bundled ruleset is named {reference!r}")
+        raise RulesetError([Diagnostic(problem.code, "error", problem.message, problem.span, hint)])
     candidate = (base_dir / reference).resolve()
     root = base_dir.resolve()
     if root not in candidate.parents and candidate != root:
@@ -179,15 +184,12 @@ def _resolve(reference: str, base_dir: Path | None) -> Path:
             [_problem("E0411", f"the ruleset {reference!r} lies outside the pack folder")]
         )
     if not candidate.is_file():
-        known = ", ".join(bundled_names())
-        raise RulesetError(
-            [
-                _problem(
-                    "E0410",
-                    f"no ruleset {reference!r}: not a bundled name ({known}) nor a file",
-                )
-            ]
+        known = bundled_names()
+        problem = _problem(
+            "E0410", f"no ruleset {reference!r}: it is not a bundled ruleset nor a file in the pack"
         )
+        hint = did_you_mean(reference, known) or f"bundled rulesets: {', '.join(known)}"
+        raise RulesetError([Diagnostic(problem.code, "error", problem.message, problem.span, hint)])
     return candidate
 
 
@@ -270,14 +272,14 @@ def _schema_errors(document: YamlDocument) -> list[Diagnostic]:
     found = sorted(_ruleset_validator().iter_errors(document.data), key=relevance)
     diagnostics = []
     for error in found[:20]:
-        path = tuple(error.absolute_path)
-        where = "/".join(str(p) for p in path) or "the top level"
+        message, help_text = explain(error)
         diagnostics.append(
             Diagnostic(
                 "E0412",
                 "error",
-                f"ruleset {where}: {error.message}",
-                document.span(path),
+                f"ruleset: {message}",
+                document.schema_error_span(error),
+                help_text,
             )
         )
     return diagnostics
@@ -309,24 +311,36 @@ class _Builder:
                 self.error(str(error), (section, name))
                 continue
             if section == "verbs" and (name in CONTROL_FORMS or pattern.first_word in KEYWORDS):
-                self.error(f"verb {name!r} collides with a word the grammar reserves", (section, name))
+                self.error(
+                    f"verb {name!r} collides with a word the grammar reserves", (section, name)
+                )
             patterns.append(pattern)
         return PatternTable.build(section, patterns)
+
+
+def _limits(value: Any) -> tuple[int, int] | None:
+    return (int(value[0]), int(value[1])) if isinstance(value, list) else None
 
 
 def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument]) -> Ruleset:
     builder = _Builder(data, top)
     stats = {
-        name: Stat(name, s["min"], s["max"], s["start"], s.get("at_min", "nothing"), s.get("above_max"))
+        name: Stat(
+            name, s["min"], s["max"], s["start"], s.get("at_min", "nothing"), s.get("above_max")
+        )
         for name, s in (data.get("stats") or {}).items()
     }
     derived: dict[str, Derived] = {}
     for name, d in (data.get("derived") or {}).items():
         if d["from"] not in stats:
-            builder.error(f"derived stat {name!r} reads unknown stat {d['from']!r}", ("derived", name))
+            builder.error(
+                f"derived stat {name!r} reads unknown stat {d['from']!r}", ("derived", name)
+            )
             continue
         derived[name] = Derived(name, d["from"], {int(k): int(v) for k, v in d["table"].items()})
-    decks = {name: tuple((d or {}).get("kinds", [])) for name, d in (data.get("decks") or {}).items()}
+    decks = {
+        name: tuple((d or {}).get("kinds", [])) for name, d in (data.get("decks") or {}).items()
+    }
     places = tuple(data.get("places") or {})
     kinds_data: dict[str, Any] = data.get("kinds") or {}
     vocabularies: dict[str, frozenset[str]] = {
@@ -350,15 +364,16 @@ def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument
             vocabulary=vocabulary,
             words=vocabularies.get(vocabulary or "", frozenset()),
             repeat=bool(s.get("repeat", False)),
-            integer=tuple(s["integer"]) if "integer" in s else None,  # type: ignore[arg-type]
-            signed=tuple(s["signed"]) if "signed" in s else None,  # type: ignore[arg-type]
+            integer=_limits(s.get("integer")),
+            signed=_limits(s.get("signed")),
             text=bool(s.get("text", False)),
         )
 
-    tables = {
-        section: builder.table(section, slot_types)
-        for section in ("verbs", "modifiers", "conditions", "properties", "values", "blocks", "checks")
-    }
+    table = builder.table
+    verbs, modifiers = table("verbs", slot_types), table("modifiers", slot_types)
+    conditions, properties = table("conditions", slot_types), table("properties", slot_types)
+    values, blocks = table("values", slot_types), table("blocks", slot_types)
+    checks = table("checks", slot_types)
     values_data = data.get("values") or {}
     blocks_data = data.get("blocks") or {}
     procedures = {
@@ -376,7 +391,7 @@ def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument
     for name, k in kinds_data.items():
         k = k or {}
         for prop in k.get("properties", {}):
-            if prop not in tables["properties"].by_name:
+            if prop not in properties.by_name:
                 builder.error(f"kind {name!r} names unknown property {prop!r}", ("kinds", name))
         for block in k.get("blocks", []):
             if block not in blocks_data:
@@ -402,7 +417,9 @@ def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument
         if c is None:
             continue
         symbols = c.get("symbols") or {}
-        charts.append(Chart(name, c["kind"], c["key"], symbols.get("kind"), symbols.get("property")))
+        charts.append(
+            Chart(name, c["kind"], c["key"], symbols.get("kind"), symbols.get("property"))
+        )
         if c["kind"] not in kinds:
             builder.error(f"chart {name!r} names unknown kind {c['kind']!r}", ("charts", name))
     if builder.errors:
@@ -427,5 +444,11 @@ def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument
         procedures=procedures,
         kinds=kinds,
         charts=tuple(charts),
-        **tables,
+        verbs=verbs,
+        modifiers=modifiers,
+        conditions=conditions,
+        properties=properties,
+        values=values,
+        blocks=blocks,
+        checks=checks,
     )

@@ -20,11 +20,26 @@ class YamlDocument:
     file: str
     data: Any
     positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    key_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
 
-    def span(self, path: Path) -> Span:
-        """The span of the value at `path`, or of its nearest written ancestor."""
+    def schema_error_span(self, error: Any) -> Span:
+        """Where a jsonschema error belongs: an unexpected key, or the value at its path."""
+        path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            extra = [k for k in error.instance if k not in allowed]
+            if extra:
+                span = self.span((*path, extra[0]), key=True)
+                return Span(
+                    span.file, span.line, span.column, span.line, span.column + len(str(extra[0]))
+                )
+        return self.span(path)
+
+    def span(self, path: Path, *, key: bool = False) -> Span:
+        """The span of the value (or key) at `path`, or of its nearest written ancestor."""
+        table = self.key_positions if key else self.positions
         for cut in range(len(path), -1, -1):
-            found = self.positions.get(path[:cut])
+            found = table.get(path[:cut]) or self.positions.get(path[:cut])
             if found is not None:
                 line, column = found
                 return Span(self.file, line, column, line, column + 1)
@@ -107,6 +122,8 @@ def _plain(copier: _Copier, node: Any, path: Path, depth: int) -> Any:
             if lc is not None:
                 try:
                     line, column = lc.key(key)
+                    copier.document.key_positions[child] = (line + 1, column + 1)
+                    line, column = lc.value(key)
                     positions[child] = (line + 1, column + 1)
                 except (KeyError, TypeError):
                     pass
@@ -133,4 +150,3 @@ def _plain(copier: _Copier, node: Any, path: Path, depth: int) -> Any:
     if isinstance(node, float):
         return float(node)
     return str(node)
-

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from dsl.spans import Span
 
@@ -68,7 +67,7 @@ class Text:
     span: Span
 
 
-Atom = Union[Word, Integer, Signed, Range, OpenRange, Dice, Text]
+Atom = Word | Integer | Signed | Range | OpenRange | Dice | Text
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +293,7 @@ class Expect:
     span: Span
 
 
-TestStep = Union[Given, Answer, Use, ForceDice, Expect]
+TestStep = Given | Answer | Use | ForceDice | Expect
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,9 +305,20 @@ class Test:
     span: Span
 
 
-Statement = Union[
-    PhraseLine, HeaderBlock, Option, Choose, May, If, Check, Roll, Repeat, Say, Rule, Test
-]
+Statement = (
+    PhraseLine
+    | HeaderBlock
+    | Option
+    | Choose
+    | May
+    | If
+    | Check
+    | Roll
+    | Repeat
+    | Say
+    | Rule
+    | Test
+)
 
 
 # ---------------------------------------------------------------- cards and files

@@ -22,8 +22,27 @@ MAX_NESTING = 64
 """Blocks may nest this deep; deeper input is refused with a diagnostic."""
 
 KEYWORDS = frozenset(
-    "option choose may if else check roll repeat say rule test variant "
-    "given use dice expect and or not".split()
+    (
+        "option",
+        "choose",
+        "may",
+        "if",
+        "else",
+        "check",
+        "roll",
+        "repeat",
+        "say",
+        "rule",
+        "test",
+        "variant",
+        "given",
+        "use",
+        "dice",
+        "expect",
+        "and",
+        "or",
+        "not",
+    )
 )
 """Words the grammar reserves; a ruleset's vocabulary cannot start a line with them."""
 
@@ -152,7 +171,7 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
                     code="E0104",
                     severity="error",
                     message=f"blocks nest more than {MAX_NESTING} levels deep here",
-                    span=span,
+                    span=self.ctx.span(children[0]),
                     help=f"pillbox refuses nesting past {MAX_NESTING} levels; "
                     "split the effect into fewer nested blocks",
                 )
@@ -477,6 +496,5 @@ def _expected_help(expected: Any) -> str | None:
         return None
     names = sorted({_TERMINAL_NAMES.get(t, repr(t.lower())) for t in expected})
     if len(names) > 6:
-        names = names[:6] + ["..."]
+        names = [*names[:6], "..."]
     return "expected " + ", ".join(names)
-

@@ -90,7 +90,7 @@ class Diagnostic:
         help_text = data.get("help")
         notes = data.get("notes") or []
         assert isinstance(notes, list)
-        severity = "warning" if data["severity"] == "warning" else "error"
+        severity: Severity = "warning" if data["severity"] == "warning" else "error"
         return cls(
             code=str(data["code"]),
             severity=severity,

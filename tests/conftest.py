@@ -1,0 +1,57 @@
+"""Shared fixtures: where the specimens are, and the switch that regenerates golden files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+SHARED_SPECIMENS = ROOT.parent / "shared" / "specimens"
+
+# The specimens are copied into tests/ so a clone without ../shared has them; where
+# ../shared/specimens exists, the same checks run over it too, so new specimens are picked up.
+SPECIMEN_ROOTS = [TESTS / "specimens"] + ([SHARED_SPECIMENS] if SHARED_SPECIMENS.is_dir() else [])
+
+EXPECT_RE = re.compile(r"#\s*expect:\s*(\d+)(?::(\d+))?\s*(.*)")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`pytest --update-goldens` (or `make test UPDATE=1`) rewrites the golden files."""
+    parser.addoption("--update-goldens", action="store_true", help="rewrite golden files")
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """Whether golden files are to be rewritten rather than compared."""
+    return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keep every test's check cache out of the user's real cache folder."""
+    monkeypatch.setenv("PILLBOX_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def bad_specimens() -> list[Path]:
+    """Every file that must be rejected, from tests/ and from ../shared when present."""
+    return sorted(p for root in SPECIMEN_ROOTS for p in (root / "bad").glob("*.card"))
+
+
+def good_packs() -> list[Path]:
+    """Every specimen pack that must check clean."""
+    return [root / "coma-ward" for root in SPECIMEN_ROOTS if (root / "coma-ward").is_dir()]
+
+
+def expectation(path: Path) -> tuple[int, int | None, list[str]]:
+    """Read `# expect: LINE[:COL] words ... more words` from a bad specimen's first line."""
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    found = EXPECT_RE.match(first)
+    assert found, f"{path} has no '# expect:' first line"
+    words = [w.strip() for w in found.group(3).split("...") if w.strip()]
+    column = int(found.group(2)) if found.group(2) else None
+    return int(found.group(1)), column, words

@@ -1,0 +1,114 @@
+"""The grammar and the AST: spans, recovery after errors, limits."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.parser import MAX_NESTING, parse, split_cards
+
+
+def test_spans_point_at_the_exact_words() -> None:
+    text = 'item "Knife" {\n    type weapon\n    use { gain terror 1 }\n}\n'
+    parsed, problems = parse(text, "k.card")
+    assert problems == []
+    card = parsed.cards[0]
+    assert (card.kind.span.line, card.kind.span.column) == (1, 1)
+    assert (card.title.span.column, card.title.span.end_column) == (6, 13)
+    assert card.span.end_line == 4
+    header = card.block.body[1]
+    assert isinstance(header, n.HeaderBlock)
+    verb = header.block.body[0]
+    assert isinstance(verb, n.PhraseLine)
+    terror = verb.phrase.atoms[1]
+    assert isinstance(terror, n.Word) and terror.text == "terror"
+    assert (terror.span.line, terror.span.column, terror.span.end_column) == (3, 16, 22)
+
+
+def test_atoms_are_typed() -> None:
+    text = 'x "t" { a 3 +1 -2 0..1 4+ 2d6 d8 "s\\"q" }'
+    parsed, problems = parse(text)
+    assert problems == []
+    line = parsed.cards[0].block.body[0]
+    assert isinstance(line, n.PhraseLine)
+    kinds = [type(a) for a in line.phrase.atoms]
+    assert kinds == [
+        n.Word,
+        n.Integer,
+        n.Signed,
+        n.Signed,
+        n.Range,
+        n.OpenRange,
+        n.Dice,
+        n.Dice,
+        n.Text,
+    ]
+    assert line.phrase.atoms[-1] == n.Text('s"q', line.phrase.atoms[-1].span)
+
+
+def test_every_broken_card_gets_one_error_and_good_cards_survive() -> None:
+    text = (
+        'a "One" {\n  option "x" { end turn }\n}\n'
+        'a "Two" {\n  option { }\n}\n'
+        'a "Three" {\n  say "fine"\n}\n'
+        'a "Four" {\n  if { }\n}\n'
+    )
+    parsed, problems = parse(text, "f.card")
+    assert [c.title.value for c in parsed.cards] == ["One", "Three"]
+    assert [p.span.line for p in problems] == [5, 11]
+
+
+def test_missing_brace_does_not_swallow_the_next_card() -> None:
+    text = 'a "Open" {\n  option "x" {\n    end turn\n\nb "Next" {\n  say "ok"\n}\n'
+    parsed, problems = parse(text, "f.card")
+    assert [c.title.value for c in parsed.cards] == ["Next"]
+    assert len(problems) == 1 and "not closed" in problems[0].message
+    assert (problems[0].span.line, problems[0].span.column) == (1, 1)
+
+
+def test_nesting_past_the_limit_is_one_error_not_a_recursion_error() -> None:
+    depth = 5000
+    text = 'a "Deep" {\n  use {\n' + "may { " * depth + "end turn" + " }" * depth + "\n  }\n}\n"
+    parsed, problems = parse(text, "d.card")
+    assert len(problems) == 1
+    assert "nest" in problems[0].message and str(MAX_NESTING) in problems[0].message
+    assert parsed.cards[0].block.depth <= MAX_NESTING
+
+
+def test_nesting_at_the_limit_is_fine() -> None:
+    inner = MAX_NESTING - 2  # the card's own block and `use` count too
+    text = 'a "Deep" {\n  use {\n' + "may { " * inner + "end turn" + " }" * inner + "\n  }\n}\n"
+    _, problems = parse(text, "d.card")
+    assert problems == []
+
+
+def test_comments_blank_lines_semicolons_and_crlf() -> None:
+    text = '# c\r\n\r\na "X" { # c\r\n  say "a"; say "b" # c\r\n\r\n  # only a comment\r\n}\r\n'
+    parsed, problems = parse(text, "c.card")
+    assert problems == []
+    assert len(parsed.cards[0].block.body) == 2
+
+
+def test_huge_numbers_stay_huge() -> None:
+    parsed, problems = parse('a "X" { gain terror ' + "9" * 5000 + " }")
+    assert problems == []
+    line = parsed.cards[0].block.body[0]
+    assert isinstance(line, n.PhraseLine)
+    number = line.phrase.atoms[-1]
+    assert isinstance(number, n.Integer) and number.value > 10**50
+
+
+def test_split_cards_honours_strings_and_comments() -> None:
+    text = 'a "x}" { say "{" } # }\nb "y" { }\n'
+    pieces = [text[p.start : p.end] for p in split_cards(text)]
+    assert len(pieces) == 2
+    assert pieces[0] == 'a "x}" { say "{" }'
+    assert pieces[1].strip().endswith('b "y" { }')
+
+
+def test_shipped_parser_matches_the_grammar() -> None:
+    import hashlib
+    from pathlib import Path
+
+    dsl_dir = Path(__file__).parent.parent / "dsl"
+    digest = hashlib.sha256((dsl_dir / "grammar.lark").read_bytes()).hexdigest()
+    first = (dsl_dir / "_lark_parser.py").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert digest in first, "dsl/grammar.lark changed: run `make grammar`"
