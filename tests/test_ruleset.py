@@ -1,0 +1,108 @@
+"""Rulesets as data: loading, merging over a base, validation, and the IR schema built from them."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from compiler.check import _check_file
+from compiler.irschema import ir_schema, span_for_path, validate_card
+from compiler.patterns import PatternError, compile_pattern
+from compiler.ruleset import RulesetError, load_ruleset
+from tests.conftest import TESTS
+
+ITEMS = (TESTS / "specimens" / "coma-ward" / "items.card").read_text(encoding="utf-8")
+
+
+def test_coma_ward_extends_base_and_states_its_tables() -> None:
+    ruleset = load_ruleset("coma-ward")
+    assert ruleset.stat_range("terror") == (0, 5)
+    assert ruleset.stat_range("focus") == (1, 5)
+    assert ruleset.stats["terror"].above_max == "health"
+    assert ruleset.derived["focus"].table[4] == 2
+    assert "gain" in ruleset.verbs.by_name  # from base
+    assert "rummage" in ruleset.verbs.by_name  # from coma-ward
+    assert set(ruleset.kinds) == {"hallucination", "item", "clue", "room", "quirk", "phenomenon"}
+
+
+def test_nothing_game_specific_in_the_compiler_core() -> None:
+    core = Path(__file__).parent.parent
+    words = ("terror", "hallucination", "phenomenon", "clue", "focus")
+    for folder in ("dsl", "compiler"):
+        for source in (core / folder).glob("*.py"):
+            if source.name == "_lark_parser.py":
+                continue
+            text = source.read_text(encoding="utf-8").lower()
+            code = "\n".join(
+                line for line in text.splitlines() if not line.strip().startswith(("#", '"'))
+            )
+            for word in words:
+                assert f'"{word}"' not in code, f"{source.name} names {word!r}"
+
+
+def test_a_ruleset_with_errors_is_reported_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "ruleset: house\ntitle: House\nversion: 1\nextends: coma-ward\n"
+        "stats:\n  sanity: {min: 0, max: 5}\n"
+    )
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=tmp_path)
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.span.line == 6
+    assert "start" in diagnostic.message
+
+
+def test_a_ruleset_cross_reference_error(tmp_path: Path) -> None:
+    (tmp_path / "rules.yaml").write_text(
+        "ruleset: house\ntitle: House\nversion: 1\nextends: coma-ward\n"
+        "kinds:\n  item:\n    blocks: [use, when_sneezing]\n"
+    )
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert "when_sneezing" in caught.value.diagnostics[0].message
+
+
+def test_pattern_syntax() -> None:
+    ruleset = load_ruleset("coma-ward")
+    pattern = compile_pattern("draw", "draw {deck} [{n:count}]", ruleset.slot_types)
+    assert [s.name for s in pattern.slots] == ["deck", "n"]
+    with pytest.raises(PatternError):
+        compile_pattern("bad", "draw [{deck}", ruleset.slot_types)
+    with pytest.raises(PatternError):
+        compile_pattern("bad", "draw {nothing}", ruleset.slot_types)
+
+
+def test_ir_schema_has_the_ruleset_names_as_enums() -> None:
+    schema = ir_schema(load_ruleset("coma-ward"))
+    assert "terror" in schema["$defs"]["args"]["properties"]["stat"]["enum"]
+    assert "hallway" in schema["$defs"]["place"]["enum"]
+    assert "gain" in schema["$defs"]["verb"]["enum"]
+
+
+def test_valid_ir_passes_the_schema() -> None:
+    ruleset = load_ruleset("coma-ward")
+    result = _check_file(ruleset, "items.card", ITEMS)
+    assert result.diagnostics == []
+    for card in result.cards:
+        assert list(validate_card(ruleset, card.ir)) == []
+
+
+def test_schema_errors_map_back_to_the_card_line() -> None:
+    ruleset = load_ruleset("coma-ward")
+    cards = _check_file(ruleset, "items.card", ITEMS).cards
+    granola = next(c.ir for c in cards if c.ir["title"] == "Granola Bar")
+    broken = copy.deepcopy(granola)
+    broken["blocks"][0]["effects"][1]["args"]["stat"] = "sanity"
+    found = list(validate_card(ruleset, broken))
+    assert len(found) == 1
+    assert found[0].code == "E0500"
+    assert (found[0].span.file, found[0].span.line) == ("items.card", 33)  # gain health 1
+    assert "sanity" in found[0].message
+
+
+def test_span_for_path_stops_at_the_deepest_node_with_a_span() -> None:
+    card = {"file": "f.card", "at": [1, 1, 9, 2], "blocks": [{"at": [3, 5, 4, 6], "x": [1]}]}
+    assert span_for_path(card, ["blocks", 0, "x", 0]).line == 3
+    assert span_for_path(card, ["nowhere"]).line == 1
