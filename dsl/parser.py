@@ -65,7 +65,9 @@ _TERMINAL_NAMES = {
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 _ESCAPE_RE = re.compile(r"\\(.)")
-_CARD_HEADER_RE = re.compile(r"([^\W\d][\w'-]*)[ \t]+\"")
+_CARD_HEADER_RE = re.compile(
+    r"([^\W\d][\w'-]*)[ \t]+\"(?:[^\"\\\n]|\\.)*\"[ \t]*(?:variant[ \t]+\d+[ \t]*)?\{"
+)
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
@@ -388,8 +390,8 @@ class Piece:
 def split_cards(text: str) -> list[Piece]:
     """Cut a file into stretches of one card each, by braces outside strings and comments.
 
-    A line at the left margin that looks like a card header (`word "`) and does not start
-    with a keyword also starts a new card, so a card whose `}` is missing does not swallow
+    A line at the left margin that looks like a card header (`word "Title" {`) and does not
+    start with a keyword also starts a new card, so a card whose `}` is missing does not swallow
     the cards after it.
     """
     pieces: list[Piece] = []

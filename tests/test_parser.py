@@ -112,3 +112,10 @@ def test_shipped_parser_matches_the_grammar() -> None:
     digest = hashlib.sha256((dsl_dir / "grammar.lark").read_bytes()).hexdigest()
     first = (dsl_dir / "_lark_parser.py").read_text(encoding="utf-8").split("\n", 1)[0]
     assert digest in first, "dsl/grammar.lark changed: run `make grammar`"
+
+
+def test_recovery_with_unindented_bodies() -> None:
+    text = 'a "One" {\nsituation "s"\noption "x" { gian }\n}\nb "Two" {\nsay "ok"\n}\nc "Three" {\nsay {\n}\n'
+    parsed, problems = parse(text, "f.card")
+    assert [c.title.value for c in parsed.cards] == ["One", "Two"]
+    assert [p.span.line for p in problems] == [9]
