@@ -159,6 +159,13 @@ def check_paths(
 ) -> CheckReport:
     """Check every pack the paths name; the report holds all diagnostics of all files."""
     report = CheckReport()
+    if ruleset_override is not None:
+        try:
+            load_ruleset(ruleset_override)
+        except RulesetError as error:
+            first = error.diagnostics[0]
+            if first.code == "E0410":
+                raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
     for target in resolve_targets(paths, ruleset_override):
         report.packs.append(_check_target(target, ruleset_override, report, use_cache))
     return report
@@ -175,10 +182,11 @@ def _check_target(
         if pack is None:
             stand_in = Pack.loose(target.manifest.parent, ruleset_override or "?")
             return PackResult(stand_in, None, diagnostics=problems)
-        if ruleset_override:
-            pack.ruleset = ruleset_override
     try:
-        ruleset = load_ruleset(pack.ruleset, base_dir=pack.root)
+        if ruleset_override is not None:
+            ruleset = load_ruleset(ruleset_override)
+        else:
+            ruleset = load_ruleset(pack.ruleset, base_dir=pack.root)
     except RulesetError as error:
         return PackResult(
             pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics]

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.patterns import Miss, PatternTable, Problem, did_you_mean, out_of_range
+from compiler.patterns import (
+    MAX_TEXT,
+    Miss,
+    PatternTable,
+    Problem,
+    did_you_mean,
+    out_of_range,
+    text_too_long,
+)
 from compiler.ruleset import Kind, Ruleset
 from dsl import nodes as n
 from dsl.spans import Diagnostic, Span
@@ -13,6 +21,7 @@ from dsl.spans import Diagnostic, Span
 IR = dict[str, Any]
 
 MAX_REPEAT = 20
+MAX_TITLE = 200
 MAX_DIE_SIDES = 100
 MAX_DICE = 30
 
@@ -111,7 +120,8 @@ class Lowerer:
         }
         if kind.options:
             ir["options"] = []
-        if card.variant is not None and card.variant.value > 99:
+        self._title(card.title, "a card")
+        if card.variant is not None and not 1 <= card.variant.value <= 99:
             self.report(out_of_range(card.variant.value, 1, 99, "variant", card.variant.span))
         property_spans: dict[str, Span] = {}
         for statement in card.block.body:
@@ -123,7 +133,7 @@ class Lowerer:
                     "E0213",
                     f"{kind.name} card \"{card.title.value}\" is missing its '{name}' property",
                     card.header_span,
-                    f"add a line like: {pattern.source}",
+                    f"add a line like: {pattern.example()}",
                 )
         return LoweredCard(
             card,
@@ -153,10 +163,10 @@ class Lowerer:
         elif isinstance(statement, n.Rule):
             self._rule_lines += 1
             self._effect_lines += 1
-            ir["rules"].append({"text": statement.text.value, "at": at(statement.span)})
+            ir["rules"].append({"text": self._text(statement.text), "at": at(statement.span)})
         elif isinstance(statement, n.Say):
             ir.setdefault("flavour", []).append(
-                {"text": statement.text.value, "at": at(statement.span)}
+                {"text": self._text(statement.text), "at": at(statement.span)}
             )
         elif isinstance(statement, n.Test):
             ir["tests"].append(self._test(statement))
@@ -165,9 +175,8 @@ class Lowerer:
                 "E0215",
                 "effects must be written inside a block, such as an option or a trigger",
                 statement.span,
-                f"{kind.name} cards take these blocks: "
-                + (", ".join(kind.blocks) or "none")
-                + ("; and options" if kind.options else ""),
+                f"{kind.name} cards take: {self._block_headers(kind)}"
+                + (", and options" if kind.options else ""),
             )
 
     def _property(
@@ -184,7 +193,7 @@ class Lowerer:
                     "put it inside an option or a block such as `use { }`",
                 )
                 return
-            allowed = [p for p in kind.properties]
+            allowed = self._property_heads(kind)
             if not misses:
                 written = n.atom_source(phrase.atoms[0])
                 self.error(
@@ -204,9 +213,9 @@ class Lowerer:
         if name not in kind.properties:
             self.error(
                 "E0211",
-                f"'{name}' is not a property of {kind.name} cards",
+                f"'{found.pattern.head}' is not a property of {kind.name} cards",
                 phrase.span,
-                f"{kind.name} cards take: {', '.join(kind.properties) or 'no properties'}",
+                f"{kind.name} cards take: {', '.join(self._property_heads(kind)) or 'none'}",
             )
             return
         if name in property_spans:
@@ -225,12 +234,19 @@ class Lowerer:
         args = found.args
         ir["properties"][name] = next(iter(args.values())) if len(args) == 1 else (args or True)
 
+    def _property_heads(self, kind: Kind) -> list[str]:
+        return [self.ruleset.properties.by_name[p].head for p in kind.properties]
+
+    def _block_headers(self, kind: Kind) -> str:
+        headers = [self.ruleset.blocks.by_name[b].source for b in kind.blocks]
+        return ", ".join(f"`{h} {{ }}`" for h in headers) or "no blocks"
+
     def _header_block(self, kind: Kind, statement: n.HeaderBlock, ir: IR) -> None:
         if self._stray_else(statement):
             return
         found, misses = self.ruleset.blocks.lookup(statement.header)
         if found is None:
-            allowed = list(kind.blocks)
+            allowed = [self.ruleset.blocks.by_name[b].source for b in kind.blocks]
             if misses:
                 self.report_miss(self.ruleset.blocks, statement.header, misses)
             else:
@@ -239,8 +255,8 @@ class Lowerer:
                     "E0216",
                     f"unknown block '{written}'",
                     statement.header.span,
-                    did_you_mean(written, [self.ruleset.blocks.by_name[b].source for b in allowed])
-                    or f"{kind.name} cards take: {', '.join(allowed) or 'no blocks'}",
+                    did_you_mean(written, allowed)
+                    or f"{kind.name} cards take: {self._block_headers(kind)}",
                 )
             return
         name = found.pattern.name
@@ -249,7 +265,7 @@ class Lowerer:
                 "E0216",
                 f"{kind.name} cards have no '{found.pattern.source}' block",
                 statement.header.span,
-                f"{kind.name} cards take: {', '.join(kind.blocks) or 'no blocks'}",
+                f"{kind.name} cards take: {self._block_headers(kind)}",
             )
             return
         entry: IR = {"block": name, "at": at(statement.span)}
@@ -272,7 +288,25 @@ class Lowerer:
         )
         return True
 
+    def _title(self, title: n.Text, whose: str) -> None:
+        """Titles are what players see and tests name: not empty, not a page long."""
+        if not title.value.strip():
+            self.error("E0221", f"{whose} title cannot be empty", title.span)
+        elif len(title.value) > MAX_TITLE:
+            self.error(
+                "E0221",
+                f"{whose} title is {len(title.value)} characters long; at most {MAX_TITLE} fit",
+                title.span,
+            )
+
+    def _text(self, text: n.Text) -> str:
+        """Narration and rule text, within the length a card can show."""
+        if len(text.value) > MAX_TEXT:
+            self.report(text_too_long(text))
+        return text.value
+
     def _option(self, option: n.Option) -> IR:
+        self._title(option.title, "an option")
         return {
             "title": option.title.value,
             "at": at(option.span),
@@ -287,7 +321,7 @@ class Lowerer:
             if isinstance(statement, n.Rule):
                 self._rule_lines += 1
                 self._effect_lines += 1
-                lowered.append({"rule": statement.text.value, "at": at(statement.span)})
+                lowered.append({"rule": self._text(statement.text), "at": at(statement.span)})
                 continue
             if not isinstance(statement, n.PhraseLine):
                 self.error(
@@ -319,13 +353,13 @@ class Lowerer:
     def _effect(self, statement: n.Statement) -> IR | None:
         where = at(statement.span)
         if isinstance(statement, n.Say):
-            return {"say": statement.text.value, "at": where}
+            return {"say": self._text(statement.text), "at": where}
         self._effect_lines += 1
         if isinstance(statement, n.PhraseLine):
             return self._verb(statement.phrase, where)
         if isinstance(statement, n.Rule):
             self._rule_lines += 1
-            return {"rule": statement.text.value, "at": where}
+            return {"rule": self._text(statement.text), "at": where}
         if isinstance(statement, n.May):
             if statement.block is not None:
                 effects = self._effects(statement.block)
@@ -413,6 +447,7 @@ class Lowerer:
                         label.span,
                         "label outcomes with counts like 0..1, 2 or 3+",
                     )
+                    outcomes.append({**entry, "invalid": True, "effects": []})
                     continue
                 entry.update(_bounds(label))
             else:
@@ -424,6 +459,7 @@ class Lowerer:
                         label.span,
                         did_you_mean(n.atom_source(label), procedure.names),
                     )
+                    outcomes.append({**entry, "invalid": True, "effects": []})
                     continue
                 entry["name"] = label.text
             entry["effects"] = self._effects(outcome.block)
@@ -448,6 +484,14 @@ class Lowerer:
                     "E0220",
                     f"a roll's outcomes are faces like 1..2 or 5+, not '{label.text}'",
                     label.span,
+                )
+                outcomes.append(
+                    {
+                        "at": at(outcome.span),
+                        "label_at": at(label.span),
+                        "invalid": True,
+                        "effects": [],
+                    }
                 )
                 continue
             entry: IR = {"at": at(outcome.span), "label_at": at(label.span), **_bounds(label)}

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 
 from compiler.lower import IR, LoweredCard
-from compiler.patterns import did_you_mean
+from compiler.patterns import did_you_mean, with_article
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 
@@ -65,17 +65,28 @@ def card_effects(card: IR) -> Iterator[IR]:
 # ---------------------------------------------------------------- outcome coverage
 
 
-def _describe(numbers: Sequence[int], unit: str | None) -> str:
-    """`[2]` -> '2 successes', `[5, 6]` -> '5..6'."""
-    runs = []
-    for _, group in itertools.groupby(enumerate(numbers), key=lambda p: p[1] - p[0]):
-        values = [v for _, v in group]
-        runs.append(str(values[0]) if len(values) == 1 else f"{values[0]}..{values[-1]}")
-    text = runs[0] if len(runs) == 1 else ", ".join(runs[:-1]) + " and " + runs[-1]
+Interval = tuple[int, int]
+
+
+def _describe(runs: Sequence[Interval], unit: str | None) -> str:
+    """`[(2, 2)]` -> '2 successes', `[(5, 6)]` -> '5..6'."""
+    parts = [str(a) if a == b else f"{a}..{b}" for a, b in runs]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     if unit is None:
         return text
-    plural = not (len(numbers) == 1 and numbers[0] == 1)
-    return f"{text} {unit}{'es' if plural and unit == 'success' else ''}"
+    single = len(runs) == 1 and runs[0] == (1, 1)
+    return f"{text} {unit}{'' if single else 'es'}"
+
+
+def _merge(intervals: Sequence[Interval]) -> list[Interval]:
+    """Sort and join touching or overlapping intervals."""
+    merged: list[Interval] = []
+    for a, b in sorted(intervals):
+        if merged and a <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _label(outcome: IR) -> str:
@@ -91,35 +102,48 @@ def _label(outcome: IR) -> str:
 def _coverage(
     card: IR, node: IR, what: str, low: int, high: int, unit: str | None
 ) -> Iterator[Diagnostic]:
-    """Ranges must cover low..high exactly once."""
+    """Ranges must cover low..high exactly once; works on intervals, so huge numbers are cheap."""
     body = node.get("check") or node["roll"]
-    covered: dict[int, str] = {}
+    seen: list[tuple[Interval, str]] = []
     for outcome in body["outcomes"]:
-        if "name" in outcome:
+        if "min" not in outcome:
             continue
         first = outcome["min"]
         last = outcome["max"] if outcome["max"] is not None else max(high, first)
-        if outcome["max"] is not None and first > last:
+        if first > last:
             yield _error(
                 "E0303",
                 f"the range {first}..{last} is empty: it runs backwards",
                 span_of(card, outcome["label_at"]),
                 f"write {last}..{first}",
             )
+            first, last = last, first  # read as meant, so no gap is reported on top
+        here = (max(first, low), min(last, high))
+        if here[0] > here[1]:
             continue
-        overlapping = [v for v in range(max(first, low), min(last, high) + 1) if v in covered]
-        if overlapping:
-            others = sorted({covered[v] for v in overlapping})
+        clashes = [
+            ((max(here[0], a), min(here[1], b)), label)
+            for (a, b), label in seen
+            if a <= here[1] and here[0] <= b
+        ]
+        if clashes:
+            others = sorted({label for _, label in clashes})
             yield _error(
                 "E0302",
                 f"outcomes overlap: {' and '.join(others)} and {_label(outcome)} "
-                f"both cover {_describe(overlapping, unit)}",
+                f"both cover {_describe(_merge([run for run, _ in clashes]), unit)}",
                 span_of(card, outcome["label_at"]),
                 "each outcome must be covered by exactly one label",
             )
-        for value in range(max(first, low), min(last, high) + 1):
-            covered.setdefault(value, _label(outcome))
-    missing = [v for v in range(low, high + 1) if v not in covered]
+        seen.append((here, _label(outcome)))
+    missing: list[Interval] = []
+    cursor = low
+    for a, b in _merge([run for run, _ in seen]):
+        if a > cursor:
+            missing.append((cursor, a - 1))
+        cursor = max(cursor, b + 1)
+    if cursor <= high:
+        missing.append((cursor, high))
     if missing:
         yield _error(
             "E0301",
@@ -134,12 +158,15 @@ def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator
     for lowered in cards:
         card = lowered.ir
         for effect in card_effects(card):
+            body = effect.get("roll") or effect.get("check")
+            # A wrong label was reported already; its gaps would only repeat that error.
+            if body is None or any(o.get("invalid") for o in body["outcomes"]):
+                continue
             if "roll" in effect:
-                dice = effect["roll"]["dice"]
-                count, sides = dice["count"], dice["sides"]
+                count, sides = body["dice"]["count"], body["dice"]["sides"]
                 notation = f"{count if count != 1 else ''}d{sides}"
                 yield from _coverage(card, effect, f"roll {notation}", count, count * sides, None)
-            elif "check" in effect and effect["check"]["procedure"] is not None:
+            elif body["procedure"] is not None:
                 yield from _check_coverage(ruleset, card, effect)
 
 
@@ -181,7 +208,7 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
     closed = [o for o in check["outcomes"] if "min" in o]
     if closed and all(o["max"] is not None for o in closed):
         top = max(closed, key=lambda o: o["max"])
-        if top["max"] >= pool:
+        if top["max"] == pool:
             yield _warning(
                 "W0304",
                 f"bonus dice can roll more than {pool} successes, and no outcome covers them",
@@ -232,7 +259,8 @@ def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnos
         if card["kind"] != first["kind"]:
             yield _error(
                 "E0310",
-                f'duplicate card title "{title}": a {card["kind"]} and a {first["kind"]}',
+                f'duplicate card title "{title}": {with_article(card["kind"])} and '
+                f"{with_article(first['kind'])}",
                 span_of(card, card["at"]),
             )
             return
@@ -345,7 +373,8 @@ def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnosti
                     "E0320",
                     f'{written} is already used by {other["kind"]} "{other["title"]}"',
                     where,
-                    f"defined at {other['file']}:{other['at'][0]}; each {label} picks one "
+                    f"defined at {other['file']}:{other['at'][0]}:{other['at'][1]}; "
+                    f"each {label} picks one "
                     f"{chart.kind}",
                 )
             seen.setdefault(key, card)

@@ -79,9 +79,37 @@ class Pattern:
         return first.word if isinstance(first, Literal) else None
 
     @property
+    def head(self) -> str:
+        """The literal words before the first slot: 'clue order', 'attacks with'."""
+        words = []
+        for element in self.elements:
+            if not isinstance(element, Literal):
+                break
+            words.append(element.word)
+        return " ".join(words) or self.source
+
+    def example(self) -> str:
+        """A line this pattern accepts, for help texts: 'type weapon', 'attack +1'."""
+        return " ".join(_example(e) for e in self.elements if not isinstance(e, Optional))
+
+    @property
     def slots(self) -> tuple[Slot, ...]:
         """Every slot of the pattern, optional ones included."""
         return tuple(_slots(self.elements))
+
+
+def _example(element: Literal | Slot) -> str:
+    if isinstance(element, Literal):
+        return element.word
+    kind = element.type
+    if kind.vocabulary is not None:
+        words = sorted(kind.words)
+        return " ".join(words[:3] if kind.repeat else words[:1]) or f"<{kind.label}>"
+    if kind.text:
+        return '"..."'
+    low, high = kind.integer or kind.signed or (1, 1)
+    value = 1 if low <= 1 <= high else low
+    return f"{value:+d}" if kind.signed else str(value)
 
 
 def _slots(elements: Iterable[Element]) -> Iterable[Slot]:
@@ -255,6 +283,8 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
                 state.index,
                 Problem(f"expected a quoted text, found {n.atom_source(atom)!r}", atom.span),
             )
+        if len(atom.value) > MAX_TEXT:
+            state.problems.append(text_too_long(atom))
         state.args[slot.name] = atom.value
         state.index += 1
         return state
@@ -274,6 +304,19 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
     state.args[slot.name] = atom.value
     state.index += 1
     return state
+
+
+MAX_TEXT = 20_000
+"""The longest quoted text a card may hold; longer cannot be printed on any card."""
+
+
+def text_too_long(text: n.Text) -> Problem:
+    """The problem of a quoted text longer than any card can show."""
+    return Problem(
+        f"this text is {len(text.value)} characters long; at most {MAX_TEXT} fit on a card",
+        text.span,
+        code="E0222",
+    )
 
 
 def out_of_range(value: int, low: int, high: int, label: str, span: Span) -> Problem:

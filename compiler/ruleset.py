@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from compiler.pack import display_path
 from compiler.patterns import (
     Pattern,
     PatternError,
@@ -163,30 +164,30 @@ def bundled_path(name: str) -> Path | None:
 
 
 def load_ruleset(reference: str, *, base_dir: Path | None = None) -> Ruleset:
-    """Load a bundled ruleset by name, or a ruleset file by path inside `base_dir`."""
-    path = _resolve(reference, base_dir)
-    return _load_cached(str(path))
+    """Load a ruleset by bundled name, or by file path.
+
+    A pack's own ruleset file (`base_dir` given) must lie inside the pack folder; a path the
+    user names on the command line (`base_dir` None) is read where it is.
+    """
+    return _load_cached(str(_resolve(reference, base_dir)))
 
 
 def _resolve(reference: str, base_dir: Path | None) -> Path:
-    bundled = bundled_path(reference) if "/" not in reference and "." not in reference else None
-    if bundled is not None:
-        return bundled
-    if base_dir is None:
-        known = bundled_names()
-        hint = did_you_mean(reference, known) or f"bundled rulesets: {', '.join(known)}"
-        problem = _problem("E0410", f"no bundled ruleset is named {reference!r}")
-        raise RulesetError([Diagnostic(problem.code, "error", problem.message, problem.span, hint)])
-    candidate = (base_dir / reference).resolve()
-    root = base_dir.resolve()
-    if root not in candidate.parents and candidate != root:
-        raise RulesetError(
-            [_problem("E0411", f"the ruleset {reference!r} lies outside the pack folder")]
-        )
+    if "/" not in reference and not reference.endswith((".yaml", ".yml")):
+        bundled = bundled_path(reference)
+        if bundled is not None:
+            return bundled
+    candidate = (base_dir / reference if base_dir is not None else Path(reference)).resolve()
+    if base_dir is not None:
+        root = base_dir.resolve()
+        if root not in candidate.parents:
+            raise RulesetError(
+                [_problem("E0411", f"the ruleset {reference!r} lies outside the pack folder")]
+            )
     if not candidate.is_file():
         known = bundled_names()
         problem = _problem(
-            "E0410", f"no ruleset {reference!r}: it is not a bundled ruleset nor a file in the pack"
+            "E0410", f"no ruleset {reference!r}: it is neither a bundled ruleset nor a file"
         )
         hint = did_you_mean(reference, known) or f"bundled rulesets: {', '.join(known)}"
         raise RulesetError([Diagnostic(problem.code, "error", problem.message, problem.span, hint)])
@@ -216,12 +217,12 @@ def _chain(path: Path, seen: tuple[str, ...]) -> Iterator[YamlDocument]:
     except (OSError, UnicodeDecodeError) as error:
         raise RulesetError([_problem("E0410", f"cannot read ruleset {path}: {error}")]) from None
     try:
-        document = load_yaml(text, str(path))
+        document = load_yaml(text, display_path(path))
     except YamlError as error:
         raise RulesetError([error.diagnostic]) from None
     if not isinstance(document.data, dict):
         raise RulesetError(
-            [_problem("E0412", "a ruleset must be a YAML mapping", Span.whole_file(str(path)))]
+            [_problem("E0412", "a ruleset must be a mapping", Span.whole_file(display_path(path)))]
         )
     errors = _schema_errors(document)
     if errors:

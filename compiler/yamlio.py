@@ -68,6 +68,9 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         raw = yaml.load(text)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        at_end = mark is not None and mark.index >= len(text.rstrip())
+        if at_end and error.context_mark is not None:
+            mark = error.context_mark  # "unexpected end" is best shown where the thing began
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = error.problem or error.context or "malformed YAML"
         raise YamlError(

@@ -131,7 +131,6 @@ class Block:
 
     body: tuple[Statement, ...]
     span: Span
-    depth: int = 1
     too_deep: bool = False
 
 
@@ -347,16 +346,3 @@ class File:
     path: str
     cards: tuple[Card, ...]
 
-
-def child_blocks(statement: Statement) -> tuple[Block, ...]:
-    """Return the blocks directly inside a statement, in source order."""
-    if isinstance(statement, (HeaderBlock, Option, Choose, Repeat)):
-        return (statement.block,)
-    if isinstance(statement, May):
-        return (statement.block,) if statement.block is not None else ()
-    if isinstance(statement, If):
-        arms = tuple(b.block for b in statement.branches)
-        return arms + ((statement.otherwise,) if statement.otherwise is not None else ())
-    if isinstance(statement, (Check, Roll)):
-        return tuple(o.block for o in statement.outcomes)
-    return ()

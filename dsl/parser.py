@@ -91,6 +91,19 @@ class _ParseContext:
     file: str = "<input>"
     line_offset: int = 0
     problems: list[Diagnostic] = field(default_factory=list)
+    depth: int = 0
+    brace_depth: dict[int, int] = field(default_factory=dict)  # '{' offset -> its depth
+
+    def open_brace(self, token: Any) -> Any:
+        """Lexer callback: note how deep each '{' sits, counted from the outside."""
+        self.depth += 1
+        self.brace_depth[token.start_pos] = self.depth
+        return token
+
+    def close_brace(self, token: Any) -> Any:
+        """Lexer callback: leave one level."""
+        self.depth -= 1
+        return token
 
     def span(self, first: Any, last: Any | None = None) -> Span:
         """The span from the start of `first` to the end of `last`, tokens or nodes.
@@ -161,13 +174,12 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
     def block(self, children: list[Any]) -> n.Block:
         body = _nodes(children[1:-1])
         span = self._span(children)
-        inner = [b for s in body for b in n.child_blocks(s)]
-        depth = 1 + max((b.depth for b in inner), default=0)
+        depth = self.ctx.brace_depth.get(children[0].start_pos, 0)
         if depth <= MAX_NESTING:
-            return n.Block(body, span, depth)
-        # Cut the body off so later stages never walk a tree deeper than the limit; report
-        # only the innermost cut, so the levels around it add no follow-on errors.
-        if not any(b.too_deep for b in inner):
+            return n.Block(body, span)
+        # Past the limit the body is dropped, so later stages never walk a deeper tree; only
+        # the outermost block past the limit is reported, so the levels inside add nothing.
+        if depth == MAX_NESTING + 1:
             self.ctx.problems.append(
                 Diagnostic(
                     code="E0104",
@@ -178,7 +190,7 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
                     "split the effect into fewer nested blocks",
                 )
             )
-        return n.Block((), span, MAX_NESTING, too_deep=True)
+        return n.Block((), span, too_deep=True)
 
     def option(self, children: list[Any]) -> n.Option:
         title = self._make_atom(children[1])
@@ -339,7 +351,13 @@ _parser: Any = None
 def _lark() -> Any:
     global _parser
     if _parser is None:
-        _parser = lark.Lark_StandAlone(transformer=_builder)
+        _parser = lark.Lark_StandAlone(
+            transformer=_builder,
+            lexer_callbacks={
+                "LBRACE": lambda token: _builder.ctx.open_brace(token),
+                "RBRACE": lambda token: _builder.ctx.close_brace(token),
+            },
+        )
     return _parser
 
 

@@ -104,8 +104,8 @@ def test_loose_card_with_ruleset(tmp_path: Path) -> None:
     card.write_text(GOOD_CARD)
     code, output = run("check", "--ruleset", "coma-ward", str(card))
     assert code == 0, output
-    code, output = run("check", "--ruleset", "no-such-game", str(card))
-    assert code == 1 and "no-such-game" in output
+    code, output = run("check", "--ruleset", "coma-wards", str(card))
+    assert code == 2 and "did you mean 'coma-ward'" in output
 
 
 def test_bad_flag_is_a_usage_error() -> None:
@@ -212,3 +212,22 @@ def test_installed_command_runs_as_a_process() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1].startswith("coma-ward-specimens: 21 cards")
+
+
+def test_unclosed_quote_in_pack_yaml_points_at_the_quote(tmp_path: Path) -> None:
+    make_pack(tmp_path, 'pack: p\ntitle: "Night Shift: extra rooms\nversion: 0.1.0\n', a=GOOD_CARD)
+    code, output = run("check", "--format", "json", str(tmp_path))
+    assert code == 1
+    diagnostic = json.loads(output)["diagnostics"][0]
+    assert (diagnostic["line"], diagnostic["column"]) == (2, 8)
+
+
+def test_ruleset_errors_use_relative_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pack = make_pack(
+        tmp_path / "p", "pack: p\ntitle: T\nversion: 0.1.0\nruleset: house.yaml\n", a=GOOD_CARD
+    )
+    (pack / "house.yaml").write_text("ruleset: house\ntitle: H\nversion: 1\nstats: 3\n")
+    monkeypatch.chdir(tmp_path)
+    code, output = run("check", "--format", "json", "p")
+    assert code == 1
+    assert json.loads(output)["diagnostics"][0]["file"] == "p/house.yaml"

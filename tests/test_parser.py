@@ -70,7 +70,31 @@ def test_nesting_past_the_limit_is_one_error_not_a_recursion_error() -> None:
     parsed, problems = parse(text, "d.card")
     assert len(problems) == 1
     assert "nest" in problems[0].message and str(MAX_NESTING) in problems[0].message
-    assert parsed.cards[0].block.depth <= MAX_NESTING
+    assert problems[0].span.line == 3
+    assert tree_depth(parsed.cards[0].block) <= MAX_NESTING + 1
+
+
+def tree_depth(block: n.Block) -> int:
+    """How deep blocks nest under this one, counting it."""
+    deepest, stack = 0, [(block, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for statement in current.body:
+            inner = [getattr(statement, "block", None), getattr(statement, "otherwise", None)]
+            inner += [b.block for b in getattr(statement, "branches", ())]
+            inner += [o.block for o in getattr(statement, "outcomes", ())]
+            stack.extend((b, depth + 1) for b in inner if isinstance(b, n.Block))
+    return deepest
+
+
+def test_nesting_error_points_at_the_first_brace_past_the_limit() -> None:
+    inner = MAX_NESTING - 1  # the card's block and `use` make 65 levels
+    text = 'item "Deep" {\n  type medicine\n  use {\n' + "may { " * inner + "end turn"
+    text += " }" * inner + "\n  }\n}\n"
+    _, problems = parse(text, "d.card")
+    assert len(problems) == 1
+    assert (problems[0].span.line, problems[0].span.column) == (4, 6 * (inner - 1) + 5)
 
 
 def test_nesting_at_the_limit_is_fine() -> None:
@@ -115,7 +139,10 @@ def test_shipped_parser_matches_the_grammar() -> None:
 
 
 def test_recovery_with_unindented_bodies() -> None:
-    text = 'a "One" {\nsituation "s"\noption "x" { gian }\n}\nb "Two" {\nsay "ok"\n}\nc "Three" {\nsay {\n}\n'
+    text = (
+        'a "One" {\nsituation "s"\noption "x" { gian }\n}\n'
+        'b "Two" {\nsay "ok"\n}\nc "Three" {\nsay {\n}\n'
+    )
     parsed, problems = parse(text, "f.card")
     assert [c.title.value for c in parsed.cards] == ["One", "Two"]
     assert [p.span.line for p in problems] == [9]

@@ -1,0 +1,48 @@
+"""Checker behaviour on hostile or unusual cards: no hangs, no internal errors, no follow-ons."""
+
+from __future__ import annotations
+
+from compiler.check import _check_file
+from compiler.passes import run_passes
+from compiler.ruleset import load_ruleset
+
+
+def codes(text: str) -> list[str]:
+    """The diagnostic codes of one file, checked alone and with the pack-wide passes."""
+    ruleset = load_ruleset("coma-ward")
+    result = _check_file(ruleset, "t.card", text)
+    found = result.diagnostics + run_passes(ruleset, result.cards)
+    return sorted(d.code for d in found)
+
+
+def hallucination(option_body: str) -> str:
+    """A hallucination whose first option holds `option_body`."""
+    return (
+        'hallucination "H" {\n  situation "s"\n  option "A" {\n'
+        + option_body
+        + '\n  }\n  option "B" { end turn }\n}\n'
+    )
+
+
+def test_huge_rolls_and_pools_do_not_hang() -> None:
+    item = 'item "V" {{\n  type medicine\n  use {{ {} }}\n}}\n'
+    assert codes(item.format("roll 999999d999999 { 1+ { gain terror 1 } }")) == ["E0203", "E0203"]
+    assert codes(hallucination("check focus +99999999999 { 0+ { gain terror 1 } }")) == ["E0203"]
+    assert codes(hallucination("check focus { 0..99999999999 { end turn } }")) == []
+
+
+def test_bad_labels_do_not_also_report_gaps() -> None:
+    assert codes(hallucination("check focus { low { end turn } 1+ { end turn } }")) == ["E0220"]
+    assert codes(hallucination("check focus { 2..0 { end turn } 3+ { end turn } }")) == ["E0303"]
+
+
+def test_titles_and_variants_are_checked_before_the_schema() -> None:
+    assert codes(hallucination("end turn").replace('"H" {', '"H" variant 0 {')) == ["E0203"]
+    assert codes(hallucination("end turn").replace('"H"', '""')) == ["E0221"]
+    assert codes(hallucination("end turn").replace('option "A"', 'option ""')) == ["E0221"]
+    long_text = 'say "' + "x" * 20_001 + '"'
+    assert codes(hallucination(long_text)) == ["E0222"]
+
+
+def test_open_top_outcome_warning() -> None:
+    assert codes(hallucination("check focus { 0..2 { end turn } 3..5 { end turn } }")) == ["W0304"]
