@@ -1,57 +1,31 @@
-"""The incremental check cache: per-file results as JSON, keyed by content, ruleset and version.
+"""The incremental check cache: plain JSON, keyed by content, ruleset and pillbox version.
 
 It lives in a folder the user owns (`$PILLBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/pillbox`, else
 `~/.cache/pillbox`), never in a shared temporary folder, and holds only JSON: nothing in it is
 ever executed or unpickled. A damaged or foreign cache file is ignored and rewritten.
+
+Each pack has two files. `*.files.json` keeps every file's result (its cards' IR and
+diagnostics) so a changed file is the only one checked again. `*.summary.json` keeps the whole
+report of the last run under one key made of every file's key: when nothing changed, a re-check
+reads only that small file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compiler import __version__
-from compiler.lower import LoweredCard
-from dsl.spans import Diagnostic
 
-_FORMAT = 1
-
-
-@dataclass
-class FileResult:
-    """What checking one file on its own found: its cards' IR and its diagnostics."""
-
-    cards: list[LoweredCard]
-    diagnostics: list[Diagnostic]
-
-    def to_json(self) -> dict[str, Any]:
-        """The cache's JSON form."""
-        return {
-            "cards": [
-                {
-                    "ir": c.ir,
-                    "effect_lines": c.effect_lines,
-                    "rule_lines": c.rule_lines,
-                    "has_errors": c.has_errors,
-                }
-                for c in self.cards
-            ],
-            "diagnostics": [d.to_json() for d in self.diagnostics],
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileResult:
-        """Rebuild a result from the cache; the AST is not kept, the IR is enough."""
-        cards = [
-            LoweredCard(None, c["ir"], c["effect_lines"], c["rule_lines"], c["has_errors"])
-            for c in data["cards"]
-        ]
-        return cls(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])
+_FORMAT = 2
 
 
 def cache_dir() -> Path:
@@ -64,74 +38,123 @@ def cache_dir() -> Path:
     return base / "pillbox"
 
 
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Loading a big JSON document makes many objects; the collector only slows that down."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read(path: Path, stamp: dict[str, Any]) -> Any:
+    try:
+        with _no_gc():
+            data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or any(data.get(k) != v for k, v in stamp.items()):
+        return None
+    return data.get("data")
+
+
+def _write(path: Path, stamp: dict[str, Any], data: Any) -> None:
+    """Write atomically; a cache that cannot be written is not an error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        text = json.dumps({**stamp, "data": data}, separators=(",", ":"))
+        handle, temporary = tempfile.mkstemp(prefix=".check-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, path)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+    except OSError:
+        return
+
+
 @dataclass
 class CheckCache:
-    """The cached file results of one pack, loaded once and saved once per run."""
+    """The cached results of one pack; the per-file part is read only when needed."""
 
-    path: Path
-    ruleset_digest: str
-    entries: dict[str, Any]
+    base: Path
+    stamp: dict[str, Any]
+    _files: dict[str, Any] | None = None
     used: dict[str, Any] = field(default_factory=dict)
     dirty: bool = False
 
     @classmethod
     def open(cls, pack_root: Path, ruleset_digest: str) -> CheckCache:
-        """Load the cache file of a pack, or start an empty one."""
+        """The cache of a pack, for one ruleset and this version of pillbox."""
         name = hashlib.sha256(str(pack_root.resolve()).encode()).hexdigest()[:24]
-        path = cache_dir() / f"check-{name}.json"
-        entries: dict[str, Any] = {}
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if (
-                isinstance(data, dict)
-                and data.get("format") == _FORMAT
-                and data.get("version") == __version__
-                and data.get("ruleset") == ruleset_digest
-                and isinstance(data.get("files"), dict)
-            ):
-                entries = data["files"]
-        except (OSError, ValueError):
-            pass
-        return cls(path, ruleset_digest, entries)
+        stamp = {"format": _FORMAT, "version": __version__, "ruleset": ruleset_digest}
+        return cls(cache_dir() / f"check-{name}", stamp)
 
-    def get(self, key: str) -> FileResult | None:
-        """The cached result for a file key, if any."""
-        found = self.entries.get(key)
-        if found is None:
-            return None
-        try:
-            result = FileResult.from_json(found)
-        except (KeyError, TypeError, ValueError):
-            return None
-        self.used[key] = found
-        return result
+    def summary(self, key: str) -> dict[str, Any] | None:
+        """The whole report of the last run, if every file is as it was then."""
+        found = _read(self.base.with_suffix(".summary.json"), self.stamp)
+        if isinstance(found, dict) and found.get("key") == key:
+            report = found.get("report")
+            return report if isinstance(report, dict) else None
+        return None
 
-    def put(self, key: str, result: FileResult) -> None:
-        """Remember a fresh result."""
-        self.used[key] = result.to_json()
+    def put_summary(self, key: str, report: dict[str, Any]) -> None:
+        """Remember this run's whole report."""
+        _write(self.base.with_suffix(".summary.json"), self.stamp, {"key": key, "report": report})
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached result of one file, by its key."""
+        if self._files is None:
+            found = _read(self.base.with_suffix(".files.json"), self.stamp)
+            self._files = found if isinstance(found, dict) else {}
+        result = self._files.get(key)
+        if isinstance(result, dict):
+            self.used[key] = result
+            return result
+        return None
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        """Remember one file's fresh result."""
+        self.used[key] = result
         self.dirty = True
 
     def save(self) -> None:
-        """Write the entries used this run, atomically; failure to write is not an error."""
-        if not self.dirty and len(self.used) == len(self.entries):
-            return
-        payload = {
-            "format": _FORMAT,
-            "version": __version__,
-            "ruleset": self.ruleset_digest,
-            "files": self.used,
-        }
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            handle, temporary = tempfile.mkstemp(
-                prefix=".check-", suffix=".tmp", dir=self.path.parent
-            )
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    json.dump(payload, out, separators=(",", ":"))
-                os.replace(temporary, self.path)
-            finally:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-        except OSError:
-            return
+        """Keep the results used this run, dropping those of files that changed or went."""
+        if self.dirty or (self._files is not None and len(self.used) != len(self._files)):
+            _write(self.base.with_suffix(".files.json"), self.stamp, self.used)
+
+
+MAX_DOCUMENTS = 64
+
+
+def remembered_document(kind: str, text: str) -> dict[str, Any] | None:
+    """A YAML document (pack.yaml, a ruleset) that passed its schema before, as plain data."""
+    found = _read(cache_dir() / "documents.json", _document_stamp())
+    if not isinstance(found, dict):
+        return None
+    entry = found.get(_document_key(kind, text))
+    return entry if isinstance(entry, dict) else None
+
+
+def remember_document(kind: str, text: str, payload: dict[str, Any]) -> None:
+    """Keep a document that passed its schema, so the next run skips YAML and the schema."""
+    path = cache_dir() / "documents.json"
+    found = _read(path, _document_stamp())
+    entries = dict(found) if isinstance(found, dict) else {}
+    entries[_document_key(kind, text)] = payload
+    while len(entries) > MAX_DOCUMENTS:
+        entries.pop(next(iter(entries)))
+    _write(path, _document_stamp(), entries)
+
+
+def _document_stamp() -> dict[str, Any]:
+    return {"format": _FORMAT, "version": __version__}
+
+
+def _document_key(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()

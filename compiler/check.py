@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from compiler import __version__
-from compiler.cache import CheckCache, FileResult
-from compiler.irschema import validate_card
-from compiler.lower import LoweredCard, lower_file
+from compiler.cache import CheckCache
 from compiler.pack import (
     MANIFEST,
     Pack,
@@ -20,25 +20,36 @@ from compiler.pack import (
     load_pack,
     read_card_file,
 )
-from compiler.passes import run_passes
 from compiler.ruleset import Ruleset, RulesetError, load_ruleset
-from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
+
+if TYPE_CHECKING:
+    from compiler.lower import LoweredCard
 
 
 class UsageError(Exception):
     """The command line names something that does not exist or cannot be checked."""
 
 
+@dataclass(frozen=True)
+class FileStats:
+    """How many cards and effect lines one checked file holds."""
+
+    file: str
+    cards: int
+    effect_lines: int
+    rule_lines: int
+
+
 @dataclass
 class PackResult:
-    """What checking one pack found."""
+    """What checking one pack found. `cards` holds the IR only when it was not all cached."""
 
     pack: Pack
     ruleset: Ruleset | None
-    files: list[str] = field(default_factory=list)
-    cards: list[LoweredCard] = field(default_factory=list)
+    files: list[FileStats] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    cards: list[LoweredCard] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -51,15 +62,20 @@ class PackResult:
         return len(self.diagnostics) - self.errors
 
     @property
+    def card_count(self) -> int:
+        """How many card definitions were checked."""
+        return sum(f.cards for f in self.files)
+
+    @property
     def executable(self) -> float:
         """The share of this pack's effect lines that compile to code."""
-        return executable_share(self.cards)
+        return executable_share(self.files)
 
 
-def executable_share(cards: list[LoweredCard]) -> float:
+def executable_share(files: list[FileStats]) -> float:
     """The share of effect lines that compile to code rather than `rule` text."""
-    total = sum(c.effect_lines for c in cards)
-    rules = sum(c.rule_lines for c in cards)
+    total = sum(f.effect_lines for f in files)
+    rules = sum(f.rule_lines for f in files)
     return 1.0 if total == 0 else (total - rules) / total
 
 
@@ -94,12 +110,12 @@ class CheckReport:
     @property
     def cards(self) -> int:
         """How many card definitions were checked."""
-        return sum(len(p.cards) for p in self.packs)
+        return sum(p.card_count for p in self.packs)
 
     @property
     def executable(self) -> float:
         """The share of effect lines that compile to code rather than `rule` text."""
-        return executable_share([c for p in self.packs for c in p.cards])
+        return executable_share([f for p in self.packs for f in p.files])
 
 
 @dataclass
@@ -155,9 +171,19 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
 
 
 def check_paths(
-    paths: list[Path], ruleset_override: str | None = None, use_cache: bool = True
+    paths: list[Path],
+    ruleset_override: str | None = None,
+    use_cache: bool = True,
+    validate_ir: bool | None = None,
 ) -> CheckReport:
-    """Check every pack the paths name; the report holds all diagnostics of all files."""
+    """Check every pack the paths name; the report holds all diagnostics of all files.
+
+    `validate_ir` also checks every card's IR against the IR schema: it only finds bugs in
+    pillbox itself and costs more than the rest of the check, so it is off unless asked for
+    (or PILLBOX_VALIDATE_IR=1).
+    """
+    if validate_ir is None:
+        validate_ir = os.environ.get("PILLBOX_VALIDATE_IR") == "1"
     report = CheckReport()
     if ruleset_override is not None:
         try:
@@ -167,12 +193,16 @@ def check_paths(
             if first.code == "E0410":
                 raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
     for target in resolve_targets(paths, ruleset_override):
-        report.packs.append(_check_target(target, ruleset_override, report, use_cache))
+        report.packs.append(_check_target(target, ruleset_override, report, use_cache, validate_ir))
     return report
 
 
 def _check_target(
-    target: _Target, ruleset_override: str | None, report: CheckReport, use_cache: bool
+    target: _Target,
+    ruleset_override: str | None,
+    report: CheckReport,
+    use_cache: bool,
+    validate_ir: bool,
 ) -> PackResult:
     pack = target.pack
     if pack is None:
@@ -191,36 +221,96 @@ def _check_target(
         return PackResult(
             pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics]
         )
-    result = PackResult(pack, ruleset)
+    result = _check_pack_files(pack, ruleset, report, use_cache, validate_ir)
+    if target.selected is not None:
+        chosen = {display_path(p) for p in target.selected}
+        result.files = [f for f in result.files if f.file in chosen]
+        result.cards = [c for c in result.cards if c.ir["file"] in chosen]
+        result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
+    return result
+
+
+def _check_pack_files(
+    pack: Pack, ruleset: Ruleset, report: CheckReport, use_cache: bool, validate_ir: bool
+) -> PackResult:
+    """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
     paths, problems = card_files(pack)
-    result.diagnostics.extend(problems)
-    cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
+    texts: dict[str, str] = {}
     for path in paths:
         shown = display_path(path)
         text, problem = read_card_file(path)
         if text is None:
             assert problem is not None
-            result.diagnostics.append(problem)
-            result.files.append(shown)
-            continue
-        report.sources[shown] = text
-        key = _file_key(ruleset, shown, text)
-        cached = cache.get(key) if cache is not None else None
-        file_result = cached or _check_file(ruleset, shown, text)
-        if cache is not None and cached is None:
-            cache.put(key, file_result)
-        result.files.append(shown)
-        result.cards.extend(file_result.cards)
-        result.diagnostics.extend(file_result.diagnostics)
-    result.diagnostics.extend(run_passes(ruleset, result.cards))
+            problems.append(problem)
+        else:
+            texts[shown] = text
+    report.sources.update(texts)
+    keys = {shown: _file_key(ruleset, shown, text, validate_ir) for shown, text in texts.items()}
+    pack_key = _combined_key(keys, problems)
+    cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
+    summary = cache.summary(pack_key) if cache is not None else None
+    cards: list[LoweredCard] = []
+    if summary is None:
+        cards, summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir)
+        if cache is not None:
+            cache.put_summary(pack_key, summary)
+    return PackResult(
+        pack,
+        ruleset,
+        files=[FileStats(**f) for f in summary["files"]],
+        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
+        cards=cards,
+    )
+
+
+def _run_checks(
+    ruleset: Ruleset,
+    texts: dict[str, str],
+    keys: dict[str, str],
+    problems: list[Diagnostic],
+    cache: CheckCache | None,
+    validate_ir: bool,
+) -> tuple[list[LoweredCard], dict[str, Any]]:
+    """Check the files the cache does not know, then run the passes across the pack."""
+    from compiler.passes import PACK_PASSES, run_passes
+    from compiler.pipeline import FileResult, check_files
+
+    results: dict[str, FileResult] = {}
+    missing: list[tuple[str, str]] = []
+    for shown, text in texts.items():
+        cached = cache.get(keys[shown]) if cache is not None else None
+        if cached is not None:
+            results[shown] = FileResult.from_json(cached)
+        else:
+            missing.append((shown, text))
+    for (shown, _), fresh in zip(missing, check_files(ruleset, missing, validate_ir), strict=True):
+        results[shown] = fresh
+        if cache is not None:
+            cache.put(keys[shown], fresh.to_json())
     if cache is not None:
         cache.save()
-    if target.selected is not None:
-        chosen = {display_path(p) for p in target.selected}
-        result.files = [f for f in result.files if f in chosen]
-        result.cards = [c for c in result.cards if c.ir["file"] in chosen]
-        result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
-    return result
+    cards = [card for shown in texts for card in results[shown].cards]
+    diagnostics = problems + [d for shown in texts for d in results[shown].diagnostics]
+    diagnostics += run_passes(ruleset, cards, PACK_PASSES)
+    files = [
+        {
+            "file": shown,
+            "cards": len(results[shown].cards),
+            "effect_lines": sum(c.effect_lines for c in results[shown].cards),
+            "rule_lines": sum(c.rule_lines for c in results[shown].cards),
+        }
+        for shown in texts
+    ]
+    files += [
+        {"file": d.span.file, "cards": 0, "effect_lines": 0, "rule_lines": 0}
+        for d in problems
+        if d.span.file not in texts and d.code in UNREADABLE_FILE_CODES
+    ]
+    return cards, {"files": files, "diagnostics": [d.to_json() for d in diagnostics]}
+
+
+UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})
+"""Problems that stop a card file from being read; the file still counts as checked."""
 
 
 def _remember_source(report: CheckReport, path: Path) -> None:
@@ -239,20 +329,19 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     )
 
 
-def _file_key(ruleset: Ruleset, shown: str, text: str) -> str:
+def _file_key(ruleset: Ruleset, shown: str, text: str, validate_ir: bool) -> str:
     digest = hashlib.sha256()
-    for part in (__version__, ruleset.digest, shown, text):
+    for part in (__version__, ruleset.digest, shown, str(validate_ir), text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()
 
 
-def _check_file(ruleset: Ruleset, shown: str, text: str) -> FileResult:
-    """Parse, lower and schema-check one file; everything here depends on its text alone."""
-    parsed, diagnostics = parse(text, shown)
-    cards, lowering = lower_file(ruleset, parsed, shown)
-    diagnostics.extend(lowering)
-    for card in cards:
-        if not card.has_errors:
-            diagnostics.extend(validate_card(ruleset, card.ir))
-    return FileResult(cards, diagnostics)
+def _combined_key(keys: dict[str, str], problems: list[Diagnostic]) -> str:
+    """One key for the whole pack: every file's key, and the problems met reading them."""
+    digest = hashlib.sha256()
+    for shown, key in keys.items():
+        digest.update(f"{shown}\0{key}\0".encode("utf-8", "surrogatepass"))
+    for problem in problems:
+        digest.update(repr(problem).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()

@@ -74,6 +74,13 @@ def _use_colour(choice: str) -> bool:
 )
 @click.option("--no-cache", is_flag=True, help="Ignore and do not update the check cache.")
 @click.option(
+    "--validate-ir",
+    is_flag=True,
+    default=None,
+    help="Also validate every card's compiled IR against schemas/ir.schema.json "
+    "(finds bugs in pillbox itself; slow). Also on with PILLBOX_VALIDATE_IR=1.",
+)
+@click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
@@ -85,6 +92,7 @@ def check(
     strict: bool,
     ruleset: str | None,
     no_cache: bool,
+    validate_ir: bool | None,
     color: str,
 ) -> None:
     """Check card packs, pack.yaml files or .card files; report every problem in one run."""
@@ -92,7 +100,9 @@ def check(
     from compiler.render import ansi, plain, render_github, render_json, render_text, summary_line
 
     try:
-        report = check_paths(list(paths), ruleset, use_cache=not no_cache)
+        report = check_paths(
+            list(paths), ruleset, use_cache=not no_cache, validate_ir=validate_ir or None
+        )
     except UsageError as error:
         raise click.UsageError(str(error)) from None
     diagnostics = report.diagnostics
@@ -119,7 +129,7 @@ def check(
             emit(
                 summary_line(
                     result.pack.name,
-                    len(result.cards),
+                    result.card_count,
                     len(result.files),
                     result.errors,
                     result.warnings,

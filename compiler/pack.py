@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.schemaerrors import explain
-from compiler.yamlio import YamlError, load_yaml
+from compiler.yamlio import YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
 MANIFEST = "pack.yaml"
@@ -58,8 +58,6 @@ def _pack_validator() -> Any:
 
 def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
     """Read and validate a pack.yaml; on any problem return None and the diagnostics."""
-    from jsonschema.exceptions import relevance
-
     shown = display_path(manifest)
     try:
         raw = manifest.read_bytes()
@@ -72,35 +70,10 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
         ]
     except UnicodeDecodeError as error:
         return None, [decode_error(shown, raw, error)]
-    try:
-        document = load_yaml(text, shown)
-    except YamlError as error:
-        return None, [error.diagnostic]
+    document, problems = load_valid_yaml(text, shown, "pack", _pack_problems)
+    if document is None:
+        return None, problems
     data = document.data
-    if not isinstance(data, dict):
-        return None, [
-            Diagnostic(
-                "E0403",
-                "error",
-                "pack.yaml must be a mapping with pack, title, version and ruleset",
-                Span.whole_file(shown),
-            )
-        ]
-    errors = sorted(_pack_validator().iter_errors(data), key=relevance)
-    if errors:
-        diagnostics = []
-        for schema_error in errors[:20]:
-            message, help_text = explain(schema_error)
-            diagnostics.append(
-                Diagnostic(
-                    "E0403",
-                    "error",
-                    f"pack.yaml: {message}",
-                    document.schema_error_span(schema_error),
-                    help_text,
-                )
-            )
-        return None, diagnostics
     return (
         Pack(
             name=data["pack"],
@@ -115,6 +88,35 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
         ),
         [],
     )
+
+
+def _pack_problems(document: YamlDocument) -> list[Diagnostic]:
+    """Everything wrong with a pack.yaml, as its schema sees it."""
+    from jsonschema.exceptions import relevance
+
+    if not isinstance(document.data, dict):
+        return [
+            Diagnostic(
+                "E0403",
+                "error",
+                "pack.yaml must be a mapping with pack, title, version and ruleset",
+                Span.whole_file(document.file),
+            )
+        ]
+    errors = sorted(_pack_validator().iter_errors(document.data), key=relevance)
+    diagnostics = []
+    for schema_error in errors[:20]:
+        message, help_text = explain(schema_error)
+        diagnostics.append(
+            Diagnostic(
+                "E0403",
+                "error",
+                f"pack.yaml: {message}",
+                document.schema_error_span(schema_error),
+                help_text,
+            )
+        )
+    return diagnostics
 
 
 def find_manifest(start: Path) -> Path | None:

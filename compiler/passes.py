@@ -408,9 +408,8 @@ def _unassigned(
 # ---------------------------------------------------------------- tests
 
 
-def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
-    """Tests choose options the card has and use cards the pack has."""
-    titles = {c.ir["title"] for c in cards}
+def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A test chooses options its own card has."""
     for lowered in cards:
         card = lowered.ir
         options = {o["title"] for o in card.get("options", [])}
@@ -429,6 +428,15 @@ def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[
                         did_you_mean(choose["option"], options)
                         or f"its options are: {', '.join(sorted(options)) or 'none'}",
                     )
+
+
+def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A test uses cards the pack has."""
+    titles = {c.ir["title"] for c in cards}
+    for lowered in cards:
+        card = lowered.ir
+        for test in card["tests"]:
+            for step in test["steps"]:
                 if "use" in step and step["use"] not in titles:
                     yield _error(
                         "E0243",
@@ -438,18 +446,20 @@ def test_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[
                     )
 
 
-PASSES: tuple[Pass, ...] = (
-    outcome_coverage,
-    titles_and_variants,
-    duplicate_options,
-    charts,
-    test_references,
-)
+CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
+"""Passes that look at one card at a time: they run per file, and their results are cached."""
+
+PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses)
+"""Passes that compare cards across the whole pack: they run on every check."""
 
 
-def run_passes(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> list[Diagnostic]:
-    """Run every semantic pass over a pack's cards."""
+def run_passes(
+    ruleset: Ruleset,
+    cards: Sequence[LoweredCard],
+    passes: Sequence[Pass] = CARD_PASSES + PACK_PASSES,
+) -> list[Diagnostic]:
+    """Run semantic passes (by default all of them) over cards."""
     found: list[Diagnostic] = []
-    for semantic_pass in PASSES:
+    for semantic_pass in passes:
         found.extend(semantic_pass(ruleset, cards))
     return found

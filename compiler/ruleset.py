@@ -21,7 +21,7 @@ from compiler.patterns import (
     did_you_mean,
 )
 from compiler.schemaerrors import explain
-from compiler.yamlio import YamlDocument, YamlError, load_yaml
+from compiler.yamlio import YamlDocument, load_valid_yaml
 from dsl.parser import KEYWORDS
 from dsl.spans import Diagnostic, Span
 
@@ -104,6 +104,7 @@ class Ruleset:
     name: str
     title: str
     file: str
+    path: str  # the ruleset file, absolute, for worker processes to load it again
     digest: str
     data: dict[str, Any]
     stats: dict[str, Stat]
@@ -172,6 +173,11 @@ def load_ruleset(reference: str, *, base_dir: Path | None = None) -> Ruleset:
     return _load_cached(str(_resolve(reference, base_dir)))
 
 
+def load_ruleset_file(path: str) -> Ruleset:
+    """Load a ruleset file already found by `load_ruleset` (worker processes do this)."""
+    return _load_cached(path)
+
+
 def _resolve(reference: str, base_dir: Path | None) -> Path:
     if "/" not in reference and not reference.endswith((".yaml", ".yml")):
         bundled = bundled_path(reference)
@@ -207,7 +213,7 @@ def _load_cached(path: str) -> Ruleset:
     top = documents[0]
     merged["ruleset"] = top.data.get("ruleset")
     merged.pop("extends", None)
-    return _build(merged, top, documents)
+    return _build(merged, top, documents, path)
 
 
 def _chain(path: Path, seen: tuple[str, ...]) -> Iterator[YamlDocument]:
@@ -216,16 +222,8 @@ def _chain(path: Path, seen: tuple[str, ...]) -> Iterator[YamlDocument]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise RulesetError([_problem("E0410", f"cannot read ruleset {path}: {error}")]) from None
-    try:
-        document = load_yaml(text, display_path(path))
-    except YamlError as error:
-        raise RulesetError([error.diagnostic]) from None
-    if not isinstance(document.data, dict):
-        raise RulesetError(
-            [_problem("E0412", "a ruleset must be a mapping", Span.whole_file(display_path(path)))]
-        )
-    errors = _schema_errors(document)
-    if errors:
+    document, errors = load_valid_yaml(text, display_path(path), "ruleset", _ruleset_problems)
+    if document is None:
         raise RulesetError(errors)
     yield document
     parent = document.data.get("extends")
@@ -267,8 +265,12 @@ def _ruleset_validator() -> Any:
     return Draft202012Validator(schema)
 
 
-def _schema_errors(document: YamlDocument) -> list[Diagnostic]:
+def _ruleset_problems(document: YamlDocument) -> list[Diagnostic]:
+    """Everything wrong with one ruleset file, as its schema sees it."""
     from jsonschema.exceptions import relevance
+
+    if not isinstance(document.data, dict):
+        return [_problem("E0412", "a ruleset must be a mapping", Span.whole_file(document.file))]
 
     found = sorted(_ruleset_validator().iter_errors(document.data), key=relevance)
     diagnostics = []
@@ -323,7 +325,9 @@ def _limits(value: Any) -> tuple[int, int] | None:
     return (int(value[0]), int(value[1])) if isinstance(value, list) else None
 
 
-def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument]) -> Ruleset:
+def _build(
+    data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument], path: str
+) -> Ruleset:
     builder = _Builder(data, top)
     stats = {
         name: Stat(
@@ -430,6 +434,7 @@ def _build(data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument
         name=str(data.get("ruleset")),
         title=str(data.get("title")),
         file=top.file,
+        path=path,
         digest=hashlib.sha256(digest_source.encode()).hexdigest()[:16],
         data=data,
         stats=stats,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +46,45 @@ class YamlDocument:
                 line, column = found
                 return Span(self.file, line, column, line, column + 1)
         return Span.whole_file(self.file)
+
+    def to_json(self) -> dict[str, Any]:
+        """The data and its positions as plain JSON (the document cache keeps this)."""
+        return {
+            "data": self.data,
+            "positions": [[list(p), *at] for p, at in self.positions.items()],
+            "key_positions": [[list(p), *at] for p, at in self.key_positions.items()],
+        }
+
+    @classmethod
+    def from_json(cls, file: str, payload: dict[str, Any]) -> YamlDocument:
+        """Rebuild a document from `to_json` output."""
+        return cls(
+            file,
+            payload["data"],
+            {tuple(p): (line, column) for p, line, column in payload["positions"]},
+            {tuple(p): (line, column) for p, line, column in payload["key_positions"]},
+        )
+
+
+def load_valid_yaml(
+    text: str, file: str, kind: str, validate: Callable[[YamlDocument], list[Diagnostic]]
+) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    """Read a YAML document and validate it, or take it from the cache if it passed before."""
+    from compiler.cache import remember_document, remembered_document
+
+    payload = remembered_document(kind, text)
+    if payload is not None:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            return YamlDocument.from_json(file, payload), []
+    try:
+        document = load_yaml(text, file)
+    except YamlError as error:
+        return None, [error.diagnostic]
+    problems = validate(document)
+    if problems:
+        return None, problems
+    remember_document(kind, text, document.to_json())
+    return document, []
 
 
 class YamlError(Exception):

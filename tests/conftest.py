@@ -55,3 +55,9 @@ def expectation(path: Path) -> tuple[int, int | None, list[str]]:
     words = [w.strip() for w in found.group(3).split("...") if w.strip()]
     column = int(found.group(2)) if found.group(2) else None
     return int(found.group(1)), column, words
+
+
+@pytest.fixture(autouse=True)
+def validate_ir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every check in the tests also validates the IR against its schema: bugs surface here."""
+    monkeypatch.setenv("PILLBOX_VALIDATE_IR", "1")

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from compiler.check import _check_file
-from compiler.passes import run_passes
+import pytest
+
+import compiler.pipeline
+from compiler.passes import PACK_PASSES, run_passes
+from compiler.pipeline import check_file
 from compiler.ruleset import load_ruleset
 
 
 def codes(text: str) -> list[str]:
     """The diagnostic codes of one file, checked alone and with the pack-wide passes."""
     ruleset = load_ruleset("coma-ward")
-    result = _check_file(ruleset, "t.card", text)
-    found = result.diagnostics + run_passes(ruleset, result.cards)
+    result = check_file(ruleset, "t.card", text)
+    found = result.diagnostics + run_passes(ruleset, result.cards, PACK_PASSES)
     return sorted(d.code for d in found)
 
 
@@ -46,3 +49,15 @@ def test_titles_and_variants_are_checked_before_the_schema() -> None:
 
 def test_open_top_outcome_warning() -> None:
     assert codes(hallucination("check focus { 0..2 { end turn } 3..5 { end turn } }")) == ["W0304"]
+
+
+def test_worker_processes_give_the_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.check import check_paths
+    from tests.conftest import TESTS
+
+    folder = TESTS / "specimens" / "bad"
+    alone = check_paths([folder], use_cache=False)
+    monkeypatch.setattr(compiler.pipeline, "PARALLEL_MIN_BYTES", 0)
+    together = check_paths([folder], use_cache=False)
+    assert together.diagnostics == alone.diagnostics
+    assert together.cards == alone.cards

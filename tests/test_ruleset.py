@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.check import _check_file
 from compiler.irschema import ir_schema, span_for_path, validate_card
 from compiler.patterns import PatternError, compile_pattern
+from compiler.pipeline import check_file
 from compiler.ruleset import RulesetError, load_ruleset
 from tests.conftest import TESTS
 
@@ -83,7 +83,7 @@ def test_ir_schema_has_the_ruleset_names_as_enums() -> None:
 
 def test_valid_ir_passes_the_schema() -> None:
     ruleset = load_ruleset("coma-ward")
-    result = _check_file(ruleset, "items.card", ITEMS)
+    result = check_file(ruleset, "items.card", ITEMS)
     assert result.diagnostics == []
     for card in result.cards:
         assert list(validate_card(ruleset, card.ir)) == []
@@ -91,7 +91,7 @@ def test_valid_ir_passes_the_schema() -> None:
 
 def test_schema_errors_map_back_to_the_card_line() -> None:
     ruleset = load_ruleset("coma-ward")
-    cards = _check_file(ruleset, "items.card", ITEMS).cards
+    cards = check_file(ruleset, "items.card", ITEMS).cards
     granola = next(c.ir for c in cards if c.ir["title"] == "Granola Bar")
     broken = copy.deepcopy(granola)
     broken["blocks"][0]["effects"][1]["args"]["stat"] = "sanity"

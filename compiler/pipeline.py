@@ -1,0 +1,96 @@
+"""The per-file stage of checking: parse, lower, card passes, and optionally the IR schema.
+
+Everything here depends only on the ruleset and the file's text, so its results are cached per
+file, and a cold check of many files runs them in parallel processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.lower import LoweredCard
+from compiler.ruleset import Ruleset, load_ruleset_file
+from dsl.spans import Diagnostic
+
+PARALLEL_MIN_BYTES = 256_000
+"""Below this much uncached text, starting worker processes costs more than it saves."""
+
+
+@dataclass
+class FileResult:
+    """What checking one file on its own found: its cards' IR and its diagnostics."""
+
+    cards: list[LoweredCard]
+    diagnostics: list[Diagnostic]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data, for the cache and for worker processes."""
+        return {
+            "cards": [
+                {
+                    "ir": c.ir,
+                    "effect_lines": c.effect_lines,
+                    "rule_lines": c.rule_lines,
+                    "has_errors": c.has_errors,
+                }
+                for c in self.cards
+            ],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileResult:
+        """Rebuild a result from plain data; the AST is not kept, the IR is enough."""
+        cards = [
+            LoweredCard(None, c["ir"], c["effect_lines"], c["rule_lines"], c["has_errors"])
+            for c in data["cards"]
+        ]
+        return cls(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])
+
+
+def check_file(ruleset: Ruleset, shown: str, text: str, validate_ir: bool = False) -> FileResult:
+    """Parse and lower one file and run the passes that look at one card at a time."""
+    from compiler.lower import lower_file
+    from compiler.passes import CARD_PASSES, run_passes
+    from dsl.parser import parse
+
+    parsed, diagnostics = parse(text, shown)
+    cards, lowering = lower_file(ruleset, parsed, shown)
+    diagnostics.extend(lowering)
+    diagnostics.extend(run_passes(ruleset, cards, CARD_PASSES))
+    if validate_ir:
+        from compiler.irschema import validate_card
+
+        for card in cards:
+            if not card.has_errors:
+                diagnostics.extend(validate_card(ruleset, card.ir))
+    return FileResult(cards, diagnostics)
+
+
+def check_files(
+    ruleset: Ruleset, jobs: Sequence[tuple[str, str]], validate_ir: bool = False
+) -> list[FileResult]:
+    """Check (path, text) pairs, in worker processes when there is enough to gain."""
+    workers = min(os.cpu_count() or 1, len(jobs), 8)
+    if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [
+                    pool.submit(_work, ruleset.path, shown, text, validate_ir)
+                    for shown, text in jobs
+                ]
+                return [FileResult.from_json(f.result()) for f in futures]
+        except (OSError, BrokenProcessPool):
+            pass  # no processes to be had here: do the work in this one
+    return [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
+
+
+def _work(ruleset_path: str, shown: str, text: str, validate_ir: bool) -> dict[str, Any]:
+    """Run in a worker process: results travel back as plain data."""
+    ruleset = load_ruleset_file(ruleset_path)
+    return check_file(ruleset, shown, text, validate_ir).to_json()
