@@ -22,6 +22,7 @@ test: $(STAMP) lint unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check dsl compiler runtime tests bench
+	$(BIN)/ruff format --check --quiet dsl compiler runtime tests bench
 	$(BIN)/mypy
 
 unit: $(STAMP)
