@@ -345,4 +345,3 @@ class File:
 
     path: str
     cards: tuple[Card, ...]
-
