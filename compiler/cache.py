@@ -13,6 +13,7 @@ reads only that small file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import hashlib
 import json
@@ -20,12 +21,38 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from compiler import __version__
 
 _FORMAT = 2
+_ENABLED = [True]
+
+
+@contextlib.contextmanager
+def enabled(on: bool) -> Iterator[None]:
+    """Within this block, read and write the caches only if `on` (`--no-cache` turns it off)."""
+    before = _ENABLED[0]
+    _ENABLED[0] = on
+    try:
+        yield
+    finally:
+        _ENABLED[0] = before
+
+
+@functools.cache
+def tool_fingerprint() -> str:
+    """A hash of pillbox's own code and data: any edit to them makes every cache entry stale."""
+    digest = hashlib.sha256(__version__.encode())
+    for package in ("dsl", "compiler", "schemas", "content"):
+        root = Path(str(resources.files(package)))
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".lark", ".json", ".yaml") and path.is_file():
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
 
 
 def cache_dir() -> Path:
@@ -92,7 +119,7 @@ class CheckCache:
     def open(cls, pack_root: Path, ruleset_digest: str) -> CheckCache:
         """The cache of a pack, for one ruleset and this version of pillbox."""
         name = hashlib.sha256(str(pack_root.resolve()).encode()).hexdigest()[:24]
-        stamp = {"format": _FORMAT, "version": __version__, "ruleset": ruleset_digest}
+        stamp = {"format": _FORMAT, "tool": tool_fingerprint(), "ruleset": ruleset_digest}
         return cls(cache_dir() / f"check-{name}", stamp)
 
     def summary(self, key: str) -> dict[str, Any] | None:
@@ -134,6 +161,8 @@ MAX_DOCUMENTS = 64
 
 def remembered_document(kind: str, text: str) -> dict[str, Any] | None:
     """A YAML document (pack.yaml, a ruleset) that passed its schema before, as plain data."""
+    if not _ENABLED[0]:
+        return None
     found = _read(cache_dir() / "documents.json", _document_stamp())
     if not isinstance(found, dict):
         return None
@@ -143,6 +172,8 @@ def remembered_document(kind: str, text: str) -> dict[str, Any] | None:
 
 def remember_document(kind: str, text: str, payload: dict[str, Any]) -> None:
     """Keep a document that passed its schema, so the next run skips YAML and the schema."""
+    if not _ENABLED[0]:
+        return
     path = cache_dir() / "documents.json"
     found = _read(path, _document_stamp())
     entries = dict(found) if isinstance(found, dict) else {}
@@ -153,7 +184,7 @@ def remember_document(kind: str, text: str, payload: dict[str, Any]) -> None:
 
 
 def _document_stamp() -> dict[str, Any]:
-    return {"format": _FORMAT, "version": __version__}
+    return {"format": _FORMAT, "tool": tool_fingerprint()}
 
 
 def _document_key(kind: str, text: str) -> str:

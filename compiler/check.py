@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compiler import __version__
-from compiler.cache import CheckCache
+from compiler.cache import CheckCache, tool_fingerprint
+from compiler.cache import enabled as cache_enabled
 from compiler.pack import (
     MANIFEST,
     Pack,
@@ -19,6 +18,7 @@ from compiler.pack import (
     find_manifest,
     load_pack,
     read_card_file,
+    read_manifest,
 )
 from compiler.ruleset import Ruleset, RulesetError, load_ruleset
 from dsl.spans import Diagnostic, Span
@@ -164,8 +164,7 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
                 target.selected.add(path.resolve())
     for root, files in loose.items():
         assert ruleset_override is not None
-        pack = Pack.loose(root, ruleset_override)
-        pack.sources = tuple(str(f.relative_to(root)) for f in sorted(files))
+        pack = Pack.loose(root, ruleset_override, tuple(sorted(files)))
         targets[root / MANIFEST] = _Target(pack, None, None)
     return list(targets.values())
 
@@ -187,13 +186,17 @@ def check_paths(
     report = CheckReport()
     if ruleset_override is not None:
         try:
-            load_ruleset(ruleset_override)
+            with cache_enabled(use_cache):
+                load_ruleset(ruleset_override)
         except RulesetError as error:
             first = error.diagnostics[0]
             if first.code == "E0410":
                 raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
-    for target in resolve_targets(paths, ruleset_override):
-        report.packs.append(_check_target(target, ruleset_override, report, use_cache, validate_ir))
+    with cache_enabled(use_cache):
+        for target in resolve_targets(paths, ruleset_override):
+            report.packs.append(
+                _check_target(target, ruleset_override, report, use_cache, validate_ir)
+            )
     return report
 
 
@@ -207,10 +210,14 @@ def _check_target(
     pack = target.pack
     if pack is None:
         assert target.manifest is not None
-        _remember_source(report, target.manifest)
-        pack, problems = load_pack(target.manifest)
+        stand_in = Pack.loose(target.manifest.parent, ruleset_override or "?")
+        text, problem = read_manifest(target.manifest)
+        if text is None:
+            assert problem is not None
+            return PackResult(stand_in, None, diagnostics=[problem])
+        report.sources[display_path(target.manifest)] = text
+        pack, problems = load_pack(target.manifest, text)
         if pack is None:
-            stand_in = Pack.loose(target.manifest.parent, ruleset_override or "?")
             return PackResult(stand_in, None, diagnostics=problems)
     try:
         if ruleset_override is not None:
@@ -221,9 +228,29 @@ def _check_target(
         return PackResult(
             pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics]
         )
-    result = _check_pack_files(pack, ruleset, report, use_cache, validate_ir)
+    paths, problems = card_files(pack)
+    if not paths and not problems:
+        problems.append(
+            Diagnostic(
+                "W0409",
+                "warning",
+                f"pack {pack.name!r} has no card files",
+                pack.sources_spans[0]
+                if pack.sources_spans
+                else Span.whole_file(display_path(pack.manifest)),
+                "card files end in .card; 'sources' in pack.yaml says where they are",
+            )
+        )
+    result = _check_pack_files(pack, ruleset, paths, problems, report, use_cache, validate_ir)
     if target.selected is not None:
-        chosen = {display_path(p) for p in target.selected}
+        by_resolved = {p.resolve(): display_path(p) for p in paths}
+        outside = sorted(str(p) for p in target.selected if p not in by_resolved)
+        if outside:
+            raise UsageError(
+                f"{outside[0]} is not one of the card files of pack {pack.name!r} "
+                f"(see 'sources' in {display_path(pack.manifest)})"
+            )
+        chosen = {by_resolved[p] for p in target.selected}
         result.files = [f for f in result.files if f.file in chosen]
         result.cards = [c for c in result.cards if c.ir["file"] in chosen]
         result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
@@ -231,10 +258,15 @@ def _check_target(
 
 
 def _check_pack_files(
-    pack: Pack, ruleset: Ruleset, report: CheckReport, use_cache: bool, validate_ir: bool
+    pack: Pack,
+    ruleset: Ruleset,
+    paths: list[Path],
+    problems: list[Diagnostic],
+    report: CheckReport,
+    use_cache: bool,
+    validate_ir: bool,
 ) -> PackResult:
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
-    paths, problems = card_files(pack)
     texts: dict[str, str] = {}
     for path in paths:
         shown = display_path(path)
@@ -313,12 +345,6 @@ UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})
 """Problems that stop a card file from being read; the file still counts as checked."""
 
 
-def _remember_source(report: CheckReport, path: Path) -> None:
-    """Keep a YAML file's text so its diagnostics can show the line."""
-    with contextlib.suppress(OSError):
-        report.sources[display_path(path)] = path.read_text(encoding="utf-8", errors="replace")
-
-
 def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     """Ruleset problems found before any file is known point at the pack.yaml."""
     if diagnostic.span.file != "pack.yaml":
@@ -331,7 +357,7 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
 
 def _file_key(ruleset: Ruleset, shown: str, text: str, validate_ir: bool) -> str:
     digest = hashlib.sha256()
-    for part in (__version__, ruleset.digest, shown, str(validate_ir), text):
+    for part in (tool_fingerprint(), ruleset.digest, shown, str(validate_ir), text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()

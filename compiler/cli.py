@@ -27,6 +27,11 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("pillbox: interrupted", err=True)
             ctx.exit(130)
+        except BrokenPipeError:
+            # The reader went away (`pillbox check | head`): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(EXIT_CONTENT)
         except BaseException as error:
             if isinstance(error, SystemExit):
                 raise

@@ -16,6 +16,7 @@ from compiler.patterns import (
 )
 from compiler.ruleset import Kind, Ruleset
 from dsl import nodes as n
+from dsl.parser import STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
@@ -196,11 +197,15 @@ class Lowerer:
             allowed = self._property_heads(kind)
             if not misses:
                 written = n.atom_source(phrase.atoms[0])
+                suggestion = did_you_mean(written, allowed)
+                for name in kind.properties:
+                    if suggestion == did_you_mean(written, [self._head(name)]):
+                        property_spans.setdefault(name, phrase.span)  # misspelt, not missing
                 self.error(
                     "E0211",
                     f"'{written}' is not a property of {kind.name} cards",
                     phrase.atoms[0].span,
-                    did_you_mean(written, allowed)
+                    suggestion
                     or f"{kind.name} cards take: {', '.join(allowed) or 'no properties'}",
                 )
                 return
@@ -234,8 +239,11 @@ class Lowerer:
         args = found.args
         ir["properties"][name] = next(iter(args.values())) if len(args) == 1 else (args or True)
 
+    def _head(self, property_name: str) -> str:
+        return self.ruleset.properties.by_name[property_name].head
+
     def _property_heads(self, kind: Kind) -> list[str]:
-        return [self.ruleset.properties.by_name[p].head for p in kind.properties]
+        return [self._head(p) for p in kind.properties]
 
     def _block_headers(self, kind: Kind) -> str:
         headers = [self.ruleset.blocks.by_name[b].source for b in kind.blocks]
@@ -247,17 +255,21 @@ class Lowerer:
         found, misses = self.ruleset.blocks.lookup(statement.header)
         if found is None:
             allowed = [self.ruleset.blocks.by_name[b].source for b in kind.blocks]
-            if misses:
+            written = statement.header.words
+            # A near miss of one of this kind's headers is the likeliest story; then a
+            # misspelt keyword (`optoin "A" {`); then whatever pattern got furthest.
+            first = statement.header.atoms[0]
+            keyword = did_you_mean(n.atom_source(first), sorted(STATEMENT_KEYWORDS))
+            suggestion = did_you_mean(written, allowed)
+            if suggestion is None and misses and keyword is None:
                 self.report_miss(self.ruleset.blocks, statement.header, misses)
-            else:
-                written = statement.header.words
-                self.error(
-                    "E0216",
-                    f"unknown block '{written}'",
-                    statement.header.span,
-                    did_you_mean(written, allowed)
-                    or f"{kind.name} cards take: {self._block_headers(kind)}",
-                )
+                return
+            self.error(
+                "E0216",
+                f"unknown block '{written}'",
+                statement.header.span,
+                suggestion or keyword or f"{kind.name} cards take: {self._block_headers(kind)}",
+            )
             return
         name = found.pattern.name
         if name not in kind.blocks:
@@ -674,11 +686,11 @@ class Lowerer:
         if not isinstance(last, n.Integer):
             self.error("E0241", f"expected a number, found {n.atom_source(last)!r}", last.span)
             return None
-        stat = value["args"].get("stat")
-        if isinstance(stat, str):
-            low, high = self.ruleset.stat_range(stat)
-            if not low <= last.value <= high:
-                self.report(out_of_range(last.value, low, high, stat, last.span))
+        for stat in value["args"].values():
+            if isinstance(stat, str) and stat in self.ruleset.stat_names:
+                low, high = self.ruleset.stat_range(stat)
+                if not low <= last.value <= high:
+                    self.report(out_of_range(last.value, low, high, stat, last.span))
         return {"set": {"target": value, "to": last.value}, "at": where}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.schemaerrors import explain
-from compiler.yamlio import YamlDocument, load_valid_yaml
+from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
 MANIFEST = "pack.yaml"
@@ -41,11 +41,14 @@ class Pack:
     sources: tuple[str, ...] = DEFAULT_SOURCES
     print_settings: dict[str, Any] = field(default_factory=dict)
     ruleset_span: Span | None = None  # where pack.yaml names the ruleset
+    sources_spans: tuple[Span, ...] = ()
+    listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
 
     @classmethod
-    def loose(cls, root: Path, ruleset: str) -> Pack:
+    def loose(cls, root: Path, ruleset: str, files: tuple[Path, ...] = ()) -> Pack:
         """A stand-in pack for card files checked without a pack.yaml."""
-        return cls(root.name or "cards", "loose card files", "0", root, root / MANIFEST, ruleset)
+        name = root.name or "cards"
+        return cls(name, "loose card files", "0", root, root / MANIFEST, ruleset, listed=files)
 
 
 @cache
@@ -56,24 +59,42 @@ def _pack_validator() -> Any:
     return Draft202012Validator(json.loads(text))
 
 
-def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
-    """Read and validate a pack.yaml; on any problem return None and the diagnostics."""
+def read_manifest(manifest: Path) -> tuple[str | None, Diagnostic | None]:
+    """Read a pack.yaml as text: a regular file of its own folder, not a link out, not huge."""
     shown = display_path(manifest)
     try:
-        raw = manifest.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except OSError as error:
-        return None, [
-            Diagnostic(
-                "E0402", "error", f"cannot read {shown}: {error.strerror}", Span.whole_file(shown)
+        resolved = manifest.resolve()
+        if resolved.parent != manifest.parent.resolve() or not resolved.is_file():
+            return None, Diagnostic(
+                "E0404",
+                "error",
+                f"{shown} is not a plain file in the pack folder (a link elsewhere?); "
+                "it is not read",
+                Span.whole_file(shown),
             )
-        ]
+        if resolved.stat().st_size > MAX_YAML_BYTES:
+            return None, Diagnostic(
+                "E0406", "error", "this pack.yaml is too large", Span.whole_file(shown)
+            )
+        raw = resolved.read_bytes()
+    except OSError as error:
+        return None, Diagnostic(
+            "E0402", "error", f"cannot read {shown}: {error.strerror}", Span.whole_file(shown)
+        )
+    try:
+        return _normalise(raw.decode("utf-8-sig")), None
     except UnicodeDecodeError as error:
-        return None, [decode_error(shown, raw, error)]
+        return None, decode_error(shown, raw, error)
+
+
+def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]:
+    """Validate a pack.yaml's text; on any problem return None and the diagnostics."""
+    shown = display_path(manifest)
     document, problems = load_valid_yaml(text, shown, "pack", _pack_problems)
     if document is None:
         return None, problems
     data = document.data
+    sources = tuple(data.get("sources", DEFAULT_SOURCES))
     return (
         Pack(
             name=data["pack"],
@@ -82,9 +103,10 @@ def load_pack(manifest: Path) -> tuple[Pack | None, list[Diagnostic]]:
             root=manifest.parent,
             manifest=manifest,
             ruleset=data["ruleset"],
-            sources=tuple(data.get("sources", DEFAULT_SOURCES)),
+            sources=sources,
             print_settings=dict(data.get("print", {})),
             ruleset_span=document.span(("ruleset",)),
+            sources_spans=tuple(document.span(("sources", i)) for i in range(len(sources))),
         ),
         [],
     )
@@ -130,22 +152,39 @@ def find_manifest(start: Path) -> Path | None:
 
 
 def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
-    """The pack's card files, sorted; files that resolve outside the pack are refused."""
+    """The pack's card files, sorted; files outside the pack or in a pack of their own are not."""
+    if pack.listed is not None:
+        return [p for p in pack.listed if p.is_file()], []
     root = pack.root.resolve()
+    manifest_span = Span.whole_file(display_path(pack.manifest))
     found: dict[Path, None] = {}
     problems: list[Diagnostic] = []
-    for pattern in pack.sources:
-        for path in sorted(pack.root.glob(pattern)):
-            if not path.is_file():
+    own_pack: dict[Path, bool] = {}
+    for index, pattern in enumerate(pack.sources):
+        where = pack.sources_spans[index] if index < len(pack.sources_spans) else manifest_span
+        try:
+            matches = sorted(pack.root.glob(pattern))
+        except (ValueError, IndexError, AttributeError, NotImplementedError, OSError) as error:
+            problems.append(
+                Diagnostic(
+                    "E0403",
+                    "error",
+                    f"pack.yaml: the sources pattern {pattern!r} cannot be used: {error}",
+                    where,
+                    "write patterns like '**/*.card' or 'cards/*.card'",
+                )
+            )
+            continue
+        for path in matches:
+            if not path.is_file() or _in_nested_pack(path, pack.root, own_pack):
                 continue
-            resolved = path.resolve()
-            if root not in resolved.parents:
+            if root not in path.resolve().parents:
                 problems.append(
                     Diagnostic(
                         "E0404",
                         "error",
                         f"{display_path(path)} lies outside the pack folder; it is not read",
-                        Span.whole_file(display_path(pack.manifest)),
+                        where,
                     )
                 )
                 continue
@@ -156,11 +195,28 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
                         "E0405",
                         "error",
                         f"the pack has more than {MAX_FILES} card files",
-                        Span.whole_file(display_path(pack.manifest)),
+                        manifest_span,
                     )
                 )
                 return list(found), problems
     return list(found), problems
+
+
+def _in_nested_pack(path: Path, root: Path, memo: dict[Path, bool]) -> bool:
+    """A card file below another pack.yaml belongs to that pack, not this one."""
+    folder = path.parent
+    while folder != root and root in folder.parents:
+        if folder not in memo:
+            memo[folder] = (folder / MANIFEST).is_file()
+        if memo[folder]:
+            return True
+        folder = folder.parent
+    return False
+
+
+def _normalise(text: str) -> str:
+    """Every line ending becomes a newline, so lines and columns are the same everywhere."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_card_file(path: Path) -> tuple[str | None, Diagnostic | None]:
@@ -180,9 +236,20 @@ def read_card_file(path: Path) -> tuple[str | None, Diagnostic | None]:
             "E0402", "error", f"cannot read this file: {error.strerror}", Span.whole_file(shown)
         )
     try:
-        return raw.decode("utf-8-sig").replace("\r\n", "\n"), None
+        text = _normalise(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
         return None, decode_error(shown, raw, error)
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        return None, Diagnostic(
+            "E0407",
+            "error",
+            "this file holds a NUL byte: it looks like a binary file, not card text",
+            Span(shown, line, column, line, column + 1),
+        )
+    return text, None
 
 
 def decode_error(shown: str, raw: bytes, error: UnicodeDecodeError) -> Diagnostic:

@@ -6,7 +6,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 
-from compiler.lower import IR, LoweredCard
+from compiler.lower import IR, MAX_DICE, MAX_DIE_SIDES, LoweredCard
 from compiler.patterns import did_you_mean, with_article
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
@@ -164,6 +164,8 @@ def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator
                 continue
             if "roll" in effect:
                 count, sides = body["dice"]["count"], body["dice"]["sides"]
+                if not (1 <= count <= MAX_DICE and 2 <= sides <= MAX_DIE_SIDES):
+                    continue  # already reported as out of range
                 notation = f"{count if count != 1 else ''}d{sides}"
                 yield from _coverage(card, effect, f"roll {notation}", count, count * sides, None)
             elif body["procedure"] is not None:

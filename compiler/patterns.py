@@ -332,10 +332,12 @@ def out_of_range(value: int, low: int, high: int, label: str, span: Span) -> Pro
 def unknown_word(kind: SlotType, atom: n.Atom) -> Problem:
     """The problem of a word that is not in a slot's vocabulary, with a suggestion."""
     written = n.atom_source(atom)
+    words = sorted(kind.words)
+    listing = f"{kind.label}s here: {', '.join(words)}" if 0 < len(words) <= 12 else None
     return Problem(
         f"'{written}' is not {with_article(kind.label)} this ruleset knows",
         atom.span,
-        help=did_you_mean(written, kind.words),
+        help=did_you_mean(written, kind.words) or listing,
     )
 
 

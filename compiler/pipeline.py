@@ -15,10 +15,13 @@ from typing import Any
 
 from compiler.lower import LoweredCard
 from compiler.ruleset import Ruleset, load_ruleset_file
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 
 PARALLEL_MIN_BYTES = 256_000
 """Below this much uncached text, starting worker processes costs more than it saves."""
+
+LAST_RUN_WORKERS = [0]
+"""How many processes the last `check_files` used (1: this one); tests read it."""
 
 
 @dataclass
@@ -63,6 +66,16 @@ def check_file(ruleset: Ruleset, shown: str, text: str, validate_ir: bool = Fals
     cards, lowering = lower_file(ruleset, parsed, shown)
     diagnostics.extend(lowering)
     diagnostics.extend(run_passes(ruleset, cards, CARD_PASSES))
+    if not parsed.cards and not diagnostics:
+        diagnostics.append(
+            Diagnostic(
+                "W0408",
+                "warning",
+                "this file holds no cards",
+                Span.whole_file(shown),
+                'a card starts with its kind and title, e.g. item "Name" { ... }',
+            )
+        )
     if validate_ir:
         from compiler.irschema import validate_card
 
@@ -84,9 +97,12 @@ def check_files(
                     pool.submit(_work, ruleset.path, shown, text, validate_ir)
                     for shown, text in jobs
                 ]
-                return [FileResult.from_json(f.result()) for f in futures]
+                results = [FileResult.from_json(f.result()) for f in futures]
+            LAST_RUN_WORKERS[0] = workers
+            return results
         except (OSError, BrokenProcessPool):
             pass  # no processes to be had here: do the work in this one
+    LAST_RUN_WORKERS[0] = 1
     return [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from compiler.pack import display_path
 from compiler.patterns import (
+    Literal,
     Pattern,
     PatternError,
     PatternTable,
@@ -21,14 +22,9 @@ from compiler.patterns import (
     did_you_mean,
 )
 from compiler.schemaerrors import explain
-from compiler.yamlio import YamlDocument, load_valid_yaml
-from dsl.parser import KEYWORDS
+from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
+from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
-
-CONTROL_FORMS = frozenset(
-    {"option", "choose", "may", "if", "check", "roll", "repeat", "say", "rule", "test"}
-)
-"""Effect names the grammar owns; a ruleset's verbs may not take them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,8 +200,21 @@ def _problem(code: str, message: str, span: Span | None = None) -> Diagnostic:
     return Diagnostic(code, "error", message, span or Span.whole_file("pack.yaml"))
 
 
-@cache
 def _load_cached(path: str) -> Ruleset:
+    return _load_versioned(path, *_file_version(Path(path)))
+
+
+def _file_version(path: Path) -> tuple[int, int]:
+    """What tells an edited ruleset file from the one loaded before: its mtime and size."""
+    try:
+        status = path.stat()
+    except OSError:
+        return (0, 0)
+    return (status.st_mtime_ns, status.st_size)
+
+
+@cache
+def _load_versioned(path: str, mtime: int, size: int) -> Ruleset:
     documents = list(_chain(Path(path), seen=()))
     merged: dict[str, Any] = {}
     for document in reversed(documents):
@@ -216,32 +225,44 @@ def _load_cached(path: str) -> Ruleset:
     return _build(merged, top, documents, path)
 
 
-def _chain(path: Path, seen: tuple[str, ...]) -> Iterator[YamlDocument]:
+def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
     """Yield a ruleset document and then each one it extends."""
+    shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise RulesetError([_problem("E0412", f"the ruleset {shown} is too large")])
+        text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
     except (OSError, UnicodeDecodeError) as error:
-        raise RulesetError([_problem("E0410", f"cannot read ruleset {path}: {error}")]) from None
+        raise RulesetError([_problem("E0410", f"cannot read ruleset {shown}: {error}")]) from None
     document, errors = load_valid_yaml(text, display_path(path), "ruleset", _ruleset_problems)
     if document is None:
         raise RulesetError(errors)
     yield document
     parent = document.data.get("extends")
     if parent is not None:
-        if parent in seen:
-            raise RulesetError([_problem("E0412", f"ruleset {parent!r} extends itself")])
         parent_path = bundled_path(parent)
         if parent_path is None:
+            known = bundled_names()
             raise RulesetError(
                 [
-                    _problem(
+                    Diagnostic(
                         "E0410",
+                        "error",
                         f"extends {parent!r}, which is not a bundled ruleset",
                         document.span(("extends",)),
+                        did_you_mean(parent, known) or f"bundled rulesets: {', '.join(known)}",
                     )
                 ]
             )
-        yield from _chain(parent_path, (*seen, str(document.data.get("ruleset"))))
+        if parent_path.resolve() in (*seen, path.resolve()):
+            raise RulesetError(
+                [
+                    _problem(
+                        "E0412", f"ruleset {parent!r} extends itself", document.span(("extends",))
+                    )
+                ]
+            )
+        yield from _chain(parent_path, (*seen, path.resolve()))
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -313,12 +334,26 @@ class _Builder:
             except PatternError as error:
                 self.error(str(error), (section, name))
                 continue
-            if section == "verbs" and (name in CONTROL_FORMS or pattern.first_word in KEYWORDS):
+            clash = _reserved_word(section, pattern)
+            if clash is not None:
                 self.error(
-                    f"verb {name!r} collides with a word the grammar reserves", (section, name)
+                    f"{section} entry {name!r} uses {clash!r}, a word the grammar reserves "
+                    "there; no card line could ever match it",
+                    (section, name),
                 )
             patterns.append(pattern)
         return PatternTable.build(section, patterns)
+
+
+def _reserved_word(section: str, pattern: Pattern) -> str | None:
+    """The grammar's word a pattern cannot contain where its phrases are written, if any."""
+    if section in ("values", "conditions"):
+        words = [e.word for e in pattern.elements if isinstance(e, Literal)]
+        return next((w for w in words if w in CONDITION_KEYWORDS), None)
+    if section in ("verbs", "modifiers", "properties", "blocks"):
+        first = pattern.first_word
+        return first if first in STATEMENT_KEYWORDS else None
+    return None
 
 
 def _limits(value: Any) -> tuple[int, int] | None:
@@ -335,6 +370,17 @@ def _build(
         )
         for name, s in (data.get("stats") or {}).items()
     }
+    for name, stat in stats.items():
+        if not stat.low <= stat.start <= stat.high:
+            builder.error(
+                f"stat {name!r} must have min <= start <= max, not {stat.low}, {stat.start}, "
+                f"{stat.high}",
+                ("stats", name),
+            )
+        if stat.above_max is not None and stat.above_max not in stats:
+            builder.error(
+                f"stat {name!r} overflows into unknown stat {stat.above_max!r}", ("stats", name)
+            )
     derived: dict[str, Derived] = {}
     for name, d in (data.get("derived") or {}).items():
         if d["from"] not in stats:
@@ -360,6 +406,11 @@ def _build(
     for name, s in (data.get("slots") or {}).items():
         if s is None:
             continue
+        for limit in ("integer", "signed"):
+            if limit in s and s[limit][0] > s[limit][1]:
+                builder.error(
+                    f"slot {name!r} has its {limit} limits the wrong way round", ("slots", name)
+                )
         vocabulary = s.get("vocabulary")
         if vocabulary is not None and vocabulary not in vocabularies:
             builder.error(f"slot {name!r} uses unknown vocabulary {vocabulary!r}", ("slots", name))

@@ -40,10 +40,52 @@ def _enum(error: Any) -> Explanation:
     )
 
 
+_YAML_WORDS = {
+    "string": "a text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "empty",
+}
+
+
+def _yaml_word(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "true or false"
+    names = {str: "string", int: "integer", float: "number", list: "array", dict: "object"}
+    return _YAML_WORDS[names.get(type(value), "string")]
+
+
 def _type(error: Any) -> Explanation:
-    wanted = error.validator_value
-    wanted_text = " or ".join(wanted) if isinstance(wanted, list) else str(wanted)
-    return f"{_where(error)} must be {wanted_text}, not {type(error.instance).__name__}", None
+    wanted = (
+        error.validator_value
+        if isinstance(error.validator_value, list)
+        else [error.validator_value]
+    )
+    wanted_text = " or ".join(_YAML_WORDS.get(str(w), str(w)) for w in wanted)
+    help_text: str | None = None
+    if (
+        "string" in wanted
+        and isinstance(error.instance, (int, float))
+        and not isinstance(error.instance, bool)
+    ):
+        help_text = f'put it in quotes: "{error.instance}"'
+    elif "array" in wanted and isinstance(error.instance, str):
+        help_text = f'write a list: ["{error.instance}"]'
+    return f"{_where(error)} must be {wanted_text}, not {_yaml_word(error.instance)}", help_text
+
+
+def _not(error: Any) -> Explanation:
+    reason = (
+        error.validator_value.get("description")
+        if isinstance(error.validator_value, dict)
+        else None
+    )
+    return f"{error.instance!r} is not allowed in {_where(error)}", reason
 
 
 def _pattern(error: Any) -> Explanation:
@@ -62,6 +104,7 @@ _EXPLAINERS: dict[str, Callable[[Any], Explanation]] = {
     "enum": _enum,
     "const": _enum,
     "type": _type,
+    "not": _not,
     "pattern": _pattern,
     "minimum": _bounds,
     "maximum": _bounds,

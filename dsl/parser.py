@@ -21,30 +21,16 @@ from dsl.spans import Diagnostic, Span
 MAX_NESTING = 64
 """Blocks may nest this deep; deeper input is refused with a diagnostic."""
 
-KEYWORDS = frozenset(
-    (
-        "option",
-        "choose",
-        "may",
-        "if",
-        "else",
-        "check",
-        "roll",
-        "repeat",
-        "say",
-        "rule",
-        "test",
-        "variant",
-        "given",
-        "use",
-        "dice",
-        "expect",
-        "and",
-        "or",
-        "not",
-    )
+STATEMENT_KEYWORDS = frozenset(
+    ("option", "choose", "may", "if", "else", "check", "roll", "repeat", "say", "rule", "test")
 )
-"""Words the grammar reserves; a ruleset's vocabulary cannot start a line with them."""
+"""Words that start a control form; no vocabulary phrase can start with one."""
+
+CONDITION_KEYWORDS = frozenset(("and", "or", "not"))
+"""Words that join conditions; no value or condition phrase can contain one."""
+
+KEYWORDS = STATEMENT_KEYWORDS | CONDITION_KEYWORDS | {"variant", "given", "use", "dice", "expect"}
+"""Every word the grammar knows; where each is reserved depends on the context."""
 
 # Lark's names for terminals, as a designer would say them.
 _TERMINAL_NAMES = {
@@ -502,11 +488,20 @@ def _unclosed(ctx: _ParseContext, text: str) -> Diagnostic:
     line = before.count("\n") + 1 + ctx.line_offset
     column = header.start() - (before.rfind("\n") + 1) + 1
     end_column = column + header.end() - header.start()
+    span = Span(ctx.file, line, column, line, end_column)
+    if "{" not in text[header.end() :]:
+        return Diagnostic(
+            "E0103",
+            "error",
+            f"card {header.group(2)} has no body: the file ends before its '{{'",
+            span,
+            help="write the card's lines between { and }",
+        )
     return Diagnostic(
         "E0103",
         "error",
         f"card {header.group(2)} is not closed: its '{{' has no matching '}}'",
-        Span(ctx.file, line, column, line, end_column),
+        span,
         help="add the missing '}' at the end of the card",
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import compiler.pipeline
@@ -58,6 +60,17 @@ def test_worker_processes_give_the_same_report(monkeypatch: pytest.MonkeyPatch) 
     folder = TESTS / "specimens" / "bad"
     alone = check_paths([folder], use_cache=False)
     monkeypatch.setattr(compiler.pipeline, "PARALLEL_MIN_BYTES", 0)
+    workers: list[int] = []
+    real_check_files = compiler.pipeline.check_files
+
+    def spy(*args: object, **kwargs: object) -> object:
+        results = real_check_files(*args, **kwargs)  # type: ignore[arg-type]
+        workers.append(compiler.pipeline.LAST_RUN_WORKERS[0])
+        return results
+
+    monkeypatch.setattr(compiler.pipeline, "check_files", spy)
     together = check_paths([folder], use_cache=False)
+    if (os.cpu_count() or 1) > 1:
+        assert workers and workers[0] > 1, "the worker processes did not run"
     assert together.diagnostics == alone.diagnostics
     assert together.cards == alone.cards

@@ -79,10 +79,12 @@ def test_github_format_is_workflow_commands() -> None:
 def test_github_format_escapes_newlines_and_percent(tmp_path: Path) -> None:
     make_pack(
         tmp_path,
-        a='hallucination "100% sure" {\n  situation "x"\n  option "a" { gian terror 1 }\n}\n',
+        a='hallucination "100% sure" {\n  situation "x"\n  option "a" { end turn }\n}\n'
+        'hallucination "100% sure" {\n  situation "x"\n  option "a" { end turn }\n}\n',
     )
     _, output = run("check", "--format", "github", str(tmp_path))
-    assert all(line.startswith("::") for line in output.strip().splitlines() if "::" in line)
+    lines = [line for line in output.splitlines() if line.startswith("::error")]
+    assert lines and "100%25 sure" in lines[0] and "100% sure" not in lines[0]
 
 
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:

@@ -106,3 +106,51 @@ def test_span_for_path_stops_at_the_deepest_node_with_a_span() -> None:
     card = {"file": "f.card", "at": [1, 1, 9, 2], "blocks": [{"at": [3, 5, 4, 6], "x": [1]}]}
     assert span_for_path(card, ["blocks", 0, "x", 0]).line == 3
     assert span_for_path(card, ["nowhere"]).line == 1
+
+
+HOUSE = "ruleset: {name}\ntitle: House\nversion: 1\nextends: coma-ward\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("derived:\n  luck: {from: health, table: {}}\n", "table"),
+        ("stats:\n  luck: {min: 5, max: 1, start: 3}\n", "min <= start <= max"),
+        ("stats:\n  luck: {min: 0, max: 5, start: 1, above_max: mana}\n", "mana"),
+        ("slots:\n  odd: {integer: [9, 1]}\n", "wrong way round"),
+        ("blocks:\n  test_phase: {pattern: test phase, body: effects}\n", "reserves"),
+        ("values:\n  not_here: {pattern: not here, type: number}\n", "reserves"),
+    ],
+)
+def test_ruleset_mistakes_are_reported_not_crashed(tmp_path: Path, extra: str, words: str) -> None:
+    (tmp_path / "house.yaml").write_text(HOUSE.format(name="house") + extra)
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("house.yaml", base_dir=tmp_path)
+    assert words in " ".join(d.message for d in caught.value.diagnostics)
+
+
+def test_a_pack_ruleset_named_base_may_extend_a_bundled_one(tmp_path: Path) -> None:
+    (tmp_path / "house.yaml").write_text(HOUSE.format(name="base"))
+    assert load_ruleset("house.yaml", base_dir=tmp_path).name == "base"
+
+
+def test_value_slots_need_not_be_called_stat(tmp_path: Path) -> None:
+    (tmp_path / "house.yaml").write_text(
+        HOUSE.format(name="house")
+        + "values:\n  counter:\n    pattern: 'counter {kind:item_type}'\n"
+        + "    type: number\n    settable: true\n"
+    )
+    ruleset = load_ruleset("house.yaml", base_dir=tmp_path)
+    text = (
+        'item "Bell" {\n  type clothing\n  use { end turn }\n'
+        '  test "t" { given counter weapon 3; use "Bell" }\n}\n'
+    )
+    assert check_file(ruleset, "b.card", text).diagnostics == []
+
+
+def test_an_edited_ruleset_is_read_again(tmp_path: Path) -> None:
+    rules = tmp_path / "house.yaml"
+    rules.write_text(HOUSE.format(name="house"))
+    assert "sneeze" not in load_ruleset("house.yaml", base_dir=tmp_path).verbs.by_name
+    rules.write_text(HOUSE.format(name="house") + "verbs:\n  sneeze: {pattern: sneeze}\n")
+    assert "sneeze" in load_ruleset("house.yaml", base_dir=tmp_path).verbs.by_name
