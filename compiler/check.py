@@ -20,7 +20,7 @@ from compiler.pack import (
     read_card_file,
     read_manifest,
 )
-from compiler.ruleset import Ruleset, RulesetError, load_ruleset
+from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
 from dsl.spans import Diagnostic, Span
 
 if TYPE_CHECKING:
@@ -347,7 +347,7 @@ UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})
 
 def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     """Ruleset problems found before any file is known point at the pack.yaml."""
-    if diagnostic.span.file != "pack.yaml":
+    if diagnostic.span.file != UNPLACED:
         return diagnostic
     span = pack.ruleset_span or Span.whole_file(display_path(pack.manifest))
     return Diagnostic(

@@ -46,7 +46,6 @@ def at(span: Span) -> list[int]:
 class LoweredCard:
     """A card's IR together with what the checker needs to know about it."""
 
-    node: n.Card | None  # None when the result came from the check cache
     ir: IR
     effect_lines: int = 0
     rule_lines: int = 0
@@ -137,7 +136,6 @@ class Lowerer:
                     f"add a line like: {pattern.example()}",
                 )
         return LoweredCard(
-            card,
             ir,
             self._effect_lines,
             self._rule_lines,
@@ -157,7 +155,7 @@ class Lowerer:
                     "E0214",
                     f"{kind.name} cards have no options",
                     statement.span,
-                    "options belong to cards the narrator reads, or inside `choose { }`",
+                    "elsewhere, offer choices with `choose { option ... }` inside a block",
                 )
                 return
             ir["options"].append(self._option(statement))
@@ -191,7 +189,8 @@ class Lowerer:
                     "E0215",
                     f"'{phrase.words}' is an effect; effects must be inside a block",
                     phrase.span,
-                    "put it inside an option or a block such as `use { }`",
+                    f"put it inside one of: {self._block_headers(kind)}"
+                    + (", or an option" if kind.options else ""),
                 )
                 return
             allowed = self._property_heads(kind)
@@ -329,6 +328,7 @@ class Lowerer:
 
     def _modifiers(self, block: n.Block) -> list[IR]:
         lowered: list[IR] = []
+        examples = self.ruleset.modifiers.patterns
         for statement in block.body:
             if isinstance(statement, n.Rule):
                 self._rule_lines += 1
@@ -338,7 +338,9 @@ class Lowerer:
             if not isinstance(statement, n.PhraseLine):
                 self.error(
                     "E0217",
-                    "this block holds modifiers such as `dexterity +1`, not effects",
+                    "this block holds modifiers"
+                    + (f" such as `{examples[0].example()}`" if examples else "")
+                    + ", not effects",
                     statement.span,
                 )
                 continue
@@ -655,11 +657,16 @@ class Lowerer:
                 steps.append({"expect": self.condition(step.condition), "at": where})
         return {"name": test.name.value, "at": at(test.span), "steps": steps}
 
+    def _settable_example(self) -> str:
+        settable = [self.ruleset.values.by_name[v] for v in sorted(self.ruleset.settable_values)]
+        return f"{settable[0].example()} 1" if settable else "<value> 1"
+
     def _setting(self, phrase: n.Phrase) -> IR | None:
         if len(phrase.atoms) < 2:
             self.error(
                 "E0241",
-                f"`given` sets a value, like `terror 3`; '{phrase.words}' has no value",
+                f"`given` sets a value, like `{self._settable_example()}`; "
+                f"'{phrase.words}' has no value",
                 phrase.span,
             )
             return None

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from compiler.schemaerrors import explain
+from compiler.schemaerrors import schema_diagnostics
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
@@ -114,31 +114,8 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
 
 def _pack_problems(document: YamlDocument) -> list[Diagnostic]:
     """Everything wrong with a pack.yaml, as its schema sees it."""
-    from jsonschema.exceptions import relevance
-
-    if not isinstance(document.data, dict):
-        return [
-            Diagnostic(
-                "E0403",
-                "error",
-                "pack.yaml must be a mapping with pack, title, version and ruleset",
-                Span.whole_file(document.file),
-            )
-        ]
-    errors = sorted(_pack_validator().iter_errors(document.data), key=relevance)
-    diagnostics = []
-    for schema_error in errors[:20]:
-        message, help_text = explain(schema_error)
-        diagnostics.append(
-            Diagnostic(
-                "E0403",
-                "error",
-                f"pack.yaml: {message}",
-                document.schema_error_span(schema_error),
-                help_text,
-            )
-        )
-    return diagnostics
+    shape = "a mapping with pack, title, version and ruleset"
+    return schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
 
 
 def find_manifest(start: Path) -> Path | None:

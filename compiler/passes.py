@@ -208,7 +208,7 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
     pool = max(pool, 0)
     yield from _coverage(card, effect, what, 0, pool, "success")
     closed = [o for o in check["outcomes"] if "min" in o]
-    if closed and all(o["max"] is not None for o in closed):
+    if procedure.bonus_dice and closed and all(o["max"] is not None for o in closed):
         top = max(closed, key=lambda o: o["max"])
         if top["max"] == pool:
             yield _warning(
@@ -403,7 +403,7 @@ def _unassigned(
         f"{unassigned_count} {label}{'s lead' if unassigned_count != 1 else ' leads'} to no {kind}"
         + (f": {shown}" if shown else ""),
         span_of(anchor, anchor.get("property_at", {}).get(label.replace(" ", "_"), anchor["at"])),
-        f"if clues can be found in that order, add a {kind} for it",
+        f"add a {kind} for each {label} that can happen in play",
     )
 
 

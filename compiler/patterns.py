@@ -366,6 +366,7 @@ class PatternTable:
     patterns: tuple[Pattern, ...]
     by_head: dict[str, tuple[Pattern, ...]]
     headless: tuple[Pattern, ...]
+    by_name: dict[str, Pattern]
 
     @classmethod
     def build(cls, category: str, patterns: Iterable[Pattern]) -> PatternTable:
@@ -376,12 +377,8 @@ class PatternTable:
             if pattern.first_word is not None:
                 by_head.setdefault(pattern.first_word, []).append(pattern)
         headless = tuple(p for p in ordered if p.first_word is None)
-        return cls(category, ordered, {k: tuple(v) for k, v in by_head.items()}, headless)
-
-    @property
-    def by_name(self) -> dict[str, Pattern]:
-        """Patterns by their entry name."""
-        return {p.name: p for p in self.patterns}
+        by_name = {p.name: p for p in ordered}
+        return cls(category, ordered, {k: tuple(v) for k, v in by_head.items()}, headless, by_name)
 
     @property
     def head_words(self) -> list[str]:

@@ -48,9 +48,9 @@ class FileResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileResult:
-        """Rebuild a result from plain data; the AST is not kept, the IR is enough."""
+        """Rebuild a result from plain data."""
         cards = [
-            LoweredCard(None, c["ir"], c["effect_lines"], c["rule_lines"], c["has_errors"])
+            LoweredCard(c["ir"], c["effect_lines"], c["rule_lines"], c["has_errors"])
             for c in data["cards"]
         ]
         return cls(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])

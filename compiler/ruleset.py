@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,7 +21,7 @@ from compiler.patterns import (
     compile_pattern,
     did_you_mean,
 )
-from compiler.schemaerrors import explain
+from compiler.schemaerrors import schema_diagnostics
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
@@ -80,6 +80,7 @@ class CheckProcedure:
     successes: bool
     names: tuple[str, ...]
     dice: tuple[str, ...]
+    bonus_dice: bool = False  # pools can grow past the stat, so the top outcome should be open
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,6 @@ class Ruleset:
     file: str
     path: str  # the ruleset file, absolute, for worker processes to load it again
     digest: str
-    data: dict[str, Any]
     stats: dict[str, Stat]
     derived: dict[str, Derived]
     decks: dict[str, tuple[str, ...]]
@@ -121,7 +121,6 @@ class Ruleset:
     procedures: dict[str, CheckProcedure]
     kinds: dict[str, Kind]
     charts: tuple[Chart, ...]
-    notes: list[str] = field(default_factory=list)
 
     def stat_range(self, name: str) -> tuple[int, int]:
         """The lowest and highest value a stat or derived stat can take."""
@@ -134,6 +133,10 @@ class Ruleset:
     def stat_names(self) -> list[str]:
         """Tracked and derived stats, in declaration order."""
         return [*self.stats, *self.derived]
+
+
+UNPLACED = "<where the pack names its ruleset>"
+"""The file of a diagnostic about a ruleset reference, until the caller places it."""
 
 
 class RulesetError(Exception):
@@ -197,7 +200,7 @@ def _resolve(reference: str, base_dir: Path | None) -> Path:
 
 
 def _problem(code: str, message: str, span: Span | None = None) -> Diagnostic:
-    return Diagnostic(code, "error", message, span or Span.whole_file("pack.yaml"))
+    return Diagnostic(code, "error", message, span or Span.whole_file(UNPLACED))
 
 
 def _load_cached(path: str) -> Ruleset:
@@ -288,25 +291,7 @@ def _ruleset_validator() -> Any:
 
 def _ruleset_problems(document: YamlDocument) -> list[Diagnostic]:
     """Everything wrong with one ruleset file, as its schema sees it."""
-    from jsonschema.exceptions import relevance
-
-    if not isinstance(document.data, dict):
-        return [_problem("E0412", "a ruleset must be a mapping", Span.whole_file(document.file))]
-
-    found = sorted(_ruleset_validator().iter_errors(document.data), key=relevance)
-    diagnostics = []
-    for error in found[:20]:
-        message, help_text = explain(error)
-        diagnostics.append(
-            Diagnostic(
-                "E0412",
-                "error",
-                f"ruleset: {message}",
-                document.schema_error_span(error),
-                help_text,
-            )
-        )
-    return diagnostics
+    return schema_diagnostics(document, _ruleset_validator(), "E0412", "ruleset", "a mapping")
 
 
 # ---------------------------------------------------------------- building
@@ -321,9 +306,11 @@ class _Builder:
         self.errors: list[Diagnostic] = []
 
     def error(self, message: str, path: tuple[str | int, ...]) -> None:
+        """Record a cross-reference error at the place in the YAML it is about."""
         self.errors.append(Diagnostic("E0412", "error", message, self.top.span(path)))
 
     def table(self, section: str, slot_types: dict[str, SlotType]) -> PatternTable:
+        """Compile one section's patterns, reporting the malformed and the unmatchable."""
         patterns: list[Pattern] = []
         for name, entry in (self.data.get(section) or {}).items():
             if entry is None:
@@ -439,6 +426,7 @@ def _build(
             successes=c["outcomes"] == "successes",
             names=tuple(c["outcomes"]) if isinstance(c["outcomes"], list) else (),
             dice=tuple(c.get("dice", [])),
+            bonus_dice=bool(c.get("bonus_dice", False)),
         )
         for name, c in (data.get("checks") or {}).items()
         if c is not None
@@ -487,7 +475,6 @@ def _build(
         file=top.file,
         path=path,
         digest=hashlib.sha256(digest_source.encode()).hexdigest()[:16],
-        data=data,
         stats=stats,
         derived=derived,
         decks=decks,

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from compiler.patterns import did_you_mean
+from compiler.yamlio import YamlDocument
+from dsl.spans import Diagnostic, Span
 
 Explanation = tuple[str, str | None]
 
@@ -121,3 +123,25 @@ def explain(error: Any) -> Explanation:
     if explainer is None:
         return f"{_where(error)}: {error.message}", None
     return explainer(error)
+
+
+def schema_diagnostics(
+    document: YamlDocument, validator: Any, code: str, what: str, shape: str
+) -> list[Diagnostic]:
+    """Every way a YAML document misses its schema, best first, placed at its key or value."""
+    from jsonschema.exceptions import relevance
+
+    if not isinstance(document.data, dict):
+        return [
+            Diagnostic(code, "error", f"{what} must be {shape}", Span.whole_file(document.file))
+        ]
+    errors = sorted(validator.iter_errors(document.data), key=relevance)
+    diagnostics = []
+    for error in errors[:20]:
+        message, help_text = explain(error)
+        diagnostics.append(
+            Diagnostic(
+                code, "error", f"{what}: {message}", document.schema_error_span(error), help_text
+            )
+        )
+    return diagnostics

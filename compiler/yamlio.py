@@ -145,9 +145,11 @@ class _Copier:
     copied: int = 0
 
     def refuse(self, message: str) -> YamlError:
+        """The error to raise when a document is too big or too deep to copy."""
         return YamlError(Diagnostic("E0401", "error", message, Span.whole_file(self.document.file)))
 
     def plain(self, node: Any, path: Path, depth: int) -> Any:
+        """Copy one node, within the depth and size limits."""
         self.copied += 1
         if depth > 50:
             raise self.refuse("this YAML nests more than 50 levels deep")
