@@ -178,6 +178,13 @@ def load_ruleset_file(path: str) -> Ruleset:
 
 
 def _resolve(reference: str, base_dir: Path | None) -> Path:
+    try:
+        return _find(reference, base_dir)
+    except (OSError, ValueError) as error:  # e.g. a NUL byte in the name
+        raise RulesetError([_problem("E0410", f"no ruleset {reference!r}: {error}")]) from None
+
+
+def _find(reference: str, base_dir: Path | None) -> Path:
     if "/" not in reference and not reference.endswith((".yaml", ".yml")):
         bundled = bundled_path(reference)
         if bundled is not None:

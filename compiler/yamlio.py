@@ -95,6 +95,56 @@ class YamlError(Exception):
         self.diagnostic = diagnostic
 
 
+MAX_FLOW_DEPTH = 50
+
+
+def _refuse_deep_nesting(text: str, file: str) -> None:
+    """The YAML scanner slows down quadratically on deeply nested [ and {; count them first."""
+    depth = 0
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote or char == "\n":
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_FLOW_DEPTH:
+                line = text.count("\n", 0, index) + 1
+                column = index - (text.rfind("\n", 0, index) + 1) + 1
+                raise YamlError(
+                    Diagnostic(
+                        "E0401",
+                        "error",
+                        f"this YAML nests more than {MAX_FLOW_DEPTH} brackets deep",
+                        Span(file, line, column, line, column + 1),
+                    )
+                )
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+
+
+def _refuse_aliases_and_tags(yaml: Any, text: str, file: str) -> None:
+    """Pack files need neither: aliases can expand a small file enormously (even inside the
+    YAML library's own error messages) and tags ask for types no pack file uses."""
+    from ruamel.yaml.tokens import AliasToken, AnchorToken, TagToken
+
+    for token in yaml.scan(text):
+        if isinstance(token, (AliasToken, AnchorToken, TagToken)):
+            what = "tags (!name)" if isinstance(token, TagToken) else "anchors and aliases"
+            mark = token.start_mark
+            raise YamlError(
+                Diagnostic(
+                    "E0401",
+                    "error",
+                    f"YAML {what} are not allowed in pack files",
+                    Span(file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2),
+                    "write the value out in full",
+                )
+            )
+
+
 def load_yaml(text: str, file: str) -> YamlDocument:
     """Parse YAML text safely; raise YamlError with line and column on any problem."""
     from ruamel.yaml import YAML
@@ -104,8 +154,10 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         raise YamlError(
             Diagnostic("E0401", "error", "this YAML file is too large", Span.whole_file(file))
         )
+    _refuse_deep_nesting(text, file)
     yaml = YAML(typ="rt", pure=True)
     try:
+        _refuse_aliases_and_tags(yaml, text, file)
         raw = yaml.load(text)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark

@@ -132,7 +132,15 @@ def test_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
         )
     folder = pack(tmp_path / "p", MANIFEST + bomb, a=CARD)
     code, output = run("check", "--color", "never", str(folder))
-    assert code == 1 and "too many values" in output
+    assert code == 1 and "aliases are not allowed" in output
+
+
+def test_duplicate_key_naming_an_alias_bomb_is_fast(tmp_path: Path) -> None:
+    bomb = 'a0: &a0 ["lol", "lol"]\n'
+    bomb += "".join(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 12))
+    folder = pack(tmp_path / "p", MANIFEST + bomb + "title: *a11\n", a=CARD)
+    code, output = run("check", "--color", "never", str(folder))
+    assert code == 1 and "not allowed" in output
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")
