@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
@@ -22,9 +22,6 @@ from compiler.pack import (
 )
 from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
 from dsl.spans import Diagnostic, Span
-
-if TYPE_CHECKING:
-    from compiler.lower import LoweredCard
 
 
 class UsageError(Exception):
@@ -43,13 +40,12 @@ class FileStats:
 
 @dataclass
 class PackResult:
-    """What checking one pack found. `cards` holds the IR only when it was not all cached."""
+    """What checking one pack found."""
 
     pack: Pack
     ruleset: Ruleset | None
     files: list[FileStats] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    cards: list[LoweredCard] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -252,7 +248,6 @@ def _check_target(
             )
         chosen = {by_resolved[p] for p in target.selected}
         result.files = [f for f in result.files if f.file in chosen]
-        result.cards = [c for c in result.cards if c.ir["file"] in chosen]
         result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
     return result
 
@@ -281,9 +276,8 @@ def _check_pack_files(
     pack_key = _combined_key(keys, problems)
     cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
     summary = cache.summary(pack_key) if cache is not None else None
-    cards: list[LoweredCard] = []
     if summary is None:
-        cards, summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir)
+        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir)
         if cache is not None:
             cache.put_summary(pack_key, summary)
     return PackResult(
@@ -291,7 +285,6 @@ def _check_pack_files(
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
         diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
-        cards=cards,
     )
 
 
@@ -302,7 +295,7 @@ def _run_checks(
     problems: list[Diagnostic],
     cache: CheckCache | None,
     validate_ir: bool,
-) -> tuple[list[LoweredCard], dict[str, Any]]:
+) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
     from compiler.passes import PACK_PASSES, run_passes
     from compiler.pipeline import FileResult, check_files
@@ -338,7 +331,7 @@ def _run_checks(
         for d in problems
         if d.span.file not in texts and d.code in UNREADABLE_FILE_CODES
     ]
-    return cards, {"files": files, "diagnostics": [d.to_json() for d in diagnostics]}
+    return {"files": files, "diagnostics": [d.to_json() for d in diagnostics]}
 
 
 UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})

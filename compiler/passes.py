@@ -448,6 +448,18 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
                     )
 
 
+def pack_facts(card: IR) -> IR:
+    """What the pack-wide passes read of a card: identity, properties, options, test uses."""
+    facts = {
+        key: card[key]
+        for key in ("kind", "title", "variant", "file", "at", "properties", "property_at")
+    }
+    if "options" in card:
+        facts["options"] = [{"title": o["title"], "at": o["at"]} for o in card["options"]]
+    facts["tests"] = [{"steps": [s for s in t["steps"] if "use" in s]} for t in card["tests"]]
+    return facts
+
+
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 

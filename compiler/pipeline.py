@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.lower import LoweredCard
+from compiler.passes import pack_facts
 from compiler.ruleset import Ruleset, load_ruleset_file
 from dsl.spans import Diagnostic, Span
 
@@ -32,11 +33,15 @@ class FileResult:
     diagnostics: list[Diagnostic]
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data, for the cache and for worker processes."""
+        """Plain data for the cache and for worker processes.
+
+        Of each card only the facts the pack-wide passes read are kept: a check needs no
+        more, and the full IR would make the cache several times larger and slower.
+        """
         return {
             "cards": [
                 {
-                    "ir": c.ir,
+                    "ir": pack_facts(c.ir),
                     "effect_lines": c.effect_lines,
                     "rule_lines": c.rule_lines,
                     "has_errors": c.has_errors,

@@ -218,8 +218,7 @@ def check_pack(
     seconds: float = SLOW_SECONDS,
     cards: dict[str, str] | None = None,
 ) -> None:
-    """Check a temporary pack of this pack.yaml text, card files (default: one valid card)
-    and, when given, its own ruleset file rules.yaml."""
+    """Check a temporary pack: this pack.yaml, card files (default: one), maybe rules.yaml."""
     with tempfile.TemporaryDirectory(prefix="pillbox-fuzz-") as name:
         folder = Path(name) / "pack"
         folder.mkdir()
@@ -1054,6 +1053,7 @@ def test_mutated_ruleset_file_never_raises(ruleset_text: str) -> None:
 
 
 def _corpus(pattern: str) -> list[Path]:
+    """Corpus files matching a pattern, if the corpus folder exists."""
     return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
 
 
