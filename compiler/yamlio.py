@@ -99,16 +99,14 @@ MAX_FLOW_DEPTH = 50
 
 
 def _refuse_deep_nesting(text: str, file: str) -> None:
-    """The YAML scanner slows down quadratically on deeply nested [ and {; count them first."""
+    """The YAML scanner slows down quadratically on deeply nested [ and {; count them first.
+
+    Brackets inside quotes count too: telling quotes apart needs the scanner this protects,
+    and no real pack file holds fifty unclosed brackets even in a text.
+    """
     depth = 0
-    quote = ""
     for index, char in enumerate(text):
-        if quote:
-            if char == quote or char == "\n":
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char in "[{":
+        if char in "[{":
             depth += 1
             if depth > MAX_FLOW_DEPTH:
                 line = text.count("\n", 0, index) + 1

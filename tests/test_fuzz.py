@@ -25,6 +25,7 @@ import signal
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -146,6 +147,11 @@ def watchdog(what: str, seconds: float = SLOW_SECONDS) -> Iterator[None]:
     try:
         with _memory_cap():
             yield
+    except SlowInput as error:
+        # Raised wherever the alarm struck, often deep in a recursion whose full traceback
+        # pytest cannot even print; the last frames say where the time went.
+        frames = "".join(traceback.format_tb(error.__traceback__)[-12:])
+        raise SlowInput(f"{error}; it was busy here:\n{frames}") from None
     finally:
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -956,9 +962,12 @@ def yaml_documents(good: Any, keys: list[str]) -> st.SearchStrategy[str]:
         key,
         st.just("") | st.just(good_text),
     )
+    # A nesting guard that reads the text itself must also get quotes and comments right.
+    lead_in = st.sampled_from(["", "", "[it's, ", '["a\\"", ', "['a''b', ", "# it's\n", '"\\\\" '])
     deep = st.builds(
-        lambda k, depth, style: f"{k}: " + _deep(depth, style),
+        lambda k, lead, depth, style: f"{k}: {lead}" + _deep(depth, style),
         key,
+        lead_in,
         st.integers(1, 3000),
         st.sampled_from(["flow-list", "flow-map", "block-map", "block-list"]),
     ) | st.builds(lambda depth: _deep(depth, "flow-map"), st.integers(40, 3000))
