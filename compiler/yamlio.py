@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,6 +97,7 @@ class YamlError(Exception):
 
 
 MAX_FLOW_DEPTH = 50
+_MAYBE_ALIAS_OR_TAG = re.compile(r"[&*!][^\s,\[\]{}]")
 
 
 def _refuse_deep_nesting(text: str, file: str) -> None:
@@ -128,6 +130,8 @@ def _refuse_aliases_and_tags(yaml: Any, text: str, file: str) -> None:
     YAML library's own error messages) and tags ask for types no pack file uses."""
     from ruamel.yaml.tokens import AliasToken, AnchorToken, TagToken
 
+    if not _MAYBE_ALIAS_OR_TAG.search(text):
+        return  # the full scan costs as much as the parse; most files need none
     for token in yaml.scan(text):
         if isinstance(token, (AliasToken, AnchorToken, TagToken)):
             what = "tags (!name)" if isinstance(token, TagToken) else "anchors and aliases"
