@@ -218,13 +218,11 @@ def read_card_file(path: Path) -> tuple[str | None, Diagnostic | None]:
         return None, decode_error(shown, raw, error)
     nul = text.find("\0")
     if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
         return None, Diagnostic(
             "E0407",
             "error",
             "this file holds a NUL byte: it looks like a binary file, not card text",
-            Span(shown, line, column, line, column + 1),
+            Span.at_offset(shown, text, nul),
         )
     return text, None
 

@@ -96,6 +96,10 @@ class YamlError(Exception):
         self.diagnostic = diagnostic
 
 
+def _refusal(message: str, span: Span, help_text: str | None = None) -> YamlError:
+    return YamlError(Diagnostic("E0401", "error", message, span, help_text))
+
+
 MAX_FLOW_DEPTH = 50
 _MAYBE_ALIAS_OR_TAG = re.compile(r"[&*!][^\s,\[\]{}]")
 
@@ -111,15 +115,9 @@ def _refuse_deep_nesting(text: str, file: str) -> None:
         if char in "[{":
             depth += 1
             if depth > MAX_FLOW_DEPTH:
-                line = text.count("\n", 0, index) + 1
-                column = index - (text.rfind("\n", 0, index) + 1) + 1
-                raise YamlError(
-                    Diagnostic(
-                        "E0401",
-                        "error",
-                        f"this YAML nests more than {MAX_FLOW_DEPTH} brackets deep",
-                        Span(file, line, column, line, column + 1),
-                    )
+                raise _refusal(
+                    f"this YAML nests more than {MAX_FLOW_DEPTH} brackets deep",
+                    Span.at_offset(file, text, index),
                 )
         elif char in "]}":
             depth = max(depth - 1, 0)
@@ -135,15 +133,10 @@ def _refuse_aliases_and_tags(yaml: Any, text: str, file: str) -> None:
     for token in yaml.scan(text):
         if isinstance(token, (AliasToken, AnchorToken, TagToken)):
             what = "tags (!name)" if isinstance(token, TagToken) else "anchors and aliases"
-            mark = token.start_mark
-            raise YamlError(
-                Diagnostic(
-                    "E0401",
-                    "error",
-                    f"YAML {what} are not allowed in pack files",
-                    Span(file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2),
-                    "write the value out in full",
-                )
+            raise _refusal(
+                f"YAML {what} are not allowed in pack files",
+                Span.at_offset(file, text, token.start_mark.index),
+                "write the value out in full",
             )
 
 
@@ -153,9 +146,7 @@ def load_yaml(text: str, file: str) -> YamlDocument:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     if len(text) > MAX_YAML_BYTES:
-        raise YamlError(
-            Diagnostic("E0401", "error", "this YAML file is too large", Span.whole_file(file))
-        )
+        raise _refusal("this YAML file is too large", Span.whole_file(file))
     _refuse_deep_nesting(text, file)
     yaml = YAML(typ="rt", pure=True)
     try:
@@ -166,22 +157,11 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         at_end = mark is not None and mark.index >= len(text.rstrip())
         if at_end and error.context_mark is not None:
             mark = error.context_mark  # "unexpected end" is best shown where the thing began
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = error.problem or error.context or "malformed YAML"
-        raise YamlError(
-            Diagnostic(
-                "E0401",
-                "error",
-                f"this YAML cannot be read: {problem}",
-                Span(file, line, column, line, column + 1),
-            )
-        ) from None
+        where = Span.at_offset(file, text, mark.index) if mark else Span.whole_file(file)
+        raise _refusal(f"this YAML cannot be read: {problem}", where) from None
     except (YAMLError, RecursionError, ValueError) as error:
-        raise YamlError(
-            Diagnostic(
-                "E0401", "error", f"this YAML cannot be read: {error}", Span.whole_file(file)
-            )
-        ) from None
+        raise _refusal(f"this YAML cannot be read: {error}", Span.whole_file(file)) from None
     document = YamlDocument(file, None)
     document.data = _Copier(document).plain(raw, (), depth=0)
     return document
@@ -200,7 +180,7 @@ class _Copier:
 
     def refuse(self, message: str) -> YamlError:
         """The error to raise when a document is too big or too deep to copy."""
-        return YamlError(Diagnostic("E0401", "error", message, Span.whole_file(self.document.file)))
+        return _refusal(message, Span.whole_file(self.document.file))
 
     def plain(self, node: Any, path: Path, depth: int) -> Any:
         """Copy one node, within the depth and size limits."""

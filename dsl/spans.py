@@ -40,6 +40,13 @@ class Span(NamedTuple):
         return cls(file, line, column, end_line, end_column)
 
     @classmethod
+    def at_offset(cls, file: str, text: str, index: int) -> Span:
+        """The one-character span at a character offset of a text."""
+        line = text.count("\n", 0, index) + 1
+        column = index - (text.rfind("\n", 0, index) + 1) + 1
+        return cls(file, line, column, line, column + 1)
+
+    @classmethod
     def whole_file(cls, file: str) -> Span:
         """Return a span pointing at the first character of a file."""
         return cls(file, 1, 1, 1, 1)
