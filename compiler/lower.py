@@ -25,6 +25,7 @@ MAX_REPEAT = 20
 MAX_TITLE = 200
 MAX_DIE_SIDES = 100
 MAX_DICE = 30
+MAX_OUTCOMES = 100
 
 _CATEGORY_NOUN = {
     "verbs": "verb",
@@ -440,9 +441,21 @@ class Lowerer:
             self.error("E0219", "a `choose` block needs at least two options", statement.span)
         return {"choose": {"options": options}, "at": where}
 
+    def _too_many_outcomes(self, statement: n.Check | n.Roll) -> list[IR]:
+        """More outcomes than any card can print: say so, and keep coverage from trying."""
+        if len(statement.outcomes) <= MAX_OUTCOMES:
+            return []
+        self.error(
+            "E0223",
+            f"this has {len(statement.outcomes)} outcomes; at most {MAX_OUTCOMES} fit on a card",
+            statement.keyword_span,
+        )
+        where = at(statement.keyword_span)
+        return [{"at": where, "label_at": where, "invalid": True, "effects": []}]
+
     def _check(self, statement: n.Check, where: list[int]) -> IR:
         found, misses = self.ruleset.checks.lookup(statement.phrase)
-        outcomes: list[IR] = []
+        outcomes: list[IR] = self._too_many_outcomes(statement)
         if found is None:
             self.report_miss(self.ruleset.checks, statement.phrase, misses, noun="check")
             return {"check": {"procedure": None, "args": {}, "outcomes": outcomes}, "at": where}
@@ -490,7 +503,7 @@ class Lowerer:
             self.report(out_of_range(dice.count, 1, MAX_DICE, "number of dice", dice.span))
         if not 2 <= dice.sides <= MAX_DIE_SIDES:
             self.report(out_of_range(dice.sides, 2, MAX_DIE_SIDES, "number of sides", dice.span))
-        outcomes = []
+        outcomes = self._too_many_outcomes(statement)
         for outcome in statement.outcomes:
             label = outcome.label
             if isinstance(label, n.Word):

@@ -294,9 +294,10 @@ def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnos
 def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
     expected = [o["title"] for o in first.get("options", [])]
     actual = [o["title"] for o in card.get("options", [])]
+    expected_set, actual_set = set(expected), set(actual)
     label = f'variant {card["variant"]} of "{title}"'
     for option in card.get("options", []):
-        if option["title"] not in expected:
+        if option["title"] not in expected_set:
             yield _error(
                 "E0314",
                 f'{label} offers option "{option["title"]}", which variant '
@@ -305,7 +306,7 @@ def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
                 "players could tell the variants apart",
             )
     for name in expected:
-        if name not in actual:
+        if name not in actual_set:
             yield _error(
                 "E0314",
                 f'{label} lacks option "{name}": variants must show the same option titles',

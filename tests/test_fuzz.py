@@ -621,6 +621,9 @@ def card_files() -> st.SearchStrategy[str]:
 
 # ---------------------------------------------------------------- mutations of real files
 
+FLOOD_CHARS = 60_000
+"""How much text one flooding mutation may add: enough to expose quadratic work."""
+
 TOKEN_RE = re.compile(
     r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|\d*d\d+|\d+(?:\.\.\d+|\+)?|[+-]\d+'
     r"|[^\W\d][\w'-]*|==|!=|>=|<=|\s+|.",
@@ -639,7 +642,9 @@ def mutated(draw: st.DrawFn, text: str, snippets: st.SearchStrategy[str]) -> str
     tokens = tokens_of(text)
     for _ in range(draw(st.integers(1, 8))):
         op = draw(
-            st.sampled_from(["delete", "duplicate", "swap", "replace", "insert", "splice", "cut"])
+            st.sampled_from(
+                ["delete", "duplicate", "swap", "replace", "insert", "splice", "cut", "flood"]
+            )
         )
         if not tokens:
             tokens = [draw(snippets)]
@@ -661,6 +666,12 @@ def mutated(draw: st.DrawFn, text: str, snippets: st.SearchStrategy[str]) -> str
         elif op == "cut":
             joined = "".join(tokens)
             tokens = tokens_of(joined[: draw(st.integers(0, len(joined)))])
+        elif op == "flood":
+            # A stretch repeated thousands of times: whatever is quadratic in it shows.
+            j = draw(st.integers(i + 1, min(len(tokens), i + 12)))
+            stretch = max(1, len("".join(tokens[i:j])))
+            copies = draw(st.integers(2, max(2, FLOOD_CHARS // stretch)))
+            tokens[i:i] = tokens[i:j] * copies
     return "".join(tokens)
 
 
