@@ -18,6 +18,9 @@ from dsl import _lark_parser as lark
 from dsl import nodes as n
 from dsl.spans import Diagnostic, Span
 
+MAX_SYNTAX_ERRORS = 50
+"""After this many broken cards in one file the rest is skipped: the file is likely not cards."""
+
 MAX_NESTING = 64
 """Blocks may nest this deep; deeper input is refused with a diagnostic."""
 
@@ -54,6 +57,7 @@ _ESCAPE_RE = re.compile(r"\\(.)")
 _CARD_HEADER_RE = re.compile(
     r"([^\W\d][\w'-]*)[ \t]+\"(?:[^\"\\\n]|\\.)*\"[ \t]*(?:variant[ \t]+\d+[ \t]*)?\{"
 )
+_PIECE_HEADER_RE = re.compile(r"(?:\s|#[^\n]*)*([^\W\d][\w'-]*)[ \t]+(\"(?:[^\"\\\n]|\\.)*\")")
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
@@ -371,6 +375,17 @@ def _parse_by_card(text: str, path: str) -> tuple[n.File, list[Diagnostic]]:
     cards: list[n.Card] = []
     problems: list[Diagnostic] = []
     for piece in split_cards(text):
+        if len(problems) >= MAX_SYNTAX_ERRORS:
+            problems.append(
+                Diagnostic(
+                    "E0106",
+                    "error",
+                    "too many syntax errors; the rest of this file is not checked",
+                    Span(path, piece.line, piece.column, piece.line, piece.column + 1),
+                    "fix the errors above first",
+                )
+            )
+            break
         ctx = _ParseContext(file=path, line_offset=piece.line - 1)
         padded = " " * (piece.column - 1) + text[piece.start : piece.end]
         try:
@@ -425,11 +440,11 @@ def split_cards(text: str) -> list[Piece]:
             continue
         elif ch == "{":
             depth += 1
-        elif ch == "}":
+        elif ch == "}" and depth > 0:  # a stray '}' stays in the piece it is found in
             depth -= 1
-            if depth <= 0:
+            if depth == 0:
                 pieces.append(Piece(start, i + 1, start_line, start - start_col_base + 1))
-                start, start_line, start_col_base, depth = i + 1, line, line_start, 0
+                start, start_line, start_col_base = i + 1, line, line_start
         i += 1
     if text[start:].strip():
         pieces.append(Piece(start, size, start_line, start - start_col_base + 1))
@@ -474,7 +489,9 @@ def _translate(error: Any, ctx: _ParseContext, text: str) -> Diagnostic:
 
 
 def _unclosed(ctx: _ParseContext, text: str) -> Diagnostic:
-    header = re.search(r"([^\W\d][\w'-]*)[ \t]+(\"(?:[^\"\\\n]|\\.)*\")", text)
+    # A piece starts where its card does, so the header is matched there and nowhere else
+    # (searching would try every position of a long word: quadratic).
+    header = _PIECE_HEADER_RE.match(text)
     if header is None:
         end_line = text.count("\n") + 1 + ctx.line_offset
         return Diagnostic(
@@ -484,11 +501,9 @@ def _unclosed(ctx: _ParseContext, text: str) -> Diagnostic:
             Span(ctx.file, end_line, 1, end_line, 1),
             help="add the missing '}'",
         )
-    before = text[: header.start()]
-    line = before.count("\n") + 1 + ctx.line_offset
-    column = header.start() - (before.rfind("\n") + 1) + 1
-    end_column = column + header.end() - header.start()
-    span = Span(ctx.file, line, column, line, end_column)
+    start = Span.at_offset(ctx.file, text, header.start(1))
+    line = start.line + ctx.line_offset
+    span = Span(ctx.file, line, start.column, line, start.column + header.end() - header.start(1))
     if "{" not in text[header.end() :]:
         return Diagnostic(
             "E0103",

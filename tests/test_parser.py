@@ -146,3 +146,14 @@ def test_recovery_with_unindented_bodies() -> None:
     parsed, problems = parse(text, "f.card")
     assert [c.title.value for c in parsed.cards] == ["One", "Two"]
     assert [p.span.line for p in problems] == [9]
+
+
+def test_a_flood_of_broken_cards_stops_after_fifty_errors() -> None:
+    text = "".join(f'a "Card {i}" {{\n  say {{\n}}\n' for i in range(200))
+    _, problems = parse(text, "f.card")
+    assert len(problems) == 51 and problems[-1].code == "E0106"
+
+
+def test_stray_closing_braces_are_one_error() -> None:
+    _, problems = parse("}\n" * 5000, "f.card")
+    assert len(problems) == 1
