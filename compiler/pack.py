@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.schemaerrors import schema_diagnostics
-from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
+from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
 MANIFEST = "pack.yaml"
@@ -72,7 +72,7 @@ def read_manifest(manifest: Path) -> tuple[str | None, Diagnostic | None]:
                 "it is not read",
                 Span.whole_file(shown),
             )
-        if resolved.stat().st_size > MAX_YAML_BYTES:
+        if resolved.stat().st_size > MAX_MANIFEST_BYTES:
             return None, Diagnostic(
                 "E0406", "error", "this pack.yaml is too large", Span.whole_file(shown)
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 
@@ -30,6 +31,12 @@ def ansi(text: str, role: str) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
 
+@functools.lru_cache(maxsize=16)
+def _lines(source: str) -> tuple[str, ...]:
+    """A file's lines, split once however many diagnostics it has (str hashes are cached)."""
+    return tuple(source.split("\n"))
+
+
 def render_text(diagnostic: Diagnostic, sources: Mapping[str, str], style: Style = plain) -> str:
     """`file:line:col: error[CODE]: message`, the source line, a caret underline, help."""
     span = diagnostic.span
@@ -39,7 +46,7 @@ def render_text(diagnostic: Diagnostic, sources: Mapping[str, str], style: Style
     ]
     source = sources.get(span.file)
     if source is not None:
-        text_lines = source.split("\n")
+        text_lines = _lines(source)
         if 1 <= span.line <= len(text_lines):
             shown = text_lines[span.line - 1].replace("\t", " ")
             gutter = str(span.line)
