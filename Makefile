@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
 
-.PHONY: demo test lint typecheck unit bench fuzz grammar clean
+.PHONY: demo test lint typecheck unit bench fuzz grammar rulesets clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ grammar: $(STAMP)
 	{ echo "# Generated from dsl/grammar.lark (sha256 $$(sha256sum dsl/grammar.lark | cut -d' ' -f1)) by make grammar; do not edit."; \
 	  cat dsl/_lark_parser.py.tmp; } > dsl/_lark_parser.py
 	rm dsl/_lark_parser.py.tmp
+
+# Regenerate the validated JSON beside each bundled ruleset after editing its YAML.
+rulesets: $(STAMP)
+	$(BIN)/python -m compiler.precompile
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -244,9 +244,11 @@ def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
         text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
     except (OSError, UnicodeDecodeError) as error:
         raise RulesetError([_problem("E0410", f"cannot read ruleset {shown}: {error}")]) from None
-    document, errors = load_valid_yaml(text, display_path(path), "ruleset", _ruleset_problems)
+    document = _precompiled(path, text, shown)
     if document is None:
-        raise RulesetError(errors)
+        document, errors = load_valid_yaml(text, shown, "ruleset", _ruleset_problems)
+        if document is None:
+            raise RulesetError(errors)
     yield document
     parent = document.data.get("extends")
     if parent is not None:
@@ -273,6 +275,43 @@ def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
                 ]
             )
         yield from _chain(parent_path, (*seen, path.resolve()))
+
+
+PRECOMPILED = "ruleset.compiled.json"
+"""Beside a bundled ruleset.yaml: the same document, validated, as JSON (`make rulesets`)."""
+
+
+def _precompiled(path: Path, text: str, shown: str) -> YamlDocument | None:
+    """A bundled ruleset's validated document, when the JSON beside it matches its text.
+
+    The bundled rulesets are read on every run; parsing their YAML and loading jsonschema to
+    validate them again cost more than the rest of checking a small pack. A stale or missing
+    JSON file only costs that time back: the YAML is then read as any other ruleset.
+    """
+    compiled = path.with_name(PRECOMPILED)
+    if path.name != "ruleset.yaml" or not compiled.is_file():
+        return None
+    try:
+        data = json.loads(compiled.read_text(encoding="utf-8"))
+        if data.get("source_sha256") != source_digest(text):
+            return None
+        return YamlDocument.from_json(shown, data["document"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def source_digest(text: str) -> str:
+    """The hash that ties a precompiled ruleset to its YAML text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def precompile(path: Path) -> dict[str, Any]:
+    """Validate a ruleset file and return what `make rulesets` writes beside it."""
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    document, errors = load_valid_yaml(text, display_path(path), "ruleset", _ruleset_problems)
+    if document is None:
+        raise RulesetError(errors)
+    return {"source_sha256": source_digest(text), "document": document.to_json()}
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

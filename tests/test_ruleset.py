@@ -154,3 +154,16 @@ def test_an_edited_ruleset_is_read_again(tmp_path: Path) -> None:
     assert "sneeze" not in load_ruleset("house.yaml", base_dir=tmp_path).verbs.by_name
     rules.write_text(HOUSE.format(name="house") + "verbs:\n  sneeze: {pattern: sneeze}\n")
     assert "sneeze" in load_ruleset("house.yaml", base_dir=tmp_path).verbs.by_name
+
+
+def test_precompiled_bundled_rulesets_are_fresh() -> None:
+    import json as json_module
+    from importlib import resources as importlib_resources
+
+    from compiler.ruleset import PRECOMPILED, source_digest
+
+    root = Path(str(importlib_resources.files("content")))
+    for source in root.glob("*/ruleset.yaml"):
+        compiled = json_module.loads((source.parent / PRECOMPILED).read_text())
+        text = source.read_text(encoding="utf-8").replace("\r\n", "\n")
+        assert compiled["source_sha256"] == source_digest(text), f"run `make rulesets` ({source})"
