@@ -1,0 +1,162 @@
+"""Dice: where faces come from (seeded or forced by a test), and the pool check with suspense.
+
+The pool check is the Coma Ward reading recorded in DESIGN.md, with its faces given as data by
+the ruleset: roll as many dice as the pool; success faces are set aside, failure faces stay on
+the table, and while any die shows a suspense face, each such die is rolled again together with
+one failed die, if one is left. Re-rolling can only help, so it is always taken.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+MAX_REROLL_ROUNDS = 1000
+"""A pool that still shows suspense after this many rounds is stopped as a runaway."""
+
+
+class DiceError(Exception):
+    """Dice could not be rolled as asked: forced dice ran out, or a roll ran away."""
+
+
+class DiceSource(Protocol):
+    """Where the faces of rolled dice come from."""
+
+    def roll(self, sides: int) -> int:
+        """One die's face, from 1 to `sides`."""
+        ...
+
+
+class SeededDice:
+    """Faces from a seeded generator: the same seed gives the same faces, run after run."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._random = random.Random(seed)
+
+    def roll(self, sides: int) -> int:
+        """One die's face, from 1 to `sides`."""
+        return self._random.randint(1, sides)
+
+
+class ForcedDice:
+    """Faces given in advance, in order, as a card test's `dice` line does."""
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self._faces = list(faces)
+        self._next = 0
+
+    def roll(self, sides: int) -> int:
+        """The next forced face; running out is an error that names what was used."""
+        if self._next >= len(self._faces):
+            raise DiceError(
+                f"the forced dice ran out after {len(self._faces)}: "
+                f"{' '.join(map(str, self._faces)) or '(none)'}"
+            )
+        face = self._faces[self._next]
+        if not 1 <= face <= sides:
+            raise DiceError(f"forced die {face} cannot show on a d{sides}")
+        self._next += 1
+        return face
+
+    @property
+    def unused(self) -> list[int]:
+        """Forced faces nobody rolled; a test that leaves some fails."""
+        return self._faces[self._next :]
+
+
+@dataclass(frozen=True)
+class PoolFaces:
+    """Which faces succeed, fail or are suspense, as a ruleset's check procedure says."""
+
+    success: frozenset[int]
+    suspense: frozenset[int]
+    failure: frozenset[int]
+    sides: int = 6
+
+    @classmethod
+    def from_ruleset(cls, faces: dict[str, Sequence[int]], sides: int = 6) -> PoolFaces:
+        """Build from the `faces:` table of a check procedure."""
+        return cls(
+            success=frozenset(faces.get("success", ())),
+            suspense=frozenset(faces.get("suspense", ())),
+            failure=frozenset(faces.get("failure", ())),
+            sides=sides,
+        )
+
+
+@dataclass
+class PoolResult:
+    """What a pool check rolled, round by round, and how many successes it made."""
+
+    label: str
+    dice: int
+    rounds: list[list[int]] = field(default_factory=list)
+    rerolled: list[list[tuple[int, ...]]] = field(default_factory=list)  # dice picked up, paired
+    totals: list[int] = field(default_factory=list)  # successes after each round
+
+    @property
+    def successes(self) -> int:
+        """Successes set aside in the end."""
+        return self.totals[-1] if self.totals else 0
+
+    def explain(self) -> str:
+        """The log line: `check focus (4 dice): 1 4 5 6 → 2 successes; suspense: ...`."""
+        if not self.rounds:
+            return f"{self.label} (0 dice): nothing to roll → 0 successes"
+        parts = [
+            f"{self.label} ({_count(self.dice, 'die', 'dice')}): "
+            f"{_faces(self.rounds[0])} → {_count(self.totals[0], 'success', 'successes')}"
+        ]
+        for picked, faces, total in zip(
+            self.rerolled, self.rounds[1:], self.totals[1:], strict=True
+        ):
+            pairs = ", ".join(" and ".join(map(str, pair)) for pair in picked)
+            parts.append(
+                f"suspense: re-roll {pairs} → {_faces(faces)} → "
+                f"{_count(total, 'success', 'successes')}"
+            )
+        return "; ".join(parts)
+
+
+def _faces(faces: Sequence[int]) -> str:
+    return " ".join(map(str, faces))
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def roll_pool(dice: int, faces: PoolFaces, source: DiceSource, label: str) -> PoolResult:
+    """Roll a pool check with suspense re-rolls, exactly as DESIGN.md reads the rule."""
+    result = PoolResult(label=label, dice=max(dice, 0))
+    if dice <= 0:
+        return result
+    successes = 0
+    failed: list[int] = []  # faces of failed dice still on the table
+    current = [source.roll(faces.sides) for _ in range(dice)]
+    picked: list[tuple[int, ...]] = []
+    for _ in range(MAX_REROLL_ROUNDS):
+        result.rounds.append(current)
+        if picked:
+            result.rerolled.append(picked)
+        suspense = [f for f in current if f in faces.suspense]
+        successes += sum(1 for f in current if f in faces.success)
+        failed += [f for f in current if f in faces.failure]
+        result.totals.append(successes)
+        if not suspense:
+            return result
+        # Each suspense die is picked up with one failed die, while failed dice last.
+        partners, failed = failed[: len(suspense)], failed[len(suspense) :]
+        picked = _pairs(suspense, partners)
+        current = [source.roll(faces.sides) for pair in picked for _ in pair]
+    raise DiceError(f"{label}: suspense went on for {MAX_REROLL_ROUNDS} rounds")
+
+
+def _pairs(suspense: list[int], partners: list[int]) -> list[tuple[int, ...]]:
+    return [
+        (face, partners[index]) if index < len(partners) else (face,)
+        for index, face in enumerate(suspense)
+    ]
