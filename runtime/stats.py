@@ -1,0 +1,82 @@
+"""A player's stats: bounds, overflow into another stat, death at a bound, derived tables.
+
+The rules come in as plain data (the compiler builds them from the ruleset); the runtime knows
+no game by name. Every change returns the sentences that explain it, for the event log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class StatRule:
+    """A tracked stat: its bounds, start, and what happens at or past them."""
+
+    name: str
+    low: int
+    high: int
+    start: int
+    at_min: str = "nothing"  # "death": reaching the minimum kills the character
+    above_max: str | None = None  # the stat that loses what would pass the maximum
+
+
+@dataclass(frozen=True)
+class DerivedRule:
+    """A stat read from a table by another stat's value (the player mat)."""
+
+    name: str
+    source: str
+    table: dict[int, int]
+
+
+@dataclass
+class Stats:
+    """The current values of one player's stats."""
+
+    rules: dict[str, StatRule]
+    derived: dict[str, DerivedRule]
+    values: dict[str, int] = field(default_factory=dict)
+    pinned: dict[str, int] = field(default_factory=dict)  # derived values a test fixed
+    dead: bool = False
+
+    @classmethod
+    def start(cls, rules: Iterable[StatRule], derived: Iterable[DerivedRule] = ()) -> Stats:
+        """Every stat at its starting value."""
+        by_name = {r.name: r for r in rules}
+        return cls(by_name, {d.name: d for d in derived}, {n: r.start for n, r in by_name.items()})
+
+    def get(self, name: str) -> int:
+        """A stat's value; a derived stat is read from its table unless a test pinned it."""
+        if name in self.values:
+            return self.values[name]
+        if name in self.pinned:
+            return self.pinned[name]
+        rule = self.derived[name]
+        return rule.table[self.get(rule.source)]
+
+    def set(self, name: str, value: int) -> None:
+        """Set a stat as a test's `given` does: a derived stat is pinned for that test."""
+        if name in self.rules:
+            rule = self.rules[name]
+            self.values[name] = max(rule.low, min(rule.high, value))
+        else:
+            self.pinned[name] = value
+
+    def change(self, name: str, delta: int) -> list[str]:
+        """Add `delta` (which may be negative) within the bounds; return what happened."""
+        rule = self.rules[name]
+        before = self.values[name]
+        wanted = before + delta
+        after = max(rule.low, min(rule.high, wanted))
+        self.values[name] = after
+        events = [f"{name} {before} → {after} ({delta:+d})"]
+        overflow = wanted - rule.high
+        if overflow > 0 and rule.above_max is not None:
+            events.append(f"{overflow} {name} past {rule.high} is lost as {rule.above_max}")
+            events += self.change(rule.above_max, -overflow)
+        if after == rule.low and rule.at_min == "death" and not self.dead:
+            self.dead = True
+            events.append(f"{name} {rule.low}: the character dies")
+        return events
