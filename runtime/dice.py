@@ -160,3 +160,26 @@ def _pairs(suspense: list[int], partners: list[int]) -> list[tuple[int, ...]]:
         (face, partners[index]) if index < len(partners) else (face,)
         for index, face in enumerate(suspense)
     ]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Dice summed, as a `roll` table reads them."""
+
+    notation: str
+    faces: tuple[int, ...]
+
+    @property
+    def total(self) -> int:
+        """The sum of the faces."""
+        return sum(self.faces)
+
+    def explain(self) -> str:
+        """The log line: `roll 2d6: 3 5 → 8`."""
+        return f"roll {self.notation}: {_faces(self.faces)} → {self.total}"
+
+
+def roll_dice(count: int, sides: int, source: DiceSource) -> Roll:
+    """Roll `count` dice of `sides` faces and keep every face."""
+    notation = f"{count if count != 1 else ''}d{sides}"
+    return Roll(notation, tuple(source.roll(sides) for _ in range(count)))

@@ -75,3 +75,12 @@ def test_four_dice_odds_agree_with_design_md() -> None:
     expected = [0.0925, 0.2802, 0.3411, 0.2238, 0.0624]
     for seen, p in zip(counts, expected, strict=True):
         assert abs(seen / runs - p) < 0.01
+
+
+def test_roll_tables_sum_their_dice() -> None:
+    from runtime.dice import roll_dice
+
+    vial = roll_dice(1, 6, ForcedDice([2]))
+    assert (vial.total, vial.explain()) == (2, "roll d6: 2 → 2")
+    two = roll_dice(2, 6, ForcedDice([3, 5]))
+    assert (two.total, two.explain()) == (8, "roll 2d6: 3 5 → 8")
