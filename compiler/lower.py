@@ -10,6 +10,7 @@ from compiler.patterns import (
     Miss,
     PatternTable,
     Problem,
+    closest,
     did_you_mean,
     out_of_range,
     text_too_long,
@@ -197,10 +198,11 @@ class Lowerer:
             allowed = self._property_heads(kind)
             if not misses:
                 written = n.atom_source(phrase.atoms[0])
-                suggestion = did_you_mean(written, allowed)
+                meant = closest(written, allowed)
                 for name in kind.properties:
-                    if suggestion == did_you_mean(written, [self._head(name)]):
+                    if meant == self._head(name):
                         property_spans.setdefault(name, phrase.span)  # misspelt, not missing
+                suggestion = f"did you mean '{meant}'?" if meant else None
                 self.error(
                     "E0211",
                     f"'{written}' is not a property of {kind.name} cards",

@@ -346,13 +346,20 @@ def with_article(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to a misspelt word, or None when nothing is close."""
+    options = sorted(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    lowered = {c.lower(): c for c in options}
+    return lowered.get(word.lower()) if len(word) > 2 else None
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """Suggest the closest of `choices`, as `help`, or None when nothing is close."""
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
-    if not close and len(word) > 2:
-        lowered = {c.lower(): c for c in choices}
-        close = [lowered[word.lower()]] if word.lower() in lowered else []
-    return f"did you mean '{close[0]}'?" if close else None
+    found = closest(word, choices)
+    return f"did you mean '{found}'?" if found else None
 
 
 _NO_PATTERN = Pattern("", "", ())
