@@ -61,6 +61,10 @@ class ForcedDice:
         self._next += 1
         return face
 
+    def add(self, faces: Iterable[int]) -> None:
+        """Force more faces, after those already given."""
+        self._faces.extend(faces)
+
     @property
     def unused(self) -> list[int]:
         """Forced faces nobody rolled; a test that leaves some fails."""

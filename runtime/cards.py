@@ -1,0 +1,131 @@
+"""Compiled cards: a card's data and the callables its effects were compiled to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runtime.game import Game
+
+Effect = Callable[["Game", "CardInstance"], None]
+"""A compiled block of effects: it runs over the game, for one card in play."""
+
+Check = Callable[["Game", "CardInstance"], bool]
+"""A compiled condition, as a test's `expect` line has it."""
+
+Observe = Callable[["Game", "CardInstance"], Any]
+"""A compiled value, read to explain a failed expectation."""
+
+Setter = Callable[["Game", "CardInstance", Any], None]
+"""Sets a value, as a test's `given` line does."""
+
+
+@dataclass(frozen=True)
+class OptionDef:
+    """One option of a card that offers a choice (a hallucination's options)."""
+
+    title: str
+    run: Effect
+    line: int
+
+
+@dataclass(frozen=True)
+class ModifierDef:
+    """A continuous modifier (`dexterity +1`), active while its block applies."""
+
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BlockDef:
+    """A block of a card: effects that a trigger runs, or modifiers that apply."""
+
+    name: str
+    line: int
+    run: Effect | None = None
+    modifiers: tuple[ModifierDef, ...] = ()
+
+
+@dataclass(frozen=True)
+class TestStep:
+    """One line of a card test."""
+
+    action: str  # "set", "choose", "use", "dice", "expect"
+    line: int
+    column: int
+    text: str = ""  # what the line says, for messages
+    answer: str = ""  # choose: an option title, yes or no; use: a card title
+    faces: tuple[int, ...] = ()  # dice
+    value: Any = None  # set: the value given
+    setter: Setter | None = None
+    check: Check | None = None
+    observe: tuple[tuple[str, Observe], ...] = ()
+
+
+@dataclass(frozen=True)
+class TestDef:
+    """A `test` block: a name and its steps."""
+
+    name: str
+    line: int
+    steps: tuple[TestStep, ...]
+
+
+@dataclass(frozen=True)
+class CardDef:
+    """A checked, compiled card."""
+
+    kind: str
+    title: str
+    variant: int | None
+    file: str
+    line: int
+    properties: dict[str, Any]
+    options: tuple[OptionDef, ...] = ()
+    blocks: tuple[BlockDef, ...] = ()
+    tests: tuple[TestDef, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How messages name the card: `item "Scalpel"`, `hallucination "X" variant 2`."""
+        variant = f" variant {self.variant}" if self.variant is not None else ""
+        return f'{self.kind} "{self.title}"{variant}'
+
+    @property
+    def copies(self) -> int:
+        """How many of this card its deck holds."""
+        copies = self.properties.get("copies", 1)
+        return copies if isinstance(copies, int) and copies > 0 else 1
+
+    def block(self, name: str) -> BlockDef | None:
+        """The block of that name, if the card has one."""
+        for block in self.blocks:
+            if block.name == name:
+                return block
+        return None
+
+
+@dataclass(eq=False)
+class CardInstance:
+    """One copy of a card in play, with the tokens on it and what it has used up."""
+
+    definition: CardDef
+    uid: int
+    tokens: dict[str, int] = field(default_factory=dict)
+    spent: set[str] = field(default_factory=set)  # blocks that run only the first time
+
+    @property
+    def title(self) -> str:
+        """The card's title."""
+        return self.definition.title
+
+    @property
+    def kind(self) -> str:
+        """The card's kind."""
+        return self.definition.kind
+
+    def __repr__(self) -> str:
+        return f"<{self.definition.label} #{self.uid}>"

@@ -1,0 +1,332 @@
+"""The game: state, dice, decisions and the event log, and the steps compiled effects call.
+
+Compiled effects are plain functions `effect(game, card)`; the verbs they call (in
+`runtime.games`) change the state only through the methods here, so every change is logged and
+counted against the step budget.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from itertools import count
+from typing import Any
+
+from runtime.cards import CardDef, CardInstance, Effect
+from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
+from runtime.dice import DiceSource, SeededDice, roll_dice
+from runtime.events import Event, EventLog
+from runtime.games import GameModule
+from runtime.rules import BlockRule, GameRules
+from runtime.state import GameState, Player
+from runtime.stats import Stats
+
+DEFAULT_BUDGET = 10_000
+"""Steps a run may take before it is stopped as a runaway (a card that draws itself...)."""
+
+MAX_DEPTH = 40
+"""Cards resolving inside cards (a trigger that draws a card that triggers...) before a stop."""
+
+
+class RunawayError(Exception):
+    """A run went past its step budget or its depth: some effect loops."""
+
+
+class Game:
+    """One deterministic run: the same seed, cards and answers give the same log."""
+
+    def __init__(
+        self,
+        rules: GameRules,
+        cards: Sequence[CardDef],
+        module: GameModule,
+        *,
+        seed: int = 0,
+        dice: DiceSource | None = None,
+        decisions: DecisionMaker | None = None,
+        players: int = 1,
+        budget: int = DEFAULT_BUDGET,
+    ) -> None:
+        self.rules = rules
+        self.module = module
+        self.cards = tuple(cards)
+        self.seed = seed
+        self.dice: DiceSource = dice if dice is not None else SeededDice(seed)
+        self.decisions: DecisionMaker = (
+            decisions if decisions is not None else RandomDecisions(seed)
+        )
+        self.log = EventLog()
+        self.budget = budget
+        self.steps = 0
+        self.depth = 0
+        self._uids = count(1)
+        self._shuffler = random.Random(seed)
+        self._current_card: str | None = None
+        self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
+        self.state.decks = self._build_decks()
+        self.state.discards = {deck: [] for deck in rules.decks}
+
+    # -- setting up -----------------------------------------------------------------------
+    def new_player(self, name: str) -> Player:
+        """A player with every stat at its start, at the starting place."""
+        return Player(
+            name, Stats.start(self.rules.stats, self.rules.derived), self.rules.start_place
+        )
+
+    def new_instance(self, definition: CardDef) -> CardInstance:
+        """A fresh copy of a card, to put in play."""
+        return CardInstance(definition, next(self._uids))
+
+    def _build_decks(self) -> dict[str, list[CardInstance]]:
+        decks: dict[str, list[CardInstance]] = {}
+        for deck, kinds in self.rules.decks.items():
+            cards = [
+                self.new_instance(card)
+                for card in self.cards
+                if card.kind in kinds
+                for _ in range(card.copies)
+            ]
+            self._shuffler.shuffle(cards)
+            decks[deck] = cards
+        return decks
+
+    def find(self, title: str) -> CardDef | None:
+        """The first card of the pack with that title."""
+        for card in self.cards:
+            if card.title == title:
+                return card
+        return None
+
+    # -- the log and the budget -----------------------------------------------------------
+    @property
+    def player(self) -> Player:
+        """The player whose turn it is."""
+        return self.state.player
+
+    def event(self, kind: str, text: str, **data: Any) -> None:
+        """Log one step, under the card being resolved."""
+        self.log.add(Event(kind, text, data, self._current_card, self.depth))
+
+    def step(self) -> None:
+        """Count one step against the budget."""
+        self.steps += 1
+        if self.steps > self.budget:
+            raise RunawayError(
+                f"the run took more than {self.budget} steps; some effect seems to loop"
+            )
+
+    # -- stats ----------------------------------------------------------------------------
+    def stat(self, name: str, player: Player | None = None) -> int:
+        """A stat's value with every modifier that applies now."""
+        player = player or self.player
+        return player.stats.get(name) + self.stat_bonus(name, player)
+
+    def stat_bonus(self, name: str, player: Player) -> int:
+        """What the player's carried and owned cards add to a stat right now."""
+        bonus = 0
+        for card, where in [
+            *((c, "carried") for c in player.items),
+            *((c, "owned") for c in player.owned),
+        ]:
+            for block in card.definition.blocks:
+                if not block.modifiers:
+                    continue
+                rule = self.rules.blocks.get(block.name)
+                if rule is None or rule.applies != where or not self._stat_window(rule, player):
+                    continue
+                for modifier in block.modifiers:
+                    apply = self.module.modifiers.get(modifier.name)
+                    change = apply(self, player, modifier.args) if apply else None
+                    if change is not None and change[0] == name:
+                        bonus += change[1]
+        return bonus
+
+    @staticmethod
+    def _stat_window(rule: BlockRule, player: Player) -> bool:
+        if rule.while_stat is None:
+            return True
+        stat, low, high = rule.while_stat
+        return bool(low <= player.stats.get(stat) <= high)
+
+    def change(self, name: str, delta: int, player: Player | None = None) -> None:
+        """Raise or lower a tracked stat within its bounds, logging what happened."""
+        self.step()
+        player = player or self.player
+        was_dead = player.dead
+        for sentence in player.stats.change(name, delta):
+            self.event("stat", sentence, stat=name, delta=delta)
+        if player.dead and not was_dead:
+            self.event("death", f"{player.name} dies", player=player.name)
+
+    def set_stat(self, name: str, value: int, player: Player | None = None) -> None:
+        """Set a stat as a test's `given` does (a derived stat is pinned)."""
+        player = player or self.player
+        player.stats.set(name, value)
+        self.event("given", f"{name} is {value}", stat=name, value=value)
+
+    # -- decisions ------------------------------------------------------------------------
+    def decide(self, kind: str, prompt: str, choices: Sequence[str]) -> int:
+        """Ask the decision maker and log the answer."""
+        self.step()
+        index = self.decisions.decide(Decision(kind, prompt, tuple(choices)))
+        self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
+        return index
+
+    def choose(self, card: CardInstance, titles: tuple[str, ...]) -> int:
+        """A `choose` block: the player picks one of the titles; its index."""
+        return self.decide("option", "choose", titles)
+
+    def may(self, card: CardInstance, prompt: str) -> bool:
+        """A `may` block: the player says yes or no."""
+        return self.decide("yes-no", f"you may {prompt}", YES_NO) == 0
+
+    # -- dice -----------------------------------------------------------------------------
+    def roll(self, card: CardInstance, count: int, sides: int) -> int:
+        """A `roll` table: roll the dice and give their sum."""
+        self.step()
+        rolled = roll_dice(count, sides, self.dice)
+        self.event("roll", rolled.explain(), dice=list(rolled.faces), total=rolled.total)
+        return rolled.total
+
+    def no_outcome(self, card: CardInstance, result: int | str) -> None:
+        """A check or roll whose result no outcome of the card covers."""
+        self.event("outcome", f"no outcome of the card covers {result}", result=result)
+
+    # -- words ----------------------------------------------------------------------------
+    def say(self, card: CardInstance, text: str) -> None:
+        """Flavour text the narrator reads."""
+        self.step()
+        self.event("say", f"“{text}”")
+
+    def rule(self, card: CardInstance, text: str) -> None:
+        """A rule printed on the card that the simulator does not run."""
+        self.event("rule", f"not simulated: {text}")
+
+    # -- cards in play --------------------------------------------------------------------
+    def resolve(self, card: CardInstance, effect: Effect, what: str) -> None:
+        """Run one compiled block of a card, one level deeper in the log."""
+        self.step()
+        if self.depth >= MAX_DEPTH:
+            raise RunawayError(
+                f"cards resolved inside cards more than {MAX_DEPTH} deep; some effect seems to loop"
+            )
+        self.event("resolve", f"{card.definition.label}: {what}", uid=card.uid)
+        outer, self._current_card = self._current_card, card.title
+        self.depth += 1
+        try:
+            effect(self, card)
+        finally:
+            self.depth -= 1
+            self._current_card = outer
+
+    def fire(self, trigger: str, cards: Iterable[CardInstance]) -> None:
+        """Run every block of these cards that the trigger starts."""
+        for card in list(cards):
+            for block in card.definition.blocks:
+                rule = self.rules.blocks.get(block.name)
+                if block.run is None or rule is None or rule.trigger != trigger:
+                    continue
+                if rule.once:
+                    if block.name in card.spent:
+                        continue
+                    card.spent.add(block.name)
+                self.resolve(card, block.run, rule.header or block.name)
+
+    def use(self, card: CardInstance) -> None:
+        """Use a card the player has (its `use` blocks)."""
+        if not any(
+            (rule := self.rules.blocks.get(b.name)) is not None and rule.trigger == "use"
+            for b in card.definition.blocks
+        ):
+            self.event("use", f"{card.definition.label} has nothing to use")
+            return
+        self.fire("use", [card])
+
+    def play(self, definition: CardDef) -> CardInstance:
+        """Bring a card into play as its kind says (narrate, reveal, carry and use...)."""
+        card = self.new_instance(definition)
+        self.play_instance(card)
+        return card
+
+    def play_instance(self, card: CardInstance) -> None:
+        """Bring this copy of a card into play as its kind says."""
+        handler = self.module.played.get(card.kind) or self.module.played["*"]
+        handler(self, card)
+
+    def draw(self, deck: str, count: int = 1) -> None:
+        """Draw cards from a deck; each comes into play as its kind says."""
+        for _ in range(count):
+            self.step()
+            pile = self.state.decks.get(deck)
+            if pile is None:
+                self.event("draw", f"there is no {deck} deck")
+                return
+            if not pile and self.state.discards.get(deck):
+                pile.extend(self.state.discards[deck])
+                self.state.discards[deck].clear()
+                self._shuffler.shuffle(pile)
+                self.event("shuffle", f"the {deck} deck is empty: its discards are shuffled in")
+            if not pile:
+                self.event("draw", f"the {deck} deck is empty")
+                return
+            card = pile.pop()
+            self.event("draw", f"draw {deck}: {card.definition.label}", deck=deck, uid=card.uid)
+            handler = self.module.drawn.get(card.kind) or self.module.drawn["*"]
+            if handler(self, card) is False:
+                return
+
+    def deck_of(self, card: CardInstance) -> str | None:
+        """The deck a card comes from and is discarded to."""
+        return self.rules.kind_decks.get(card.kind)
+
+    def take(self, card: CardInstance) -> None:
+        """Take a card out of wherever it is in play."""
+        for player in self.state.players:
+            for pile in (player.items, player.owned):
+                if card in pile:
+                    pile.remove(card)
+        if card in self.state.found:
+            self.state.found.remove(card)
+        for place, placed in list(self.state.in_play.items()):
+            if placed is card:
+                del self.state.in_play[place]
+        for pile in self.state.floor.values():
+            if card in pile:
+                pile.remove(card)
+
+    def discard(self, card: CardInstance) -> None:
+        """Put a card in play onto its deck's discard pile."""
+        self.step()
+        self.take(card)
+        deck = self.deck_of(card)
+        if deck is not None:
+            self.state.discards.setdefault(deck, []).append(card)
+        self.event("discard", f"discard {card.definition.label}", uid=card.uid)
+
+    def move(self, place: str) -> None:
+        """Move the player; ending the move there runs that place's card, if one is in play."""
+        self.step()
+        player = self.player
+        self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
+        player.location = place
+        here = self.state.in_play.get(place)
+        if here is not None:
+            self.fire("end_move", [here])
+
+    def end_turn(self) -> None:
+        """End the turn at once; end-of-turn effects of the player's cards and place run."""
+        player = self.player
+        if player.turn_over:
+            return
+        player.turn_over = True
+        self.event("turn", f"{player.name}'s turn ends")
+        here = self.state.in_play.get(player.location or "")
+        self.fire("turn_ends", [*player.owned, *player.items, *([here] if here else [])])
+
+    def stat_names(self) -> list[str]:
+        """Tracked and derived stats, in the ruleset's order."""
+        return [s.name for s in self.rules.stats] + [d.name for d in self.rules.derived]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as plain data."""
+        return self.state.to_json(self.stat_names(), self.stat)

@@ -1,0 +1,123 @@
+"""The base module: verbs, values and card play that most card games share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.cards import CardInstance
+from runtime.game import Game
+from runtime.games import GameModule, ValueDef
+from runtime.state import Player
+
+NARRATED_PROPERTIES = ("situation",)
+"""Properties the narrator reads before the options (and nothing after them)."""
+
+
+def gain(game: Game, card: CardInstance, *, stat: str, amount: int) -> None:
+    """`gain {stat} {amount}`."""
+    game.change(stat, amount)
+
+
+def lose(game: Game, card: CardInstance, *, stat: str, amount: int) -> None:
+    """`lose {stat} {amount}`."""
+    game.change(stat, -amount)
+
+
+def move_to(game: Game, card: CardInstance, *, place: str) -> None:
+    """`move to {place}`."""
+    game.move(place)
+
+
+def draw(game: Game, card: CardInstance, *, deck: str, count: int = 1) -> None:
+    """`draw {deck} [{count}]`."""
+    game.draw(deck, count)
+
+
+def discard_this(game: Game, card: CardInstance) -> None:
+    """`discard this`: the card being resolved."""
+    game.discard(card)
+
+
+def end_turn(game: Game, card: CardInstance) -> None:
+    """`end turn`."""
+    game.end_turn()
+
+
+def stat_value(game: Game, card: CardInstance, *, stat: str) -> int:
+    """A stat with its modifiers."""
+    return game.stat(stat)
+
+
+def set_stat(game: Game, card: CardInstance, value: int, *, stat: str) -> None:
+    """`given terror 4`."""
+    game.set_stat(stat, value)
+
+
+def location(game: Game, card: CardInstance) -> str | None:
+    """Where the player is."""
+    return game.player.location
+
+
+def set_location(game: Game, card: CardInstance, value: str) -> None:
+    """`given location hallway`: put the player there without moving."""
+    game.player.location = value
+    game.event("given", f"location is {value}", location=value)
+
+
+def stat_bonus(game: Game, player: Player, args: dict[str, Any]) -> tuple[str, int] | None:
+    """`dexterity +1` while the block applies."""
+    return str(args["stat"]), int(args["modifier"])
+
+
+def carry(game: Game, card: CardInstance) -> bool:
+    """A drawn card goes to the player's hand; its `when drawn` blocks run."""
+    game.player.items.append(card)
+    game.fire("drawn", [card])
+    return True
+
+
+def narrate(game: Game, card: CardInstance) -> None:
+    """Read the situation and the option titles only; resolve the option picked."""
+    for name in NARRATED_PROPERTIES:
+        if name in card.definition.properties:
+            game.event("narrate", f"“{card.definition.properties[name]}”")
+    options = card.definition.options
+    titles = tuple(option.title for option in options)
+    picked = options[game.decide("option", "pick an option", titles)]
+    game.resolve(card, picked.run, f'option "{picked.title}"')
+
+
+def play_card(game: Game, card: CardInstance) -> None:
+    """Options are narrated; anything else is drawn by the player, then used if it can be."""
+    if card.definition.options:
+        narrate(game, card)
+        return
+    game.event("play", f"play {card.definition.label}", uid=card.uid)
+    handler = game.module.drawn.get(card.kind) or game.module.drawn["*"]
+    handler(game, card)
+    if card in game.player.items:
+        for block in card.definition.blocks:
+            rule = game.rules.blocks.get(block.name)
+            if rule is not None and rule.trigger == "use":
+                game.use(card)
+                break
+
+
+BASE = GameModule(
+    name="base",
+    verbs={
+        "gain": gain,
+        "lose": lose,
+        "move_to": move_to,
+        "draw": draw,
+        "discard_this": discard_this,
+        "end_turn": end_turn,
+    },
+    values={
+        "stat": ValueDef(stat_value, set_stat),
+        "location": ValueDef(location, set_location),
+    },
+    modifiers={"stat_bonus": stat_bonus},
+    drawn={"*": carry},
+    played={"*": play_card},
+)

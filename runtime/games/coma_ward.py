@@ -1,0 +1,269 @@
+"""Coma Ward: the pool check, clues and the phenomenon chart, carrying, rooms and quirks.
+
+Only what differs from the base module is stated here; the numbers (faces, bounds, tables)
+come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from runtime.cards import CardInstance
+from runtime.dice import roll_pool
+from runtime.game import Game
+from runtime.games import ValueDef
+from runtime.games.base import BASE, carry, narrate
+from runtime.rules import ProcedureRule
+from runtime.state import Player
+
+POOL_CHECK = "pool"
+"""The ruleset's name for the stat check, which rummaging makes on focus."""
+
+UNCOUNTED_TYPES = frozenset({"clothing"})
+"""Item types that do not count toward the carry limit (clues are not carried at all)."""
+
+PASS_FOCUS = 3
+"""Successes a focus check needs when searching a room."""
+
+
+def take_bonuses(game: Game, player: Player, check: str) -> int:
+    """Use up the bonuses that wait for the next check of this name."""
+    dice = sum(d for name, d in player.bonuses if name == check)
+    if dice:
+        player.bonuses = [(name, d) for name, d in player.bonuses if name != check]
+        game.event("bonus", f"bonus on this {check} check: {dice:+d} dice", check=check, dice=dice)
+    return dice
+
+
+def pool_check(
+    game: Game, card: CardInstance, *, rule: ProcedureRule, stat: str, modifier: int = 0
+) -> int:
+    """`check focus`, `check dexterity -1`: roll the pool, count successes with suspense."""
+    game.step()
+    assert rule.faces is not None, "the pool procedure needs faces"
+    player = game.player
+    dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
+    label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
+    result = roll_pool(dice, rule.faces, game.dice, label)
+    game.event(
+        "check",
+        result.explain(),
+        check=stat,
+        dice=result.dice,
+        rounds=result.rounds,
+        successes=result.successes,
+    )
+    return result.successes
+
+
+def rummage(game: Game, card: CardInstance) -> None:
+    """Search the room: a focus check; pass and draw an item, fail and face a hallucination."""
+    rule = game.rules.procedures[POOL_CHECK]
+    if pool_check(game, card, rule=rule, stat="focus") >= PASS_FOCUS:
+        game.draw("item")
+    else:
+        game.draw("hallucination")
+
+
+def place_pill(game: Game, card: CardInstance) -> None:
+    """`place pill on this`."""
+    game.step()
+    card.tokens["pill"] = card.tokens.get("pill", 0) + 1
+    game.event("token", f"a pill on {card.title}: {card.tokens['pill']}", pills=card.tokens["pill"])
+
+
+def bonus_next(game: Game, card: CardInstance, *, check_name: str, modifier: int) -> None:
+    """`bonus next attack +1`: extra dice on the next check of that kind, then gone."""
+    game.step()
+    game.player.bonuses.append((check_name, modifier))
+    game.event("bonus", f"{modifier:+d} dice on the next {check_name} check", check=check_name)
+
+
+def found_symbols(game: Game) -> list[str]:
+    """The letters of the clues found, in the order found."""
+    out = []
+    for chart in game.rules.charts:
+        for clue in game.state.found:
+            if clue.kind == chart.symbol_kind and chart.symbol_property:
+                out.append(str(clue.definition.properties.get(chart.symbol_property, "?")))
+    return out
+
+
+def reveal_phenomenon(game: Game, card: CardInstance) -> None:
+    """Look up the phenomenon chart by the order the clues were found; end the prologue."""
+    game.step()
+    if "phenomenon_revealed" in game.state.flags:
+        game.event("phenomenon", "the phenomenon is already revealed")
+        return
+    game.state.flags.add("phenomenon_revealed")
+    order = found_symbols(game)
+    revealed = None
+    for chart in game.rules.charts:
+        for definition in game.cards:
+            key = definition.properties.get(chart.key)
+            # The compiled property is a tuple and `order` a list: compare them as lists.
+            if definition.kind == chart.kind and isinstance(key, list | tuple) and [*key] == order:
+                revealed = game.new_instance(definition)
+                break
+    shown = " ".join(order) or "(none)"
+    if revealed is None:
+        game.event("phenomenon", f"clue order {shown}: no phenomenon on the chart", order=order)
+    else:
+        game.state.in_play["phenomenon"] = revealed
+        number = revealed.definition.properties.get("number")
+        game.event(
+            "phenomenon",
+            f"clue order {shown}: phenomenon {number}, “{revealed.title}”",
+            order=order,
+            phenomenon=revealed.title,
+        )
+    game.end_turn()
+    listeners = [c for p in game.state.players for c in [*p.owned, *p.items]]
+    game.fire("phenomenon_revealed", [*listeners, *([revealed] if revealed else [])])
+
+
+def clues_found(game: Game, card: CardInstance) -> int:
+    """`clues found`."""
+    return len(game.state.found)
+
+
+def counts_toward_limit(card: CardInstance) -> bool:
+    """Clothing does not count toward the carry limit."""
+    return card.definition.properties.get("type") not in UNCOUNTED_TYPES
+
+
+def items_carried(game: Game, card: CardInstance) -> int:
+    """`items carried`: the items that count toward the carry limit."""
+    return sum(1 for item in game.player.items if counts_toward_limit(item))
+
+
+def carry_limit(game: Game, card: CardInstance) -> int:
+    """`carry limit`: strength."""
+    return game.stat("strength")
+
+
+def pills_on_this(game: Game, card: CardInstance) -> int:
+    """`pills on this`."""
+    return card.tokens.get("pill", 0)
+
+
+def phenomenon_revealed(game: Game, card: CardInstance) -> bool:
+    """`phenomenon revealed`."""
+    return "phenomenon_revealed" in game.state.flags
+
+
+def carry_within_limit(game: Game, card: CardInstance) -> bool:
+    """Carry the item; past the carry limit the player drops items of their choice."""
+    carry(game, card)
+    player = game.player
+    while items_carried(game, card) > carry_limit(game, card):
+        countable = [item for item in player.items if counts_toward_limit(item)]
+        drop = countable[
+            game.decide("item", "over the carry limit: drop", [i.title for i in countable])
+        ]
+        player.items.remove(drop)
+        game.state.floor.setdefault(player.location or "", []).append(drop)
+        game.event("drop", f"drop {drop.definition.label}", uid=drop.uid)
+    return True
+
+
+def discover_clue(game: Game, card: CardInstance) -> bool:
+    """A clue ends the draw; before the phenomenon it is found, in order, then it resolves."""
+    if "phenomenon_revealed" not in game.state.flags:
+        game.state.found.append(card)
+        game.event(
+            "clue",
+            f"clue found: {card.title} (clue {len(game.state.found)})",
+            clue=card.title,
+            order=found_symbols(game),
+        )
+    game.fire("drawn", [card])
+    return False
+
+
+def reveal_room(game: Game, card: CardInstance) -> None:
+    """A room is revealed where the player stands: it runs, then the move ends there."""
+    game.state.in_play[card.title] = card
+    game.player.location = card.title
+    game.event("reveal", f"reveal {card.definition.label}", room=card.title)
+    game.fire("revealed", [card])
+    if game.player.location == card.title:
+        game.fire("end_move", [card])
+
+
+def reveal_room_drawn(game: Game, card: CardInstance) -> bool:
+    """Drawing a room reveals it."""
+    reveal_room(game, card)
+    return True
+
+
+def hallucinate(game: Game, card: CardInstance) -> bool:
+    """A hallucination drawn is narrated and resolved, then discarded."""
+    narrate(game, card)
+    game.discard(card)
+    return True
+
+
+def deal(game: Game, card: CardInstance) -> bool:
+    """A quirk (face down) or a neurosis strip is dealt to the player, who owns it."""
+    game.player.owned.append(card)
+    game.event("deal", f"{game.player.name} is dealt {card.definition.label}", uid=card.uid)
+    return True
+
+
+def deal_played(game: Game, card: CardInstance) -> None:
+    """Playing a neurosis: the player owns it from now on."""
+    deal(game, card)
+
+
+def play_quirk(game: Game, card: CardInstance) -> None:
+    """Playing a quirk: deal it, then end the turn so its end-of-turn condition is tested."""
+    deal(game, card)
+    game.end_turn()
+
+
+def play_phenomenon(game: Game, card: CardInstance) -> None:
+    """Playing a phenomenon card: it is revealed directly, whatever the clues."""
+    game.state.flags.add("phenomenon_revealed")
+    game.state.in_play["phenomenon"] = card
+    game.event("phenomenon", f"phenomenon revealed: “{card.title}”", phenomenon=card.title)
+    listeners = [c for p in game.state.players for c in [*p.owned, *p.items]]
+    game.fire("phenomenon_revealed", [*listeners, card])
+
+
+def play_clue(game: Game, card: CardInstance) -> None:
+    """Playing a clue is drawing it."""
+    game.event("play", f"play {card.definition.label}", uid=card.uid)
+    discover_clue(game, card)
+
+
+COMA_WARD = BASE.extend(
+    "coma-ward",
+    verbs={
+        "rummage": rummage,
+        "reveal_phenomenon": reveal_phenomenon,
+        "place_pill": place_pill,
+        "bonus_next": bonus_next,
+    },
+    values={
+        "clues_found": ValueDef(clues_found),
+        "items_carried": ValueDef(items_carried),
+        "carry_limit": ValueDef(carry_limit),
+        "pills_on_this": ValueDef(pills_on_this),
+    },
+    conditions={"phenomenon_revealed": phenomenon_revealed},
+    procedures={"coma-ward-pool": pool_check},
+    drawn={
+        "item": carry_within_limit,
+        "clue": discover_clue,
+        "room": reveal_room_drawn,
+        "hallucination": hallucinate,
+        "quirk": deal,
+        "neurosis": deal,
+    },
+    played={
+        "room": reveal_room,
+        "quirk": play_quirk,
+        "phenomenon": play_phenomenon,
+        "clue": play_clue,
+        "neurosis": deal_played,
+    },
+)
