@@ -196,13 +196,20 @@ def check_paths(
     return report
 
 
-def _check_target(
-    target: _Target,
-    ruleset_override: str | None,
-    report: CheckReport,
-    use_cache: bool,
-    validate_ir: bool,
-) -> PackResult:
+@dataclass
+class OpenedPack:
+    """A pack's manifest read and its ruleset loaded: what every command starts from."""
+
+    pack: Pack
+    ruleset: Ruleset | None
+    paths: list[Path]
+    problems: list[Diagnostic]
+
+
+def open_target(
+    target: _Target, ruleset_override: str | None, sources: dict[str, str]
+) -> OpenedPack:
+    """Read a target's pack.yaml and ruleset and list its card files; problems are kept."""
     pack = target.pack
     if pack is None:
         assert target.manifest is not None
@@ -210,20 +217,18 @@ def _check_target(
         text, problem = read_manifest(target.manifest)
         if text is None:
             assert problem is not None
-            return PackResult(stand_in, None, diagnostics=[problem])
-        report.sources[display_path(target.manifest)] = text
+            return OpenedPack(stand_in, None, [], [problem])
+        sources[display_path(target.manifest)] = text
         pack, problems = load_pack(target.manifest, text)
         if pack is None:
-            return PackResult(stand_in, None, diagnostics=problems)
+            return OpenedPack(stand_in, None, [], problems)
     try:
         if ruleset_override is not None:
             ruleset = load_ruleset(ruleset_override)
         else:
             ruleset = load_ruleset(pack.ruleset, base_dir=pack.root)
     except RulesetError as error:
-        return PackResult(
-            pack, None, diagnostics=[_at_manifest(d, pack) for d in error.diagnostics]
-        )
+        return OpenedPack(pack, None, [], [_at_manifest(d, pack) for d in error.diagnostics])
     paths, problems = card_files(pack)
     if not paths and not problems:
         problems.append(
@@ -237,6 +242,20 @@ def _check_target(
                 "card files end in .card; 'sources' in pack.yaml says where they are",
             )
         )
+    return OpenedPack(pack, ruleset, paths, problems)
+
+
+def _check_target(
+    target: _Target,
+    ruleset_override: str | None,
+    report: CheckReport,
+    use_cache: bool,
+    validate_ir: bool,
+) -> PackResult:
+    opened = open_target(target, ruleset_override, report.sources)
+    pack, ruleset, paths, problems = opened.pack, opened.ruleset, opened.paths, opened.problems
+    if ruleset is None:
+        return PackResult(pack, None, diagnostics=problems)
     result = _check_pack_files(pack, ruleset, paths, problems, report, use_cache, validate_ir)
     if target.selected is not None:
         by_resolved = {p.resolve(): display_path(p) for p in paths}
@@ -262,15 +281,7 @@ def _check_pack_files(
     validate_ir: bool,
 ) -> PackResult:
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
-    texts: dict[str, str] = {}
-    for path in paths:
-        shown = display_path(path)
-        text, problem = read_card_file(path)
-        if text is None:
-            assert problem is not None
-            problems.append(problem)
-        else:
-            texts[shown] = text
+    texts = read_card_texts(paths, problems)
     report.sources.update(texts)
     keys = {shown: _file_key(ruleset, shown, text, validate_ir) for shown, text in texts.items()}
     pack_key = _combined_key(keys, problems)
@@ -286,6 +297,20 @@ def _check_pack_files(
         files=[FileStats(**f) for f in summary["files"]],
         diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
     )
+
+
+def read_card_texts(paths: list[Path], problems: list[Diagnostic]) -> dict[str, str]:
+    """The text of each card file by its shown path; files that cannot be read add problems."""
+    texts: dict[str, str] = {}
+    for path in paths:
+        shown = display_path(path)
+        text, problem = read_card_file(path)
+        if text is None:
+            assert problem is not None
+            problems.append(problem)
+        else:
+            texts[shown] = text
+    return texts
 
 
 def _run_checks(

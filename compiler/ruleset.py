@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,6 +21,7 @@ from compiler.patterns import (
     compile_pattern,
     did_you_mean,
 )
+from compiler.rulestext import TemplateError, template_slots
 from compiler.schemaerrors import schema_diagnostics
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
@@ -94,6 +95,14 @@ class Chart:
     symbol_property: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """How rules text reads: the entries' `text:` templates and the `wording:` table."""
+
+    texts: dict[str, dict[str, str]]  # section ("verbs", "checks"...) -> entry name -> template
+    table: dict[str, Any]  # the merged `wording:` mapping, shaped by the schema
+
+
 @dataclass
 class Ruleset:
     """Everything the compiler knows about one game, ready to match phrases against."""
@@ -121,6 +130,8 @@ class Ruleset:
     procedures: dict[str, CheckProcedure]
     kinds: dict[str, Kind]
     charts: tuple[Chart, ...]
+    wording: Wording
+    data: dict[str, Any] = field(default_factory=dict)  # the merged tables, as plain data
 
     def stat_range(self, name: str) -> tuple[int, int]:
         """The lowest and highest value a stat or derived stat can take."""
@@ -232,7 +243,15 @@ def _load_versioned(path: str, mtime: int, size: int) -> Ruleset:
     top = documents[0]
     merged["ruleset"] = top.data.get("ruleset")
     merged.pop("extends", None)
+    # Rules text needs every word of the table: a ruleset that extends nothing reads in the
+    # base's words wherever it does not give its own.
+    merged["wording"] = _merge(_base_wording(), merged.get("wording") or {})
     return _build(merged, top, documents, path)
+
+
+def _base_wording() -> dict[str, Any]:
+    base = bundled_path("base")
+    return dict(next(_chain(base, ())).data.get("wording") or {}) if base else {}
 
 
 def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
@@ -350,6 +369,7 @@ class _Builder:
         self.data = data
         self.top = top
         self.errors: list[Diagnostic] = []
+        self.texts: dict[str, dict[str, str]] = {}
 
     def error(self, message: str, path: tuple[str | int, ...]) -> None:
         """Record a cross-reference error at the place in the YAML it is about."""
@@ -375,7 +395,22 @@ class _Builder:
                     (section, name),
                 )
             patterns.append(pattern)
+            text = entry.get("text") if isinstance(entry, dict) else None
+            if text is not None:
+                self.template(text, {s.name for s in pattern.slots}, (section, name, "text"))
+                self.texts.setdefault(section, {})[name] = text
         return PatternTable.build(section, patterns)
+
+    def template(self, text: str, slots: set[str] | None, path: tuple[str | int, ...]) -> None:
+        """Report a rules-text template that is malformed or names a slot it cannot have."""
+        try:
+            used = template_slots(text)
+        except TemplateError as error:
+            self.error(str(error), path)
+            return
+        unknown = used - slots - {"this"} if slots is not None else set()
+        if unknown:
+            self.error(f"text {text!r} names no slot of its pattern: {sorted(unknown)}", path)
 
 
 def _reserved_word(section: str, pattern: Pattern) -> str | None:
@@ -387,6 +422,33 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
         first = pattern.first_word
         return first if first in STATEMENT_KEYWORDS else None
     return None
+
+
+def _wording(
+    builder: _Builder, table: dict[str, Any], verbs: PatternTable, blocks: PatternTable
+) -> Wording:
+    """The wording table, with its templates and the entries it names checked."""
+    for key, value in table.items():
+        if key in ("names", "short", "cost"):
+            continue
+        phrases = value.items() if isinstance(value, dict) else [(None, value)]
+        for sub, phrase in phrases:
+            if isinstance(phrase, str):
+                builder.template(phrase, None, ("wording", key, *([sub] if sub else [])))
+    for verb, phrase in (table.get("short") or {}).items():
+        pattern = verbs.by_name.get(verb)
+        if pattern is None:
+            builder.error(f"a short form is given for unknown verb {verb!r}", ("wording", "short"))
+        else:
+            builder.template(phrase, {s.name for s in pattern.slots}, ("wording", "short", verb))
+    cost = table.get("cost") or {}
+    for name in cost.get("verbs") or []:
+        if name not in verbs.by_name:
+            builder.error(f"wording names unknown cost verb {name!r}", ("wording", "cost"))
+    for name in cost.get("blocks") or []:
+        if name not in blocks.by_name:
+            builder.error(f"wording names unknown block {name!r}", ("wording", "cost"))
+    return Wording(builder.texts, table)
 
 
 def _limits(value: Any) -> tuple[int, int] | None:
@@ -512,6 +574,7 @@ def _build(
         )
         if c["kind"] not in kinds:
             builder.error(f"chart {name!r} names unknown kind {c['kind']!r}", ("charts", name))
+    wording = _wording(builder, data.get("wording") or {}, verbs, blocks)
     if builder.errors:
         raise RulesetError(builder.errors)
     digest_source = json.dumps([d.data for d in documents], sort_keys=True, default=str)
@@ -534,6 +597,7 @@ def _build(
         procedures=procedures,
         kinds=kinds,
         charts=tuple(charts),
+        wording=wording,
         verbs=verbs,
         modifiers=modifiers,
         conditions=conditions,
@@ -541,4 +605,5 @@ def _build(
         values=values,
         blocks=blocks,
         checks=checks,
+        data=json.loads(json.dumps(data, default=str)),
     )

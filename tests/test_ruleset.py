@@ -24,7 +24,15 @@ def test_coma_ward_extends_base_and_states_its_tables() -> None:
     assert ruleset.derived["focus"].table[4] == 2
     assert "gain" in ruleset.verbs.by_name  # from base
     assert "rummage" in ruleset.verbs.by_name  # from coma-ward
-    assert set(ruleset.kinds) == {"hallucination", "item", "clue", "room", "quirk", "phenomenon"}
+    assert set(ruleset.kinds) == {
+        "hallucination",
+        "item",
+        "clue",
+        "room",
+        "quirk",
+        "phenomenon",
+        "neurosis",
+    }
 
 
 def test_nothing_game_specific_in_the_compiler_core() -> None:
