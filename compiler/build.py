@@ -1,0 +1,184 @@
+"""From a pack on disk to compiled cards the runtime can play: check, then generate code.
+
+`pillbox test`, `play` and `build` start here. A pack with errors does not compile: the caller
+gets the diagnostics instead, as `pillbox check` would print them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.check import UsageError, open_target, read_card_texts, resolve_targets
+from compiler.codegen import CompiledFile, compile_file
+from compiler.ruleset import Ruleset
+from dsl.spans import Diagnostic
+from runtime.cards import CardDef
+from runtime.dice import PoolFaces
+from runtime.game import Game
+from runtime.games import GameModule, game_module
+from runtime.library import Library
+from runtime.rules import BlockRule, ChartRule, GameRules, ProcedureRule
+from runtime.stats import DerivedRule, StatRule
+
+IR = dict[str, Any]
+
+
+@dataclass
+class CheckedFile:
+    """One card file: its text and the IR of its cards."""
+
+    file: str
+    text: str
+    cards: list[IR]
+
+
+@dataclass
+class CheckedPack:
+    """A pack whose every card checked, with its ruleset; `selected` narrows what to report."""
+
+    name: str
+    ruleset: Ruleset
+    files: list[CheckedFile]
+    selected: set[str] | None = None  # shown paths of the files the command line named
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def cards(self) -> list[IR]:
+        """Every card's IR, in file order."""
+        return [card for f in self.files for card in f.cards]
+
+
+@dataclass
+class LoadResult:
+    """A checked pack, or the diagnostics that stopped it, with the sources to show them."""
+
+    pack: CheckedPack | None
+    diagnostics: list[Diagnostic]
+    sources: dict[str, str]
+
+
+def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
+    """Check one pack completely (no cache: the full IR is needed) and keep its IR."""
+    from compiler.passes import PACK_PASSES, run_passes
+    from compiler.pipeline import check_files
+
+    targets = resolve_targets([path], ruleset_override)
+    if len(targets) != 1:
+        raise UsageError(f"{path} holds more than one pack; name one")
+    target = targets[0]
+    sources: dict[str, str] = {}
+    opened = open_target(target, ruleset_override, sources)
+    if opened.ruleset is None:
+        return LoadResult(None, opened.problems, sources)
+    ruleset = opened.ruleset
+    problems = list(opened.problems)
+    texts = read_card_texts(opened.paths, problems)
+    sources.update(texts)
+    validate = os.environ.get("PILLBOX_VALIDATE_IR") == "1"
+    results = check_files(ruleset, list(texts.items()), validate)
+    diagnostics = problems + [d for r in results for d in r.diagnostics]
+    lowered = [card for r in results for card in r.cards]
+    diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors or any(card.has_errors for card in lowered):
+        return LoadResult(None, errors, sources)
+    files = [
+        CheckedFile(shown, text, [card.ir for card in result.cards])
+        for (shown, text), result in zip(texts.items(), results, strict=True)
+    ]
+    selected = None
+    if target.selected is not None:
+        selected = {shown for shown in texts if Path(shown).resolve() in target.selected}
+    return LoadResult(
+        CheckedPack(opened.pack.name, ruleset, files, selected, diagnostics), [], sources
+    )
+
+
+def game_rules(ruleset: Ruleset) -> GameRules:
+    """The plain rules the runtime needs, taken from a checked ruleset."""
+    data = ruleset.data
+    places = data.get("places") or {}
+    start = next((name for name, p in places.items() if (p or {}).get("start")), None)
+    checks = data.get("checks") or {}
+    procedures = {}
+    for name, procedure in ruleset.procedures.items():
+        faces = (checks.get(name) or {}).get("faces")
+        procedures[name] = ProcedureRule(
+            name,
+            procedure.procedure,
+            procedure.dice,
+            PoolFaces.from_ruleset(faces) if faces else None,
+        )
+    blocks = {}
+    for name, block in (data.get("blocks") or {}).items():
+        if block is None:
+            continue
+        window = block.get("while_stat")
+        while_stat = None
+        if window:
+            stat, (low, high) = next(iter(window.items()))
+            while_stat = (stat, int(low), int(high))
+        blocks[name] = BlockRule(
+            name,
+            block["body"],
+            block.get("trigger"),
+            bool(block.get("once", False)),
+            block.get("applies"),
+            while_stat,
+            block["pattern"],
+        )
+    return GameRules(
+        name=ruleset.name,
+        game=str(data.get("runtime", "base")),
+        stats=tuple(
+            StatRule(s.name, s.low, s.high, s.start, s.at_min, s.above_max)
+            for s in ruleset.stats.values()
+        ),
+        derived=tuple(DerivedRule(d.name, d.source, d.table) for d in ruleset.derived.values()),
+        decks=dict(ruleset.decks),
+        places=ruleset.places,
+        start_place=start,
+        procedures=procedures,
+        blocks=blocks,
+        charts=tuple(
+            ChartRule(c.name, c.kind, c.key, c.symbol_kind, c.symbol_property)
+            for c in ruleset.charts
+        ),
+        kind_decks={k.name: k.deck for k in ruleset.kinds.values() if k.deck is not None},
+    )
+
+
+@dataclass
+class CompiledPack:
+    """A pack's cards compiled against its game's runtime module."""
+
+    checked: CheckedPack
+    rules: GameRules
+    module: GameModule
+    library: Library
+    files: list[CompiledFile]
+
+    @property
+    def cards(self) -> list[CardDef]:
+        """Every compiled card, in file order."""
+        return [card for f in self.files for card in f.cards]
+
+    def sources(self) -> dict[str, str]:
+        """The text of each card file, by its shown path, for rendering diagnostics."""
+        return {f.file: f.text for f in self.checked.files}
+
+    def new_game(self, **options: Any) -> Game:
+        """A fresh game over this pack's cards (options as `Game` takes them)."""
+        return Game(self.rules, self.cards, self.module, **options)
+
+
+def compile_pack(checked: CheckedPack) -> CompiledPack:
+    """Generate and load the module of every card file of a checked pack."""
+    rules = game_rules(checked.ruleset)
+    module = game_module(rules.game)
+    library = Library(module, rules)
+    files = [compile_file(checked.ruleset, f.cards, f.file, f.text, library) for f in checked.files]
+    return CompiledPack(checked, rules, module, library, files)

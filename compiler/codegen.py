@@ -1,0 +1,569 @@
+"""Code generation: the checked IR of a card file becomes a Python module, built as `ast` nodes.
+
+Content reaches the generated code only as `ast.Constant` values; every identifier is made
+here. Each statement carries the line and column of the card line it came from, and the module
+is compiled with the `.card` file as its filename (its text registered with `linecache`), so a
+traceback or a profiler inside an effect points at the card.
+
+The module binds what it calls from the one global `runtime` (a `runtime.library.Library`)
+and ends with `CARDS`, the compiled cards: data and the functions of their blocks, options and
+tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import linecache
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.ruleset import Ruleset
+
+IR = dict[str, Any]
+
+GAME, CARD, VALUE = "game", "card", "value"
+"""The parameters of every generated function: the game, the card in play, a value to set."""
+
+
+_COMPARE: dict[str, type[ast.cmpop]] = {
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    ">": ast.Gt,
+    ">=": ast.GtE,
+}
+
+_SAFE_BUILTINS = {"range": range}
+"""The only builtin generated code may call (`repeat`); everything else is bound explicitly."""
+
+
+class CodegenError(Exception):
+    """The IR holds something the generator cannot compile: a bug in the checker."""
+
+
+@dataclass
+class CompiledFile:
+    """The generated module of one card file, and the compiled cards it defines."""
+
+    file: str
+    module: ast.Module
+    cards: tuple[Any, ...] = ()  # runtime.cards.CardDef, once executed
+
+    def source(self) -> str:
+        """The generated module as Python source (`pillbox build --emit python`)."""
+        return ast.unparse(self.module)
+
+
+@dataclass
+class _Positions:
+    """Maps IR spans (1-based line and column) onto a card file's lines for `ast` offsets."""
+
+    lines: Sequence[str]
+
+    def offset(self, line: int, column: int) -> int:
+        """The UTF-8 byte offset of a 1-based column, as `ast` counts columns."""
+        if 1 <= line <= len(self.lines):
+            return len(self.lines[line - 1][: max(column - 1, 0)].encode("utf-8"))
+        return max(column - 1, 0)
+
+    def place(self, node: ast.AST, at: Sequence[int] | None) -> None:
+        """Give a node and all its children without a position the span `at`."""
+        if not at:
+            return
+        line, column, end_line, end_column = at
+        start, end = self.offset(line, column), self.offset(end_line, end_column)
+        for child in ast.walk(node):
+            if "lineno" in child._attributes and getattr(child, "lineno", None) is None:
+                located: Any = child  # statements and expressions: both have positions
+                located.lineno, located.col_offset = line, start
+                located.end_lineno, located.end_col_offset = end_line, end
+
+    def text(self, at: Sequence[int]) -> str:
+        """What the card says at a span (its first line only), for test messages."""
+        line, column, end_line, end_column = at
+        if not 1 <= line <= len(self.lines):
+            return ""
+        source = self.lines[line - 1].rstrip("\r\n")
+        return source[column - 1 : end_column - 1 if end_line == line else None].strip()
+
+
+def _name(identifier: str) -> ast.Name:
+    return ast.Name(identifier, ast.Load())
+
+
+def _call(
+    function: str, args: Sequence[ast.expr], keywords: dict[str, Any] | None = None
+) -> ast.Call:
+    return ast.Call(
+        _name(function),
+        list(args),
+        [ast.keyword(key, _literal(value)) for key, value in (keywords or {}).items()],
+    )
+
+
+def _literal(value: Any) -> ast.expr:
+    """JSON data from the IR as an expression of constants only."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return ast.Constant(value)
+    if isinstance(value, (list, tuple)):
+        return ast.Tuple([_literal(v) for v in value], ast.Load())
+    if isinstance(value, dict):
+        return ast.Dict(
+            [ast.Constant(str(k)) for k in value], [_literal(v) for v in value.values()]
+        )
+    raise CodegenError(f"cannot compile a {type(value).__name__} constant")
+
+
+def _identifier(prefix: str, name: str) -> str:
+    """A Python identifier for a ruleset name: letters, digits and underscores only."""
+    cleaned = re.sub(r"[^0-9a-z_]", "_", name.lower())
+    identifier = f"{prefix}_{cleaned}"
+    if not identifier.isidentifier() or keyword.iskeyword(identifier):
+        raise CodegenError(f"cannot make an identifier of {name!r}")
+    return identifier
+
+
+@dataclass
+class _Generator:
+    """Builds the module of one file; collects the runtime names its functions use."""
+
+    ruleset: Ruleset
+    file: str
+    positions: _Positions
+    bindings: dict[str, ast.expr] = field(default_factory=dict)
+    functions: list[ast.stmt] = field(default_factory=list)
+    _results: int = 0
+
+    # -- names bound from the runtime ---------------------------------------------------------
+
+    def bind(self, kind: str, name: str) -> str:
+        """The local name of a runtime callable: `verb_gain = runtime.verb('gain')`."""
+        identifier = _identifier(kind, name)
+        self.bindings.setdefault(
+            identifier,
+            ast.Call(ast.Attribute(_name("runtime"), kind, ast.Load()), [ast.Constant(name)], []),
+        )
+        return identifier
+
+    def control(self, name: str) -> str:
+        """The local name of a control callable: `say = runtime.say`."""
+        self.bindings.setdefault(name, ast.Attribute(_name("runtime"), name, ast.Load()))
+        return name
+
+    def fresh(self, stem: str) -> str:
+        """A new local variable for a check or roll result."""
+        self._results += 1
+        return f"{stem}_{self._results}"
+
+    # -- functions ------------------------------------------------------------------------------
+
+    def function(
+        self,
+        name: str,
+        doc: str,
+        body: list[ast.stmt],
+        at: Sequence[int],
+        params: Sequence[str] = (GAME, CARD),
+    ) -> str:
+        """Add a module-level function placed at the span `at`."""
+        docstring = ast.Expr(ast.Constant(doc))
+        self.positions.place(docstring, at)
+        definition = ast.FunctionDef(
+            name=name,
+            args=ast.arguments(
+                posonlyargs=[],
+                args=[ast.arg(p) for p in params],
+                kwonlyargs=[],
+                kw_defaults=[],
+                defaults=[],
+            ),
+            body=[docstring, *(body or [ast.Pass()])],
+            decorator_list=[],
+            returns=None,
+        )
+        self.positions.place(definition, at)
+        self.functions.append(definition)
+        return name
+
+    # -- effects --------------------------------------------------------------------------------
+
+    def effects(self, effects: Sequence[IR]) -> list[ast.stmt]:
+        """The statements of a list of effects."""
+        statements: list[ast.stmt] = []
+        for effect in effects:
+            statement = self.effect(effect)
+            for node in statement:
+                self.positions.place(node, effect.get("at"))
+            statements.extend(statement)
+        return statements
+
+    def effect(self, effect: IR) -> list[ast.stmt]:
+        """The statements of one effect."""
+        game_card = [_name(GAME), _name(CARD)]
+        if "verb" in effect:
+            return [ast.Expr(_call(self.bind("verb", effect["verb"]), game_card, effect["args"]))]
+        if "say" in effect:
+            return [ast.Expr(_call(self.control("say"), [*game_card, ast.Constant(effect["say"])]))]
+        if "rule" in effect:
+            return [
+                ast.Expr(_call(self.control("rule"), [*game_card, ast.Constant(effect["rule"])]))
+            ]
+        if "may" in effect:
+            body = effect["may"]["effects"]
+            prompt = ast.Constant(self.prompt(body))
+            return [ast.If(_call(self.control("may"), [*game_card, prompt]), self.body(body), [])]
+        if "choose" in effect:
+            return self.choose(effect["choose"]["options"])
+        if "if" in effect:
+            return [self.branches(effect["if"]["branches"], effect["if"].get("otherwise"))]
+        if "check" in effect:
+            check = effect["check"]
+            call = _call(self.bind("check", check["procedure"]), game_card, check["args"])
+            return self.outcomes("result", call, check["outcomes"])
+        if "roll" in effect:
+            dice = effect["roll"]["dice"]
+            call = _call(
+                self.control("roll"),
+                [*game_card, ast.Constant(dice["count"]), ast.Constant(dice["sides"])],
+            )
+            return self.outcomes("rolled", call, effect["roll"]["outcomes"])
+        if "repeat" in effect:
+            repeat = effect["repeat"]
+            loop = ast.For(
+                ast.Name("_", ast.Store()),
+                _call("range", [ast.Constant(repeat["times"])]),
+                self.body(repeat["effects"]),
+                [],
+            )
+            return [loop]
+        raise CodegenError(f"cannot compile the effect {sorted(effect)}")
+
+    def body(self, effects: Sequence[IR]) -> list[ast.stmt]:
+        """A block's statements; `pass` when it is empty."""
+        return self.effects(effects) or [ast.Pass()]
+
+    def prompt(self, effects: Sequence[IR]) -> str:
+        """What a `may` asks, in the card's words."""
+        try:
+            from compiler.rulestext import effects_text
+        except ImportError:  # TEMPORARY until rulestext lands
+            return "; ".join(
+                _fill(self.ruleset.verbs.by_name[e["verb"]].source, e["args"])
+                for e in effects
+                if "verb" in e
+            )
+        sentence = effects_text(self.ruleset, list(effects)).rstrip(".")
+        # The runtime asks "you may <prompt>": the clause goes mid-sentence.
+        return sentence[:1].lower() + sentence[1:]
+
+    def choose(self, options: Sequence[IR]) -> list[ast.stmt]:
+        """`choose { option ... }`: ask, then run the option picked."""
+        picked = self.fresh("picked")
+        titles = ast.Tuple([ast.Constant(o["title"]) for o in options], ast.Load())
+        ask = ast.Assign(
+            [ast.Name(picked, ast.Store())],
+            _call(self.control("choose"), [_name(GAME), _name(CARD), titles]),
+        )
+        chain: list[ast.stmt] = []
+        for index, option in reversed(list(enumerate(options))):
+            test = ast.Compare(_name(picked), [ast.Eq()], [ast.Constant(index)])
+            branch = ast.If(test, self.body(option["effects"]), chain)
+            self.positions.place(branch, option.get("at"))
+            chain = [branch]
+        return [ask, *chain]
+
+    def branches(self, branches: Sequence[IR], otherwise: Sequence[IR] | None) -> ast.If:
+        """`if / else if / else`."""
+        chain: list[ast.stmt] = self.body(otherwise) if otherwise else []
+        for branch in reversed(branches):
+            node = ast.If(self.condition(branch["when"]), self.body(branch["effects"]), chain)
+            self.positions.place(node, branch.get("at"))
+            chain = [node]
+        first = chain[0]
+        assert isinstance(first, ast.If)
+        return first
+
+    def outcomes(self, stem: str, call: ast.Call, outcomes: Sequence[IR]) -> list[ast.stmt]:
+        """A check or roll: keep its result, then run the outcome whose label covers it."""
+        result = self.fresh(stem)
+        statements: list[ast.stmt] = [ast.Assign([ast.Name(result, ast.Store())], call)]
+        miss = ast.Expr(
+            _call(self.control("no_outcome"), [_name(GAME), _name(CARD), _name(result)])
+        )
+        chain: list[ast.stmt] = [miss]
+        for outcome in reversed([o for o in outcomes if not o.get("invalid")]):
+            node = ast.If(self.label(result, outcome), self.body(outcome["effects"]), chain)
+            self.positions.place(node, outcome.get("label_at") or outcome.get("at"))
+            chain = [node]
+        return statements + chain
+
+    @staticmethod
+    def label(result: str, outcome: IR) -> ast.expr:
+        """The test of one outcome label: `3`, `1..2`, `4+` or a name."""
+        value = _name(result)
+        if "name" in outcome:
+            return ast.Compare(value, [ast.Eq()], [ast.Constant(outcome["name"])])
+        low, high = outcome["min"], outcome["max"]
+        if high is None:
+            return ast.Compare(value, [ast.GtE()], [ast.Constant(low)])
+        if low == high:
+            return ast.Compare(value, [ast.Eq()], [ast.Constant(low)])
+        return ast.Compare(ast.Constant(low), [ast.LtE(), ast.LtE()], [value, ast.Constant(high)])
+
+    # -- conditions and values ------------------------------------------------------------------
+
+    def condition(self, condition: IR) -> ast.expr:
+        """A condition as a boolean expression."""
+        if "compare" in condition:
+            op = _COMPARE[condition["compare"]]()
+            return ast.Compare(
+                self.operand(condition["left"]), [op], [self.operand(condition["right"])]
+            )
+        if "flag" in condition:
+            flag = self.bind("condition", condition["flag"])
+            return _call(flag, [_name(GAME), _name(CARD)], condition["args"])
+        if "not" in condition:
+            return ast.UnaryOp(ast.Not(), self.condition(condition["not"]))
+        if "all" in condition:
+            return ast.BoolOp(ast.And(), [self.condition(c) for c in condition["all"]])
+        if "any" in condition:
+            return ast.BoolOp(ast.Or(), [self.condition(c) for c in condition["any"]])
+        raise CodegenError(f"cannot compile the condition {sorted(condition)}")
+
+    def operand(self, operand: IR) -> ast.expr:
+        """One side of a comparison."""
+        if "value" in operand:
+            value = self.bind("value", operand["value"])
+            return _call(value, [_name(GAME), _name(CARD)], operand["args"])
+        if "const" in operand:
+            return ast.Constant(operand["const"])
+        if "place" in operand:
+            return ast.Constant(operand["place"])
+        raise CodegenError(f"cannot compile the operand {sorted(operand)}")
+
+    # -- cards ----------------------------------------------------------------------------------
+
+    def card(self, number: int, card: IR) -> ast.expr:
+        """Compile a card's blocks, options and tests; return its `runtime.card(...)` entry."""
+        stem = f"card_{number}"
+        label = f"{card['kind']} {card['title']!r}" + (
+            f" variant {card['variant']}" if card.get("variant") is not None else ""
+        )
+        options: list[ast.expr] = []
+        for index, option in enumerate(card.get("options") or (), start=1):
+            function = self.function(
+                f"{stem}_option_{index}",
+                f"{label}: option {option['title']!r}",
+                self.effects(option["effects"]),
+                option["at"],
+            )
+            options.append(
+                self.runtime_call(
+                    "option", [ast.Constant(option["title"]), _name(function), _line(option)]
+                )
+            )
+        blocks: list[ast.expr] = []
+        for index, block in enumerate(card["blocks"], start=1):
+            if "modifiers" in block:
+                modifiers: list[ast.expr] = [
+                    self.runtime_call(
+                        "modifier", [ast.Constant(m["modifier"]), _literal(m["args"])]
+                    )
+                    for m in block["modifiers"]
+                ]
+                run: ast.expr = ast.Constant(None)
+                extra = [ast.Tuple(modifiers, ast.Load())]
+            else:
+                run = _name(
+                    self.function(
+                        f"{stem}_{_identifier('block', block['block'])}_{index}",
+                        f"{label}: {block['block']}",
+                        self.effects(block["effects"]),
+                        block["at"],
+                    )
+                )
+                extra = []
+            blocks.append(
+                self.runtime_call(
+                    "block", [ast.Constant(block["block"]), _line(block), run, *extra]
+                )
+            )
+        tests: list[ast.expr] = [
+            self.test(f"{stem}_test_{index}", label, test)
+            for index, test in enumerate(card.get("tests") or (), start=1)
+        ]
+        properties = _literal(card["properties"])
+        entry = self.runtime_call(
+            "card",
+            [],
+            kind=ast.Constant(card["kind"]),
+            title=ast.Constant(card["title"]),
+            variant=ast.Constant(card.get("variant")),
+            file=ast.Constant(self.file),
+            line=_line(card),
+            properties=properties,
+            options=ast.Tuple(options, ast.Load()),
+            blocks=ast.Tuple(blocks, ast.Load()),
+            tests=ast.Tuple(tests, ast.Load()),
+        )
+        self.positions.place(entry, card["at"])
+        return entry
+
+    def test(self, stem: str, label: str, test: IR) -> ast.expr:
+        """A test: functions for its `given` and `expect` lines, and its steps as data."""
+        steps: list[ast.expr] = []
+        for index, step in enumerate(test["steps"], start=1):
+            at = step["at"]
+            common: dict[str, ast.expr] = {
+                "line": ast.Constant(at[0]),
+                "column": ast.Constant(at[1]),
+                "text": ast.Constant(self.positions.text(at)),
+            }
+            if "set" in step:
+                target = step["set"]["target"]
+                setter = self.bind("setter", target["value"])
+                call = _call(setter, [_name(GAME), _name(CARD), _name(VALUE)], target["args"])
+                function = self.function(
+                    f"{stem}_given_{index}",
+                    f"{label}, test {test['name']!r}: given",
+                    [ast.Expr(call)],
+                    at,
+                    (GAME, CARD, VALUE),
+                )
+                value = _literal(step["set"]["to"])
+                steps.append(
+                    self.runtime_call(
+                        "step", [ast.Constant("set")], **common, value=value, setter=_name(function)
+                    )
+                )
+            elif "choose" in step:
+                answer = step["choose"].get("option", step["choose"].get("answer"))
+                steps.append(
+                    self.runtime_call(
+                        "step", [ast.Constant("choose")], **common, answer=ast.Constant(answer)
+                    )
+                )
+            elif "use" in step:
+                steps.append(
+                    self.runtime_call(
+                        "step", [ast.Constant("use")], **common, answer=ast.Constant(step["use"])
+                    )
+                )
+            elif "dice" in step:
+                steps.append(
+                    self.runtime_call(
+                        "step", [ast.Constant("dice")], **common, faces=_literal(step["dice"])
+                    )
+                )
+            elif "expect" in step:
+                steps.append(self.expect(f"{stem}_expect_{index}", label, test, step, common))
+            else:
+                raise CodegenError(f"cannot compile the test step {sorted(step)}")
+        return self.runtime_call(
+            "test",
+            [ast.Constant(test["name"]), _line(test), ast.Tuple(steps, ast.Load())],
+        )
+
+    def expect(
+        self, name: str, label: str, test: IR, step: IR, common: dict[str, ast.expr]
+    ) -> ast.expr:
+        """An `expect` line: a function for its condition, and one per value it reads."""
+        condition = step["expect"]
+        doc = f"{label}, test {test['name']!r}: expect"
+        check = self.function(name, doc, [ast.Return(self.condition(condition))], step["at"])
+        observers: list[ast.expr] = []
+        for index, operand in enumerate(_value_operands(condition), start=1):
+            observe = self.function(
+                f"{name}_value_{index}", doc, [ast.Return(self.operand(operand))], step["at"]
+            )
+            shown = ast.Constant(self.value_label(operand))
+            observers.append(ast.Tuple([shown, _name(observe)], ast.Load()))
+        return self.runtime_call(
+            "step",
+            [ast.Constant("expect")],
+            **common,
+            check=_name(check),
+            observe=ast.Tuple(observers, ast.Load()),
+        )
+
+    def value_label(self, operand: IR) -> str:
+        """A value as a card writes it (`terror`, `items carried`), from its pattern."""
+        pattern = self.ruleset.values.by_name.get(operand["value"])
+        if pattern is None:
+            return str(operand["value"])
+        return _fill(pattern.source, operand["args"])
+
+    @staticmethod
+    def runtime_call(constructor: str, args: Sequence[ast.expr], **keywords: ast.expr) -> ast.Call:
+        """`runtime.<constructor>(...)` with expressions already built."""
+        return ast.Call(
+            ast.Attribute(_name("runtime"), constructor, ast.Load()),
+            list(args),
+            [ast.keyword(k, v) for k, v in keywords.items()],
+        )
+
+
+def _line(item: IR) -> ast.Constant:
+    return ast.Constant(item["at"][0])
+
+
+def _value_operands(condition: IR) -> list[IR]:
+    """The values a condition reads, for the message of a failed `expect`."""
+    if "compare" in condition:
+        return [o for o in (condition["left"], condition["right"]) if "value" in o]
+    for key in ("all", "any"):
+        if key in condition:
+            return [o for c in condition[key] for o in _value_operands(c)]
+    if "not" in condition:
+        return _value_operands(condition["not"])
+    return []
+
+
+def _fill(pattern: str, args: dict[str, Any]) -> str:
+    """A pattern's words with its slots filled in; optional parts left out when empty."""
+
+    def slot(match: re.Match[str]) -> str:
+        name = match.group(1).split(":")[0]
+        value = args.get(name)
+        if isinstance(value, (list, tuple)):
+            return " ".join(map(str, value))
+        return "" if value is None else str(value)
+
+    filled = re.sub(r"\{([^}]*)\}", slot, pattern)
+    return " ".join(filled.replace("[", " ").replace("]", " ").split())
+
+
+def generate(ruleset: Ruleset, cards: Sequence[IR], file: str, source: str) -> ast.Module:
+    """The module of one card file's checked cards, as `ast` nodes placed on its lines."""
+    generator = _Generator(ruleset, file, _Positions(source.splitlines()))
+    entries = [generator.card(number, card) for number, card in enumerate(cards, start=1)]
+    table = ast.Assign([ast.Name("CARDS", ast.Store())], ast.Tuple(entries, ast.Load()))
+    doc = ast.Expr(
+        ast.Constant(f"Compiled by pillbox from {file} (ruleset {ruleset.name}); do not edit.")
+    )
+    bindings: list[ast.stmt] = [
+        ast.Assign([ast.Name(name, ast.Store())], value)
+        for name, value in sorted(generator.bindings.items())
+    ]
+    module = ast.Module([doc, *bindings, *generator.functions, table], type_ignores=[])
+    for node in (doc, *bindings):
+        generator.positions.place(node, (1, 1, 1, 1))
+    generator.positions.place(table, cards[0]["at"] if cards else (1, 1, 1, 1))
+    return ast.fix_missing_locations(module)
+
+
+def compile_file(
+    ruleset: Ruleset, cards: Sequence[IR], file: str, source: str, library: Any
+) -> CompiledFile:
+    """Generate, compile and run the module of one card file; its cards come back compiled."""
+    module = generate(ruleset, cards, file, source)
+    code = compile(module, file, "exec", dont_inherit=True)
+    # The card file is the code's filename: tracebacks and profilers show its lines.
+    linecache.cache[file] = (len(source), None, source.splitlines(True), file)
+    namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "runtime": library}
+    exec(code, namespace)
+    return CompiledFile(file, module, tuple(namespace["CARDS"]))
