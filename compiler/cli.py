@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from compiler import __version__
+from compiler.render import Style
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -143,3 +144,147 @@ def check(
             )
     failed = report.errors > 0 or (strict and report.warnings > 0)
     sys.exit(EXIT_CONTENT if failed else EXIT_CLEAN)
+
+
+def _style(color: str) -> Style:
+    from compiler.render import ansi, plain
+
+    return ansi if _use_colour(color) else plain
+
+
+_RULESET_OPTION = click.option(
+    "--ruleset", "ruleset", metavar="NAME", help="The ruleset of loose .card files."
+)
+_COLOR_OPTION = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    help="Colour the text output.",
+)
+
+
+def _usage(run: Callable[[], int]) -> int:
+    """Run a command; a problem with the command line becomes click's usage error (exit 2)."""
+    from compiler.check import UsageError
+
+    try:
+        return run()
+    except UsageError as error:
+        raise click.UsageError(str(error)) from None
+
+
+@main.command("test")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose card or name has this.")
+@click.option("-v", "--verbose", is_flag=True, help="A line per test, not a dot.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="How to report.",
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def test_command(
+    pack: Path,
+    pattern: str | None,
+    verbose: bool,
+    output_format: str,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Run the `test` blocks written next to the cards; exit 1 if any fails."""
+    from compiler.commands import run_tests
+
+    style = _style(color)
+    sys.exit(
+        _usage(lambda: run_tests(pack, ruleset, pattern, output_format, verbose, click.echo, style))
+    )
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.argument("title")
+@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed of the dice and shuffles (default: a new one, printed so a run can be repeated).",
+)
+@click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
+@click.option(
+    "--choose",
+    "answers",
+    multiple=True,
+    metavar="ANSWER",
+    help="Answer the next question (an option title, yes or no); repeat in order.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the card, seed, state and log as JSON."
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def play(
+    pack: Path,
+    title: str,
+    variant: int | None,
+    seed: int | None,
+    settings: tuple[str, ...],
+    answers: tuple[str, ...],
+    as_json: bool,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Play one card as the narrator reads it: pick, roll, see what happens."""
+    import secrets
+
+    from compiler.commands import PlayRequest, play_card
+
+    request = PlayRequest(
+        title,
+        variant,
+        seed if seed is not None else secrets.randbelow(1_000_000),
+        settings,
+        answers,
+        as_json,
+        interactive=sys.stdin.isatty(),
+    )
+
+    def ask(prompt: str) -> str:
+        return str(click.prompt(prompt, prompt_suffix=" "))
+
+    sys.exit(_usage(lambda: play_card(pack, ruleset, request, click.echo, ask, _style(color))))
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option(
+    "--emit", "emit_kind", type=click.Choice(["python"]), help="Print the generated Python."
+)
+@click.option("--text", is_flag=True, help="Print every card's rules text.")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), help="Write the checked IR as JSON here."
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def build(
+    pack: Path,
+    emit_kind: str | None,
+    text: bool,
+    output: Path | None,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Compile a pack: show its generated Python or rules text, or write its IR."""
+    from compiler.commands import build_pack
+
+    sys.exit(
+        _usage(
+            lambda: build_pack(
+                pack, ruleset, emit_kind == "python", text, output, click.echo, _style(color)
+            )
+        )
+    )

@@ -8,32 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compiler.cli import main
 from tests.conftest import TESTS
+from tests.helpers import make_pack, run
 
 SPECIMENS = TESTS / "specimens" / "coma-ward"
 BAD = TESTS / "specimens" / "bad"
 
 GOOD_CARD = 'item "Clean Towel" {\n    type clothing\n}\n'
-
-
-def run(*args: str) -> tuple[int, str]:
-    """Run the CLI in-process."""
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.output
-
-
-def make_pack(folder: Path, manifest: str | None = None, **cards: str) -> Path:
-    """Write a pack folder with a pack.yaml and card files named by keyword."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "pack.yaml").write_text(
-        manifest or "pack: test-pack\ntitle: Test\nversion: 0.1.0\nruleset: coma-ward\n"
-    )
-    for name, text in cards.items():
-        (folder / f"{name}.card").write_text(text)
-    return folder
 
 
 def test_json_report_has_the_promised_keys() -> None:

@@ -1,0 +1,400 @@
+"""What `pillbox test`, `play` and `build` do, apart from reading the command line.
+
+Each command loads and checks one pack, compiles it, and reports through an `emit` callable;
+it returns the exit code. Problems with the content come back as diagnostics (exit 1), problems
+with the command line as `UsageError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compiler.build import CompiledPack, LoadResult, compile_pack, load_checked
+from compiler.check import UsageError
+from compiler.patterns import did_you_mean
+from compiler.render import Style, plain, render_text
+from dsl.spans import Diagnostic, Span
+from runtime.cards import CardDef
+from runtime.decisions import Decision, DecisionError, DecisionMaker
+from runtime.dice import DiceError
+from runtime.game import Game, RunawayError
+from runtime.testing import TestResult, card_line, run_test
+
+Emit = Callable[[str], None]
+
+EXIT_CLEAN, EXIT_CONTENT = 0, 1
+
+
+def _load(path: Path, ruleset: str | None, emit: Emit, style: Style) -> CompiledPack | None:
+    """Check and compile a pack; print its errors and give None if it has any."""
+    loaded: LoadResult = load_checked(path, ruleset)
+    if loaded.pack is None:
+        for diagnostic in loaded.diagnostics:
+            emit(render_text(diagnostic, loaded.sources, style) + "\n")
+        emit(f"{len(loaded.diagnostics)} errors: fix them first (pillbox check {path})")
+        return None
+    return compile_pack(loaded.pack)
+
+
+# -- pillbox test ----------------------------------------------------------------------------
+
+
+def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, Any]]:
+    chosen = compiled.checked.selected
+    wanted = pattern.casefold() if pattern else None
+    out = []
+    for card in compiled.cards:
+        if chosen is not None and card.file not in chosen:
+            continue
+        for test in card.tests:
+            name = f"{card.label} {test.name}".casefold()
+            if wanted is None or wanted in name:
+                out.append((card, test))
+    return out
+
+
+def run_tests(
+    path: Path,
+    ruleset: str | None,
+    pattern: str | None,
+    output_format: str,
+    verbose: bool,
+    emit: Emit,
+    style: Style = plain,
+) -> int:
+    """Run every `test` block of a pack (those matching `pattern`); report like pytest."""
+    compiled = _load(path, ruleset, emit, style)
+    if compiled is None:
+        return EXIT_CONTENT
+    results = [
+        run_test(compiled.new_game, card, test) for card, test in _selected(compiled, pattern)
+    ]
+    failed = [r for r in results if not r.passed]
+    if output_format == "json":
+        emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
+        return EXIT_CONTENT if failed else EXIT_CLEAN
+    by_file: dict[str, list[TestResult]] = {}
+    for result in results:
+        by_file.setdefault(result.card.file, []).append(result)
+    for file, file_results in by_file.items():
+        if verbose:
+            for r in file_results:
+                mark = style("PASSED", "note") if r.passed else style("FAILED", "error")
+                emit(f"{file}:{r.test.line}: {r.name} {mark}")
+        else:
+            marks = "".join("." if r.passed else style("F", "error") for r in file_results)
+            emit(f"{file} {marks}")
+    for result in failed:
+        emit("")
+        emit(
+            style(f"FAILED {result.card.file}:{result.line}:{result.column}", "error")
+            + f" {result.name}"
+        )
+        emit(f"    {result.failure}")
+        emit("    log:")
+        for line in result.log or ["(nothing happened)"]:
+            emit(f"      {line}")
+    emit("")
+    summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    if not results:
+        summary += " (no tests matched)" if pattern else " (the pack has no tests)"
+    emit(style(summary, "error" if failed else "note"))
+    return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+def _tests_json(results: Sequence[TestResult]) -> dict[str, Any]:
+    failed = sum(1 for r in results if not r.passed)
+    return {
+        "passed": len(results) - failed,
+        "failed": failed,
+        "tests": [
+            {
+                "card": r.card.title,
+                "kind": r.card.kind,
+                "variant": r.card.variant,
+                "test": r.test.name,
+                "file": r.card.file,
+                "line": r.line,
+                "column": r.column,
+                "passed": r.passed,
+                "failure": r.failure,
+                "log": r.log,
+            }
+            for r in results
+        ],
+    }
+
+
+# -- pillbox play ----------------------------------------------------------------------------
+
+
+@dataclass
+class PlayRequest:
+    """What `pillbox play` was asked."""
+
+    title: str
+    variant: int | None
+    seed: int
+    settings: Sequence[str]
+    answers: Sequence[str]
+    as_json: bool
+    interactive: bool
+
+
+def _find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
+    titled = [c for c in compiled.cards if c.title == title]
+    if not titled:
+        titles = sorted({c.title for c in compiled.cards})
+        hint = did_you_mean(title, titles) or "pillbox build --text lists the cards"
+        raise UsageError(f"no card titled {title!r} in pack {compiled.checked.name!r}; {hint}")
+    if variant is None:
+        return titled[0]
+    for card in titled:
+        if card.variant == variant:
+            return card
+    known = ", ".join(str(c.variant) for c in titled if c.variant is not None) or "none"
+    raise UsageError(f"{title!r} has no variant {variant} (variants: {known})")
+
+
+def _apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
+    """`--set terror=4`, `--set location=hallway`."""
+    stats = game.stat_names()
+    for setting in settings:
+        name, sep, raw = setting.partition("=")
+        name = name.strip()
+        if not sep:
+            raise UsageError(f"--set takes name=value, e.g. terror=4; not {setting!r}")
+        if name == "location":
+            places = compiled.rules.places
+            if raw not in places:
+                raise UsageError(
+                    f"--set location: {raw!r} is not a place; "
+                    + (did_you_mean(raw, places) or f"places: {', '.join(places)}")
+                )
+            game.player.location = raw
+            game.event("given", f"location is {raw}", location=raw)
+            continue
+        if name not in stats:
+            raise UsageError(
+                f"--set: {name!r} is not a stat; "
+                + (did_you_mean(name, [*stats, "location"]) or f"stats: {', '.join(stats)}")
+            )
+        try:
+            value = int(raw)
+        except ValueError:
+            raise UsageError(f"--set {name}: {raw!r} is not a whole number") from None
+        game.set_stat(name, value)
+
+
+class _Narrator:
+    """Asks the person at the terminal, showing what happened since the last question."""
+
+    def __init__(self, emit: Emit, ask: Callable[[str], str]) -> None:
+        self.log: Callable[[], list[str]] = list  # the game's live log, once there is a game
+        self._shown = 0
+        self._emit = emit
+        self._ask = ask
+
+    def flush(self) -> None:
+        """Print the log lines not shown yet."""
+        lines = self.log()
+        for line in lines[self._shown :]:
+            self._emit(line)
+        self._shown = len(lines)
+
+    def __call__(self, decision: Decision) -> int:
+        """Show the question and its answers; read a number or an answer's words."""
+        self.flush()
+        self._emit("")
+        for number, choice in enumerate(decision.choices, start=1):
+            self._emit(f"  {number}. {choice}")
+        while True:
+            reply = self._ask(f"{decision.prompt}?").strip()
+            if reply.isdigit() and 1 <= int(reply) <= len(decision.choices):
+                return int(reply) - 1
+            folded = [c.casefold() for c in decision.choices]
+            if reply.casefold() in folded:
+                return folded.index(reply.casefold())
+            self._emit(f"  answer with a number from 1 to {len(decision.choices)}")
+
+
+class _NoAnswers:
+    """Without a terminal, a question that --choose did not answer stops the run."""
+
+    def decide(self, decision: Decision) -> int:
+        """Refuse, naming the question."""
+        raise DecisionError(
+            f"the card asks '{decision.prompt}' ({' / '.join(decision.choices)}); "
+            "answer it with --choose"
+        )
+
+
+def play_card(
+    path: Path,
+    ruleset: str | None,
+    request: PlayRequest,
+    emit: Emit,
+    ask: Callable[[str], str],
+    style: Style = plain,
+) -> int:
+    """Play one card as the narrator would, and show the state after."""
+    from runtime.decisions import InteractiveDecisions, PresetThenAsk
+
+    compiled = _load(path, ruleset, emit if not request.as_json else _stderr, style)
+    if compiled is None:
+        return EXIT_CONTENT
+    card = _find_card(compiled, request.title, request.variant)
+    narrator = None
+    fallback: DecisionMaker = _NoAnswers()
+    if request.interactive and not request.as_json:
+        narrator = _Narrator(emit, ask)
+        fallback = InteractiveDecisions(narrator)
+    decisions = PresetThenAsk(request.answers, fallback)
+    game = compiled.new_game(seed=request.seed, decisions=decisions)
+    if narrator is not None:
+        narrator.log = game.log.lines
+    _apply_settings(game, compiled, request.settings)
+    problem = None
+    try:
+        game.play(card)
+    except (DecisionError, DiceError, RunawayError) as error:
+        line, column = card_line(error, card.file) or (card.line, 1)
+        problem = Diagnostic(
+            "E0601", "error", str(error), Span(card.file, line, column, line, column + 1)
+        )
+    if problem is None and decisions.script.unused:
+        problem = Diagnostic(
+            "E0602",
+            "error",
+            "--choose answers never asked for: " + ", ".join(map(repr, decisions.script.unused)),
+            Span(card.file, card.line, 1, card.line, 1),
+        )
+    if request.as_json:
+        emit(
+            json.dumps(
+                {
+                    "card": card.title,
+                    "variant": card.variant,
+                    "seed": request.seed,
+                    "state": game.snapshot(),
+                    "log": game.log.to_json(),
+                    "error": problem.message if problem else None,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        if narrator is not None:
+            narrator.flush()
+        else:
+            for logged in game.log.lines():
+                emit(logged)
+        emit("")
+        emit(_state_text(game))
+        emit(f"(seed {request.seed}: run again with --seed {request.seed} for the same dice)")
+        if problem is not None:
+            emit("")
+            emit(render_text(problem, compiled.sources(), style))
+    return EXIT_CONTENT if problem else EXIT_CLEAN
+
+
+def _stderr(text: str) -> None:
+    import click
+
+    click.echo(text, err=True)
+
+
+def _state_text(game: Game) -> str:
+    """The player's state in a few lines."""
+    state = game.snapshot()
+    stats = ", ".join(f"{name} {value}" for name, value in state["stats"].items())
+    lines = [f"state: {stats}{' (dead)' if state['dead'] else ''}"]
+    lines.append(f"  location: {state['location'] or 'nowhere'}")
+    lines.append(f"  items: {', '.join(state['items']) or 'none'}")
+    if state["owned"]:
+        lines.append(f"  owns: {', '.join(state['owned'])}")
+    if state["found"]:
+        lines.append(f"  clues found: {', '.join(state['found'])}")
+    if state["flags"]:
+        lines.append(f"  flags: {', '.join(f.replace('_', ' ') for f in state['flags'])}")
+    if state["bonuses"]:
+        lines.append(
+            "  bonuses: "
+            + ", ".join(f"{b['dice']:+d} on the next {b['check']}" for b in state["bonuses"])
+        )
+    return "\n".join(lines)
+
+
+# -- pillbox build ---------------------------------------------------------------------------
+
+
+def build_pack(
+    path: Path,
+    ruleset: str | None,
+    emit_python: bool,
+    text: bool,
+    output: Path | None,
+    emit: Emit,
+    style: Style = plain,
+) -> int:
+    """Compile a pack; print its Python or rules text, or write its checked IR."""
+    compiled = _load(path, ruleset, emit, style)
+    if compiled is None:
+        return EXIT_CONTENT
+    if emit_python:
+        for index, file in enumerate(compiled.files):
+            if index:
+                emit("")
+            emit(f"# ---- {file.file} ----")
+            emit(file.source())
+    if text:
+        from compiler.rulestext import pack_text
+
+        emit(pack_text(compiled.checked.ruleset, compiled.checked.cards))
+    if output is not None:
+        written = write_ir(compiled, output)
+        emit(f"wrote {written}")
+    if not (emit_python or text or output is not None):
+        cards = len(compiled.cards)
+        emit(
+            f"{compiled.checked.name}: compiled {cards} cards from {len(compiled.files)} files "
+            "(--emit python to see the code, -o DIR to write the IR)"
+        )
+    return EXIT_CLEAN
+
+
+def write_ir(compiled: CompiledPack, output: Path) -> Path:
+    """Write the checked IR of every card, validated, to DIR/<pack>.ir.json atomically."""
+    from compiler.irschema import validate_card
+
+    checked = compiled.checked
+    problems = [d for card in checked.cards for d in validate_card(checked.ruleset, card)]
+    if problems:
+        raise RuntimeError(f"the IR does not match schemas/ir.schema.json: {problems[0].message}")
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"-o {output}: not a folder")
+    output.mkdir(parents=True, exist_ok=True)
+    document = {
+        "pack": checked.name,
+        "ruleset": checked.ruleset.name,
+        "ruleset_digest": checked.ruleset.digest,
+        "files": [{"file": f.file, "cards": f.cards} for f in checked.files],
+    }
+    target = output / f"{checked.name}.ir.json"
+    handle, temporary = tempfile.mkstemp(dir=output, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(document, stream, indent=2, ensure_ascii=False)
+            stream.write("\n")
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target

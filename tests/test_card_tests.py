@@ -1,0 +1,231 @@
+"""`pillbox test`: the tests designers write next to their cards, and how failures read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import good_packs
+from tests.helpers import make_pack, run
+
+SHOUT = """
+hallucination "A Shout" {
+    situation "Someone shouts down the stairwell."
+    option "Shout back" {
+        check focus {
+            0..2 { gain terror 1 }
+            3+ { lose terror 1 }
+        }
+    }
+    option "Run" {
+        move to stairs
+    }
+%s
+}
+"""
+
+
+def shout_pack(folder: Path, test: str) -> Path:
+    """A pack whose one card carries the test given."""
+    return make_pack(folder, cards=SHOUT % test)
+
+
+@pytest.mark.parametrize("pack", good_packs(), ids=lambda p: str(p.parent.name))
+def test_the_specimen_tests_pass(pack: Path) -> None:
+    code, output = run("test", str(pack))
+    assert code == 0, output
+    assert output.rstrip().splitlines()[-1] == "3 passed, 0 failed"
+
+
+def test_a_failed_expectation_says_expected_and_actual(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "shouting calms" {
+        given terror 2
+        choose "Shout back"
+        dice 1 1 1
+        expect terror == 1
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "FAILED" in output and "cards.card:17:9" in output
+    assert "expected terror == 1, but terror is 3" in output
+    assert "check focus (3 dice): 1 1 1 → 0 successes" in output  # the event log of the test
+    assert output.rstrip().endswith("0 passed, 1 failed")
+
+
+def test_dice_left_unrolled_fail_the_test(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "runs" {
+        choose "Run"
+        dice 6
+        expect location == stairs
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "1 forced die was never rolled: 6" in output
+
+
+def test_dice_running_out_fail_at_the_check(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "too few dice" {
+        choose "Shout back"
+        dice 5 5
+        expect terror == 0
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "the forced dice ran out after 2: 5 5" in output
+    assert "cards.card:5:" in output  # the line of the check that rolled
+
+
+def test_an_answer_that_fits_no_question_fails_at_run_time(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "a wrong title" {
+        choose yes
+        expect terror == 1
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "answer 'yes' does not fit: pick an option (Shout back / Run)" in output
+
+
+def test_answers_never_asked_for_fail(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "too many answers" {
+        choose "Run"
+        choose yes
+        expect location == stairs
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "1 answer was never asked for: 'yes'" in output
+
+
+def test_given_pins_a_derived_stat(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "focus pinned" {
+        given terror 5, focus 3
+        choose "Shout back"
+        dice 5 5 6
+        expect terror == 4
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 0, output
+
+
+def test_use_gives_the_card_and_uses_it(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        items="""
+item "Bitter Tea" {
+    type food
+    use {
+        discard this
+        lose terror 2
+    }
+    test "calms" {
+        given terror 3
+        use "Bitter Tea"
+        expect terror == 1
+        expect items carried == 0
+    }
+}
+""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 0, output
+
+
+def test_k_selects_tests_by_name(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "runs" { choose "Run"; expect location == stairs }
+    test "stays" { choose "Run"; expect location == hallway }""",
+    )
+    code, output = run("test", str(pack), "-k", "runs")
+    assert code == 0, output
+    assert output.rstrip().endswith("1 passed, 0 failed")
+    code, output = run("test", str(pack), "-k", "nothing like this")
+    assert code == 0
+    assert "0 passed, 0 failed (no tests matched)" in output
+
+
+def test_json_report(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "runs" { choose "Run"; expect location == stairs }
+    test "stays" { choose "Run"; expect location == hallway }""",
+    )
+    code, output = run("test", str(pack), "--format", "json")
+    assert code == 1
+    report = json.loads(output)
+    assert (report["passed"], report["failed"]) == (1, 1)
+    failed = next(t for t in report["tests"] if not t["passed"])
+    assert failed["test"] == "stays" and failed["line"] == 14
+    assert failed["failure"] == "expected location == hallway, but location is stairs"
+    assert any("move: nurses-station → stairs" in line for line in failed["log"])
+
+
+def test_a_pack_with_errors_runs_no_tests(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, cards='item "X" { type weapon\n use { gain sanity 1 } }\n')
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "error[E0201]" in output and "fix them first" in output
+
+
+def test_a_runaway_effect_is_stopped_at_its_line(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        cards="""
+item "Cursed Coin" {
+    type medicine
+    use {
+        repeat 20 { repeat 20 { repeat 20 { repeat 20 { gain terror 1 } } } }
+    }
+    test "loops" { use "Cursed Coin"; expect terror == 5 }
+}
+""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "took more than 10000 steps" in output
+    assert "cards.card:5:" in output
+
+
+def test_cards_drawing_cards_are_stopped_by_depth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("runtime.game.MAX_DEPTH", 4)
+    pack = make_pack(
+        tmp_path,
+        cards="""
+hallucination "Echo" {
+    situation "You hear yourself."
+    copies 10
+    option "Listen" { draw hallucination }
+    option "Leave" { end turn }
+    test "echoes" {
+        choose "Listen"; choose "Listen"; choose "Listen"; choose "Listen"; choose "Listen"
+        expect terror == 1
+    }
+}
+""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "cards resolved inside cards more than 4 deep" in output
+    assert "cards.card:5:" in output
