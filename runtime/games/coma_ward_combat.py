@@ -1,0 +1,359 @@
+"""Coma Ward combat: an attack or a steal, answered by a dodge or a counter-attack.
+
+The procedure is the rulebook's "Attacking or Stealing Items". Readings taken here:
+- A side uses up to two hands of carried weapons: one two-handed weapon or up to two one-handed
+  ones. Weapons used together must attack with the same stat: one check rolls one stat's dice,
+  and the rulebook never adds two stats together. Unarmed is always allowed: strength, 1 damage.
+- A weapon without `hands` takes one hand, without `attacks_with` attacks with strength, without
+  `attack` adds no dice and without `damage` deals 1, as an unarmed blow would.
+- An attack check takes the `bonus next attack` bonuses. A counter-attack is an attack check
+  too, so it takes them as well as `bonus next counter-attack`; a dodge takes `bonus next dodge`.
+  Neither takes the bonuses of a stat's own checks (`bonus next dexterity`): those wait for a
+  `check dexterity`. Adrenaline and carried items count through `game.stat`, as in any check.
+- Ties go to the defender, and nothing happens: no damage, no move, no item changes hands.
+- Reducing damage by discarding clothing is not simulated: no card says how much it saves yet.
+- A stolen item is carried at once; the carry limit is left to the attacker's next drop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+from runtime.cards import CardInstance
+from runtime.dice import PoolResult, roll_pool
+from runtime.game import Game
+from runtime.games.coma_ward import POOL_CHECK, take_bonuses
+from runtime.state import Player
+
+ACTIONS = ("attack", "steal")
+"""What the attacker declares before rolling."""
+
+DEFENCES = ("dodge", "counter-attack")
+"""What the defender answers with, after seeing the attack roll."""
+
+HANDS = 2
+"""Hands a character has for weapons."""
+
+UNARMED_STAT = "strength"
+"""Unarmed attacks always check strength; so do weapons that name no stat."""
+
+UNARMED_DAMAGE = 1
+"""An unarmed attack deals 1 damage (a weapon without a damage rating too)."""
+
+DODGE_STAT = "dexterity"
+DODGE_DICE = 2
+"""A dodge rolls dexterity plus two dice."""
+
+WEAPON_TYPE = "weapon"
+
+
+class CombatError(ValueError):
+    """A fight the rules do not allow: too many hands, mixed stats, players apart..."""
+
+
+@dataclass(frozen=True)
+class Loadout:
+    """The weapons one side fights with (none: unarmed), the stat checked, dice and damage."""
+
+    weapons: tuple[CardInstance, ...]
+    stat: str
+    attack: int  # dice the weapons add
+    damage: int  # health the other side loses if this side wins
+
+    @property
+    def label(self) -> str:
+        """How the log and decisions name it: `Broom`, `Knife and Pan`, `unarmed`."""
+        return " and ".join(w.title for w in self.weapons) or "unarmed"
+
+
+UNARMED = Loadout((), UNARMED_STAT, 0, UNARMED_DAMAGE)
+
+
+@dataclass(frozen=True)
+class CombatResult:
+    """What one attack or steal came to."""
+
+    action: str  # "attack" or "steal"
+    defence: str  # "dodge" or "counter-attack"
+    attacker_dice: int
+    attacker_successes: int
+    defender_dice: int
+    defender_successes: int
+    winner: str  # "attacker" or "defender" (a tie is the defender's)
+    tie: bool
+    damage: int = 0  # health lost by the side that lost (0 when nobody is hurt)
+    damaged: str | None = None  # the name of the player who lost it
+    stolen: CardInstance | None = None
+
+
+def weapons_of(player: Player) -> list[CardInstance]:
+    """The weapons a player carries, in the order they were picked up."""
+    return [item for item in player.items if item.definition.properties.get("type") == WEAPON_TYPE]
+
+
+def _hands(weapon: CardInstance) -> int:
+    return int(weapon.definition.properties.get("hands", 1))
+
+
+def _stat(weapon: CardInstance) -> str:
+    return str(weapon.definition.properties.get("attacks_with", UNARMED_STAT))
+
+
+def loadout(player: Player, weapons: Sequence[CardInstance]) -> Loadout:
+    """Total up the weapons a player fights with, refusing what the rules do not allow."""
+    if not weapons:
+        return UNARMED
+    for index, weapon in enumerate(weapons):
+        # Identity, not equality: two copies of one card are two weapons.
+        if any(weapon is other for other in weapons[:index]):
+            raise CombatError(f"{weapon.title} is named twice; one card fights once")
+        if not any(weapon is item for item in player.items):
+            raise CombatError(f"{player.name} does not carry {weapon.title}")
+        if weapon.definition.properties.get("type") != WEAPON_TYPE:
+            raise CombatError(f"{weapon.title} is not a weapon")
+    hands = sum(_hands(w) for w in weapons)
+    names = " and ".join(w.title for w in weapons)
+    if hands > HANDS:
+        raise CombatError(
+            f"{names} take {hands} hands; a character fights with at most {HANDS} "
+            "(one two-handed weapon or two one-handed ones)"
+        )
+    stats = sorted({_stat(w) for w in weapons})
+    if len(stats) > 1:
+        raise CombatError(
+            f"{names} attack with different stats ({', '.join(stats)}); "
+            "weapons used together must attack with the same stat"
+        )
+    return Loadout(
+        tuple(weapons),
+        stats[0],
+        sum(int(w.definition.properties.get("attack", 0)) for w in weapons),
+        sum(int(w.definition.properties.get("damage", UNARMED_DAMAGE)) for w in weapons),
+    )
+
+
+def loadouts(player: Player) -> list[Loadout]:
+    """Every way the player may fight: unarmed first, then one weapon, then pairs."""
+    options = [UNARMED]
+    seen = {UNARMED.label}
+    carried = weapons_of(player)
+    for size in (1, 2):
+        for weapons in combinations(carried, size):
+            try:
+                option = loadout(player, weapons)
+            except CombatError:
+                continue
+            # Two copies of a card make the same choice; offer it once.
+            if option.label not in seen:
+                seen.add(option.label)
+                options.append(option)
+    return options
+
+
+def choose_loadout(game: Game, player: Player, doing: str) -> Loadout:
+    """Ask which weapons the player fights with; without weapons there is nothing to ask."""
+    options = loadouts(player)
+    if len(options) == 1:
+        return options[0]
+    index = game.decide("weapons", f"{player.name} {doing} with", [o.label for o in options])
+    return options[index]
+
+
+def attack_dice(game: Game, player: Player, gear: Loadout) -> int:
+    """An attack check's dice before one-off bonuses: the stat as it is now, plus the weapons."""
+    return game.stat(gear.stat, player) + gear.attack
+
+
+def dodge_dice(game: Game, player: Player) -> int:
+    """A dodge's dice before one-off bonuses: dexterity as it is now, plus two."""
+    return game.stat(DODGE_STAT, player) + DODGE_DICE
+
+
+def _roll(game: Game, player: Player, dice: int, label: str, check: str) -> PoolResult:
+    """Roll one side's pool with the ruleset's faces and log it as `pool_check` does."""
+    game.step()
+    faces = game.rules.procedures[POOL_CHECK].faces
+    assert faces is not None, "the pool procedure needs faces"
+    result = roll_pool(dice, faces, game.dice, label)
+    game.event(
+        "check",
+        result.explain(),
+        check=check,
+        player=player.name,
+        dice=result.dice,
+        rounds=result.rounds,
+        successes=result.successes,
+    )
+    return result
+
+
+def attack_check(
+    game: Game, player: Player, gear: Loadout, label: str, checks: Sequence[str] = ("attack",)
+) -> PoolResult:
+    """Roll an attack check: stat, weapons and the waiting bonuses of these check names."""
+    stat = game.stat(gear.stat, player)
+    bonus = sum(take_bonuses(game, player, check) for check in checks)
+    parts = [f"{gear.stat} {stat}"]
+    if gear.weapons:
+        parts.append(f"{gear.label} {gear.attack:+d}")
+    if bonus:
+        parts.append(f"bonus {bonus:+d}")
+    dice = stat + gear.attack + bonus
+    rolls = ", ".join(parts)
+    game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
+    return _roll(game, player, dice, label, checks[-1])
+
+
+def dodge_check(game: Game, player: Player) -> PoolResult:
+    """Roll a dodge: dexterity plus two, plus any `bonus next dodge`."""
+    stat = game.stat(DODGE_STAT, player)
+    bonus = take_bonuses(game, player, "dodge")
+    dice = stat + DODGE_DICE + bonus
+    extra = f", bonus {bonus:+d}" if bonus else ""
+    rolls = f"{DODGE_STAT} {stat}, dodge {DODGE_DICE:+d}{extra}"
+    game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
+    return _roll(game, player, dice, f"{player.name} dodges", "dodge")
+
+
+def attack(
+    game: Game,
+    attacker: Player,
+    defender: Player,
+    action: str = "attack",
+    *,
+    weapons: Sequence[CardInstance] | None = None,
+    defence: str | None = None,
+    defender_weapons: Sequence[CardInstance] | None = None,
+) -> CombatResult:
+    """Resolve an attack or a steal; what the caller leaves out (None) is decided in play."""
+    if action not in ACTIONS:
+        raise CombatError(f"the attacker attacks or steals, not {action!r}")
+    if defence is not None and defence not in DEFENCES:
+        raise CombatError(f"the defender dodges or counter-attacks, not {defence!r}")
+    if attacker is defender:
+        raise CombatError(f"{attacker.name} cannot fight themselves")
+    for side in (attacker, defender):
+        if side.dead:
+            raise CombatError(f"{side.name} is dead")
+    if attacker.location != defender.location:
+        raise CombatError(f"{attacker.name} and {defender.name} must share a space to fight")
+    game.step()
+    # Checked before anything is logged or rolled, so a refused loadout changes nothing.
+    gear = loadout(attacker, weapons) if weapons is not None else None
+    answer = loadout(defender, defender_weapons) if defender_weapons is not None else None
+    if gear is None:
+        gear = choose_loadout(game, attacker, "attacks" if action == "attack" else "steals")
+    what = "attacks" if action == "attack" else "tries to steal from"
+    game.event(
+        "combat",
+        f"{attacker.name} {what} {defender.name}: {gear.label}",
+        action=action,
+        attacker=attacker.name,
+        defender=defender.name,
+        weapons=[w.title for w in gear.weapons],
+    )
+    attacking = attack_check(game, attacker, gear, "check attack")
+    if defence is None:
+        prompt = f"{defender.name} defends against {attacker.name}"
+        defence = DEFENCES[game.decide("defence", prompt, DEFENCES)]
+    counter = None  # the defender's weapons, only when they counter-attack
+    if defence == "dodge":
+        defending = dodge_check(game, defender)
+    else:
+        counter = answer or choose_loadout(game, defender, "counter-attacks")
+        label = f"{defender.name} counter-attacks"
+        defending = attack_check(game, defender, counter, label, ("attack", "counter-attack"))
+    hits, blocks = attacking.successes, defending.successes
+    result = CombatResult(
+        action,
+        defence,
+        attacking.dice,
+        hits,
+        defending.dice,
+        blocks,
+        winner="attacker" if hits > blocks else "defender",
+        tie=hits == blocks,
+    )
+    score = f"{hits} to {blocks}"
+    if hits == blocks:
+        game.event("combat", f"tie {score}: {defender.name} wins; nothing happens", tie=True)
+        return result
+    if hits > blocks:
+        return _attacker_wins(game, attacker, defender, gear, result, score)
+    if counter is None:
+        game.event(
+            "combat",
+            f"{defender.name} wins {score}: no harm done; "
+            f"{defender.name} may move one space away from {attacker.name}",
+            winner=defender.name,
+        )
+        return result
+    # A counter-attack hurts the attacker even when they only meant to steal.
+    return _hurt(game, defender, attacker, counter.damage, result, score)
+
+
+def _attacker_wins(
+    game: Game,
+    attacker: Player,
+    defender: Player,
+    gear: Loadout,
+    result: CombatResult,
+    score: str,
+) -> CombatResult:
+    if result.action == "attack":
+        return _hurt(game, attacker, defender, gear.damage, result, score)
+    items = list(defender.items)
+    if not items:
+        game.event(
+            "combat",
+            f"{attacker.name} wins {score}: {defender.name} has nothing to take",
+            winner=attacker.name,
+        )
+        return result
+    prompt = f"{attacker.name} takes from {defender.name}"
+    item = items[game.decide("item", prompt, [i.title for i in items])]
+    defender.items.remove(item)
+    attacker.items.append(item)
+    game.event(
+        "combat",
+        f"{attacker.name} wins {score}: takes {item.title} from {defender.name}",
+        winner=attacker.name,
+        uid=item.uid,
+    )
+    return replace(result, stolen=item)
+
+
+def _hurt(
+    game: Game, winner: Player, loser: Player, damage: int, result: CombatResult, score: str
+) -> CombatResult:
+    game.event(
+        "combat",
+        f"{winner.name} wins {score}: {loser.name} loses {damage} health",
+        winner=winner.name,
+        damage=damage,
+    )
+    game.change("health", -damage, loser)
+    return replace(result, damage=damage, damaged=loser.name)
+
+
+def steal(
+    game: Game,
+    attacker: Player,
+    defender: Player,
+    *,
+    weapons: Sequence[CardInstance] | None = None,
+    defence: str | None = None,
+    defender_weapons: Sequence[CardInstance] | None = None,
+) -> CombatResult:
+    """Resolve a steal: `attack` with the action declared as a steal."""
+    return attack(
+        game,
+        attacker,
+        defender,
+        "steal",
+        weapons=weapons,
+        defence=defence,
+        defender_weapons=defender_weapons,
+    )
