@@ -30,6 +30,7 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/effects.py
 
 fuzz: $(STAMP)
 	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py -q -p no:cacheprovider

@@ -248,14 +248,8 @@ class _Generator:
 
     def prompt(self, effects: Sequence[IR]) -> str:
         """What a `may` asks, in the card's words."""
-        try:
-            from compiler.rulestext import effects_text
-        except ImportError:  # TEMPORARY until rulestext lands
-            return "; ".join(
-                _fill(self.ruleset.verbs.by_name[e["verb"]].source, e["args"])
-                for e in effects
-                if "verb" in e
-            )
+        from compiler.rulestext import effects_text
+
         sentence = effects_text(self.ruleset, list(effects)).rstrip(".")
         # The runtime asks "you may <prompt>": the clause goes mid-sentence.
         return sentence[:1].lower() + sentence[1:]

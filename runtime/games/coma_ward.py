@@ -7,7 +7,7 @@ come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.m
 from __future__ import annotations
 
 from runtime.cards import CardInstance
-from runtime.dice import roll_pool
+from runtime.dice import PoolResult, roll_pool
 from runtime.game import Game
 from runtime.games import ValueDef
 from runtime.games.base import BASE, carry, narrate
@@ -33,25 +33,33 @@ def take_bonuses(game: Game, player: Player, check: str) -> int:
     return dice
 
 
-def pool_check(
-    game: Game, card: CardInstance, *, rule: ProcedureRule, stat: str, modifier: int = 0
-) -> int:
-    """`check focus`, `check dexterity -1`: roll the pool, count successes with suspense."""
+def roll_check(
+    game: Game, player: Player, dice: int, label: str, check: str, rule: ProcedureRule
+) -> PoolResult:
+    """Roll a pool with the rule's faces and log the roll, for any check of the game."""
     game.step()
     assert rule.faces is not None, "the pool procedure needs faces"
-    player = game.player
-    dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
-    label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
     result = roll_pool(dice, rule.faces, game.dice, label)
     game.event(
         "check",
         result.explain(),
-        check=stat,
+        check=check,
+        player=player.name,
         dice=result.dice,
         rounds=result.rounds,
         successes=result.successes,
     )
-    return result.successes
+    return result
+
+
+def pool_check(
+    game: Game, card: CardInstance, *, rule: ProcedureRule, stat: str, modifier: int = 0
+) -> int:
+    """`check focus`, `check dexterity -1`: roll the pool, count successes with suspense."""
+    player = game.player
+    dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
+    label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
+    return roll_check(game, player, dice, label, stat, rule).successes
 
 
 def rummage(game: Game, card: CardInstance) -> None:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from runtime.cards import CardInstance
-from runtime.dice import PoolResult, roll_pool
+from runtime.dice import PoolResult
 from runtime.game import Game
-from runtime.games.coma_ward import POOL_CHECK, take_bonuses
+from runtime.games.coma_ward import POOL_CHECK, roll_check, take_bonuses
 from runtime.state import Player
 
 ACTIONS = ("attack", "steal")
@@ -172,21 +172,8 @@ def dodge_dice(game: Game, player: Player) -> int:
 
 
 def _roll(game: Game, player: Player, dice: int, label: str, check: str) -> PoolResult:
-    """Roll one side's pool with the ruleset's faces and log it as `pool_check` does."""
-    game.step()
-    faces = game.rules.procedures[POOL_CHECK].faces
-    assert faces is not None, "the pool procedure needs faces"
-    result = roll_pool(dice, faces, game.dice, label)
-    game.event(
-        "check",
-        result.explain(),
-        check=check,
-        player=player.name,
-        dice=result.dice,
-        rounds=result.rounds,
-        successes=result.successes,
-    )
-    return result
+    """Roll one side's pool with the ruleset's faces, logged as every check is."""
+    return roll_check(game, player, dice, label, check, game.rules.procedures[POOL_CHECK])
 
 
 def attack_check(
