@@ -157,6 +157,16 @@ class Game:
             self.event("stat", sentence, stat=name, delta=delta)
         if player.dead and not was_dead:
             self.event("death", f"{player.name} dies", player=player.name)
+            self._drop_everything(player)
+
+    def _drop_everything(self, player: Player) -> None:
+        """A dead character's items are left on the space where they died."""
+        if not player.items:
+            return
+        dropped, player.items = player.items, []
+        self.state.floor.setdefault(player.location or "", []).extend(dropped)
+        titles = ", ".join(card.title for card in dropped)
+        self.event("drop", f"{player.name}'s items are left here: {titles}", player=player.name)
 
     def set_stat(self, name: str, value: int, player: Player | None = None) -> None:
         """Set a stat as a test's `given` does (a derived stat is pinned)."""

@@ -61,6 +61,11 @@ class GameState:
                 if card.tokens
             },
             "found": [card.title for card in self.found],
+            "floor": {
+                place: [card.title for card in cards]
+                for place, cards in sorted(self.floor.items())
+                if cards
+            },
             "in_play": {place: card.title for place, card in sorted(self.in_play.items())},
             "flags": sorted(self.flags),
             "decks": {name: len(cards) for name, cards in sorted(self.decks.items())},

@@ -1,0 +1,130 @@
+"""The runtime's rules of play: carrying, triggers, bonuses, decks, death."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler.build import CompiledPack, compile_pack, load_checked
+from runtime.cards import CardDef
+from runtime.decisions import ScriptedDecisions
+from runtime.dice import ForcedDice
+from runtime.game import Game
+from tests.helpers import make_pack
+
+CARDS = """
+item "Towel" { type clothing }
+item "Pan" { type weapon
+    hands 1
+    damage 1 }
+item "Mop" { type weapon
+    hands 2
+    damage 1 }
+item "Cane" { type weapon
+    hands 1
+    damage 1 }
+item "Bandage" { type medicine
+    use { discard this; gain health 2 } }
+room "Linen Room" {
+    number 4
+    first time you end your move here { lose terror 1 }
+    when you end your move here { say "Sheets everywhere." }
+}
+quirk "Counter" {
+    condition "You end a turn."
+    when your turn ends { place pill on this }
+}
+hallucination "Hiss" {
+    situation "A hiss."
+    option "Listen" { check focus { 0..1 { gain terror 1 }; 2+ { lose terror 1 } } }
+    option "Leave" { end turn }
+}
+"""
+
+
+def pack(tmp_path: Path) -> CompiledPack:
+    """The cards above, compiled."""
+    loaded = load_checked(make_pack(tmp_path, cards=CARDS))
+    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
+    return compile_pack(loaded.pack)
+
+
+def card(compiled: CompiledPack, title: str) -> CardDef:
+    """A card by title."""
+    return next(c for c in compiled.cards if c.title == title)
+
+
+def game(compiled: CompiledPack, answers: list[str] = [], dice: list[int] = []) -> Game:  # noqa: B006
+    """A game with scripted answers and forced dice."""
+    return compiled.new_game(dice=ForcedDice(dice), decisions=ScriptedDecisions(answers))
+
+
+def test_clothing_does_not_count_toward_the_carry_limit(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled, answers=["Pan"])
+    g.set_stat("health", 1)  # strength 1: one item
+    for title in ("Towel", "Pan", "Mop"):
+        g.play(card(compiled, title))
+    assert [i.title for i in g.player.items] == ["Towel", "Mop"]
+    assert [c.title for c in g.state.floor["nurses-station"]] == ["Pan"]
+    assert 'drop item "Pan"' in g.log.lines()
+
+
+def test_first_time_runs_once_and_every_time_runs_every_time(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled)
+    g.set_stat("terror", 3)
+    g.play(card(compiled, "Linen Room"))
+    g.move("hallway")
+    g.move("Linen Room")
+    assert g.stat("terror") == 2
+    assert sum(1 for e in g.log.events if e.kind == "say") == 2
+
+
+def test_turn_end_runs_the_players_quirk(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled)
+    quirk = g.play(card(compiled, "Counter"))
+    assert quirk.tokens == {"pill": 1}
+    g.end_turn()  # the turn is already over: nothing runs twice
+    assert quirk.tokens == {"pill": 1}
+
+
+def test_a_bonus_waits_for_its_check_and_is_used_up(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled, answers=["Listen", "Listen"], dice=[1, 1, 1, 1, 5, 1, 2, 3])
+    g.player.bonuses.append(("focus", 1))
+    g.play(card(compiled, "Hiss"))  # focus 4 + 1 bonus die; 1 success: terror 2
+    g.play(card(compiled, "Hiss"))  # focus 3 and no bonus left
+    checks = [e.text for e in g.log.events if e.kind == "check"]
+    assert checks[0].startswith("check focus (5 dice)")
+    assert checks[1].startswith("check focus (3 dice)")
+    assert g.player.bonuses == []
+
+
+def test_an_empty_deck_takes_its_discards_back(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled, answers=["Leave", "Leave"])
+    g.draw("hallucination")
+    assert g.state.discards["hallucination"] and not g.state.decks["hallucination"]
+    g.draw("hallucination")
+    assert "the hallucination deck is empty: its discards are shuffled in" in g.log.lines()
+
+
+def test_the_dead_leave_their_items_where_they_fell(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled)
+    g.play(card(compiled, "Pan"))
+    g.move("stairs")
+    g.change("health", -5)
+    assert g.player.dead and g.player.items == []
+    assert [c.title for c in g.state.floor["stairs"]] == ["Pan"]
+    assert g.snapshot()["floor"] == {"stairs": ["Pan"]}
+
+
+def test_using_a_card_discards_it_to_its_deck(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled)
+    g.set_stat("health", 2)
+    g.play(card(compiled, "Bandage"))
+    assert g.stat("health") == 4
+    assert [c.title for c in g.state.discards["item"]] == ["Bandage"]
