@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 # The main job on the bundled content.
 demo: $(STAMP)
 	$(BIN)/pillbox check $(SPECIMENS)
+	$(BIN)/pillbox test $(SPECIMENS)
+	$(BIN)/pillbox play $(SPECIMENS) "The Figure at the End of the Hall" --seed 0 --choose "Back away" --choose yes --choose "Stay quiet" --choose "Hold your breath"
 
 test: $(STAMP) lint unit
 
