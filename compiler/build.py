@@ -148,6 +148,11 @@ def game_rules(ruleset: Ruleset) -> GameRules:
             for c in ruleset.charts
         ),
         kind_decks={k.name: k.deck for k in ruleset.kinds.values() if k.deck is not None},
+        deck_tops={
+            name: (tuple(top["kinds"]), int(top["cards"]))
+            for name, deck in (data.get("decks") or {}).items()
+            if (top := (deck or {}).get("shuffle_into_top"))
+        },
     )
 
 

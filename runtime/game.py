@@ -87,8 +87,22 @@ class Game:
                 for _ in range(card.copies)
             ]
             self._shuffler.shuffle(cards)
+            if deck in self.rules.deck_tops:
+                cards = self._shuffle_into_top(cards, *self.rules.deck_tops[deck])
             decks[deck] = cards
         return decks
+
+    def _shuffle_into_top(
+        self, cards: list[CardInstance], kinds: tuple[str, ...], top: int
+    ) -> list[CardInstance]:
+        """Put the cards of these kinds, shuffled, among the top `top` cards (the list's end)."""
+        chosen = [card for card in cards if card.kind in kinds]
+        rest = [card for card in cards if card.kind not in kinds]
+        mixed_in = max(top - len(chosen), 0)
+        split = max(len(rest) - mixed_in, 0)
+        upper = rest[split:] + chosen
+        self._shuffler.shuffle(upper)
+        return rest[:split] + upper
 
     def find(self, title: str) -> CardDef | None:
         """The first card of the pack with that title."""

@@ -61,3 +61,5 @@ class GameRules:
     blocks: dict[str, BlockRule]
     charts: tuple[ChartRule, ...] = ()
     kind_decks: dict[str, str] = field(default_factory=dict)  # kind -> its deck
+    deck_tops: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
+    """deck -> (kinds, N): at setup those kinds are shuffled into the deck's top N cards."""

@@ -128,3 +128,16 @@ def test_using_a_card_discards_it_to_its_deck(tmp_path: Path) -> None:
     g.play(card(compiled, "Bandage"))
     assert g.stat("health") == 4
     assert [c.title for c in g.state.discards["item"]] == ["Bandage"]
+
+
+def test_clues_are_shuffled_into_the_top_of_the_item_deck(tmp_path: Path) -> None:
+    fillers = "".join(f'item "Filler {n}" {{ type food\n copies 5 }}\n' for n in range(8))
+    clues = "".join(f'clue "Clue {letter}" {{ letter {letter} }}\n' for letter in "ABC")
+    loaded = load_checked(make_pack(tmp_path, cards=fillers + clues))
+    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
+    compiled = compile_pack(loaded.pack)
+    for seed in range(20):
+        deck = compiled.new_game(seed=seed).state.decks["item"]
+        assert len(deck) == 43
+        top = deck[-15:]  # the top of the deck is the end of the list
+        assert sum(1 for card in top if card.kind == "clue") == 3
