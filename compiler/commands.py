@@ -37,9 +37,21 @@ def _load(path: Path, ruleset: str | None, emit: Emit, style: Style) -> Compiled
     if loaded.pack is None:
         for diagnostic in loaded.diagnostics:
             emit(render_text(diagnostic, loaded.sources, style) + "\n")
-        emit(f"{len(loaded.diagnostics)} errors: fix them first (pillbox check {path})")
+        errors = len(loaded.diagnostics)
+        emit(
+            f"{errors} {'error' if errors == 1 else 'errors'}: fix them first (pillbox check {path})"
+        )
         return None
-    return compile_pack(loaded.pack)
+    compiled = compile_pack(loaded.pack)
+    if compiled.library.missing:
+        # A pack's own ruleset may add vocabulary no runtime module implements: say so once.
+        emit(
+            style("note:", "note")
+            + " the runtime does not simulate "
+            + ", ".join(sorted(compiled.library.missing))
+            + "; the cards print them, runs log them and go on"
+        )
+    return compiled
 
 
 # -- pillbox test ----------------------------------------------------------------------------

@@ -229,3 +229,24 @@ hallucination "Echo" {
     assert code == 1
     assert "cards resolved inside cards more than 4 deep" in output
     assert "cards.card:5:" in output
+
+
+def test_vocabulary_without_a_runtime_is_logged_not_run(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        "pack: own\ntitle: Own\nversion: 0.1.0\nruleset: ./rules.yaml\n",
+        cards="""
+item "Chalk" {
+    type food
+    use { scribble on the wall; lose terror 1 }
+    test "calms" { given terror 2; use "Chalk"; expect terror == 1 }
+}
+""",
+    )
+    (pack / "rules.yaml").write_text(
+        "ruleset: own\ntitle: Own\nversion: 1\nextends: coma-ward\n"
+        'verbs:\n  scribble: {pattern: "scribble on the wall"}\n'
+    )
+    code, output = run("test", str(pack), "-v")
+    assert code == 0, output
+    assert "note: the runtime does not simulate verb scribble" in output
