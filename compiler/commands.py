@@ -37,10 +37,9 @@ def _load(path: Path, ruleset: str | None, emit: Emit, style: Style) -> Compiled
     if loaded.pack is None:
         for diagnostic in loaded.diagnostics:
             emit(render_text(diagnostic, loaded.sources, style) + "\n")
-        errors = len(loaded.diagnostics)
-        emit(
-            f"{errors} {'error' if errors == 1 else 'errors'}: fix them first (pillbox check {path})"
-        )
+        count = len(loaded.diagnostics)
+        errors = f"{count} error" + ("" if count == 1 else "s")
+        emit(f"{errors}: fix them first (pillbox check {path})")
         return None
     compiled = compile_pack(loaded.pack)
     if compiled.library.missing:
