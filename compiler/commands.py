@@ -200,6 +200,11 @@ def _apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str])
             value = int(raw)
         except ValueError:
             raise UsageError(f"--set {name}: {raw!r} is not a whole number") from None
+        low, high = compiled.checked.ruleset.stat_range(name)
+        if not low <= value <= high:
+            raise UsageError(
+                f"--set {name}: {value} is out of range; {name} goes from {low} to {high}"
+            )
         game.set_stat(name, value)
 
 

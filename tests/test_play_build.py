@@ -104,6 +104,8 @@ def test_play_usage_errors_exit_2() -> None:
     assert code == 2 and "'sanity' is not a stat" in output
     code, output = run("play", str(SPECIMENS), FIGURE, "--set", "terror=lots")
     assert code == 2 and "'lots' is not a whole number" in output
+    code, output = run("play", str(SPECIMENS), FIGURE, "--set", "focus=99999999999999999")
+    assert code == 2 and "focus goes from 1 to 5" in output
     code, output = run("play", str(SPECIMENS), FIGURE, "--set", "location=attic")
     assert code == 2 and "'attic' is not a place" in output
 
