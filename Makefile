@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/pillbox check $(SPECIMENS)
 	$(BIN)/pillbox test $(SPECIMENS)
-	$(BIN)/pillbox play $(SPECIMENS) "The Figure at the End of the Hall" --seed 0 --choose "Back away" --choose yes --choose "Stay quiet" --choose "Hold your breath"
+	$(BIN)/pillbox play $(SPECIMENS) "The Figure at the End of the Hall" --seed 12 --choose "Back away" --choose yes --choose "Stay quiet" --choose "Hold your breath"
 
 test: $(STAMP) lint unit
 
@@ -35,7 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/effects.py
 
 fuzz: $(STAMP)
-	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
+	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.

@@ -37,8 +37,8 @@ _COMPARE: dict[str, type[ast.cmpop]] = {
     ">=": ast.GtE,
 }
 
-_SAFE_BUILTINS = {"range": range}
-"""The only builtin generated code may call (`repeat`); everything else is bound explicitly."""
+_SAFE_BUILTINS: dict[str, Any] = {}
+"""Generated code calls no builtin: everything it uses is bound from the runtime."""
 
 
 class CodegenError(Exception):
@@ -101,8 +101,15 @@ def _call(
     return ast.Call(
         _name(function),
         list(args),
-        [ast.keyword(key, _literal(value)) for key, value in (keywords or {}).items()],
+        [_keyword(key, value) for key, value in (keywords or {}).items()],
     )
+
+
+def _keyword(name: str, value: Any) -> ast.keyword:
+    """A slot as a keyword argument; the ruleset loader allows only plain slot names."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise CodegenError(f"cannot pass a slot named {name!r}")
+    return ast.keyword(name, _literal(value))
 
 
 def _literal(value: Any) -> ast.expr:
@@ -135,6 +142,7 @@ class _Generator:
     file: str
     positions: _Positions
     bindings: dict[str, ast.expr] = field(default_factory=dict)
+    bound: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, name) -> identifier
     functions: list[ast.stmt] = field(default_factory=list)
     _results: int = 0
 
@@ -142,10 +150,18 @@ class _Generator:
 
     def bind(self, kind: str, name: str) -> str:
         """The local name of a runtime callable: `verb_gain = runtime.verb('gain')`."""
-        identifier = _identifier(kind, name)
-        self.bindings.setdefault(
-            identifier,
-            ast.Call(ast.Attribute(_name("runtime"), kind, ast.Load()), [ast.Constant(name)], []),
+        known = self.bound.get((kind, name))
+        if known is not None:
+            return known
+        # Ruleset names may differ only where the identifier cannot (`end-turn`, `end_turn`).
+        identifier = stem = _identifier(kind, name)
+        suffix = 1
+        while identifier in self.bindings:
+            suffix += 1
+            identifier = f"{stem}_{suffix}"
+        self.bound[(kind, name)] = identifier
+        self.bindings[identifier] = ast.Call(
+            ast.Attribute(_name("runtime"), kind, ast.Load()), [ast.Constant(name)], []
         )
         return identifier
 
@@ -233,12 +249,8 @@ class _Generator:
             return self.outcomes("rolled", call, effect["roll"]["outcomes"])
         if "repeat" in effect:
             repeat = effect["repeat"]
-            loop = ast.For(
-                ast.Name("_", ast.Store()),
-                _call("range", [ast.Constant(repeat["times"])]),
-                self.body(repeat["effects"]),
-                [],
-            )
+            passes = _call(self.control("repeat"), [*game_card, ast.Constant(repeat["times"])])
+            loop = ast.For(ast.Name("_", ast.Store()), passes, self.body(repeat["effects"]), [])
             return [loop]
         raise CodegenError(f"cannot compile the effect {sorted(effect)}")
 
@@ -368,6 +380,7 @@ class _Generator:
                         "modifier", [ast.Constant(m["modifier"]), _literal(m["args"])]
                     )
                     for m in block["modifiers"]
+                    if "modifier" in m  # a `rule` line among modifiers is only printed
                 ]
                 run: ast.expr = ast.Constant(None)
                 extra = [ast.Tuple(modifiers, ast.Load())]

@@ -23,6 +23,8 @@ from dsl.spans import Diagnostic, Span
 IR = dict[str, Any]
 
 MAX_REPEAT = 20
+MAX_REPEAT_NESTING = 4
+"""Repeats inside repeats: 20 ** 4 passes is already more than any card needs."""
 MAX_TITLE = 200
 MAX_DIE_SIDES = 100
 MAX_DICE = 30
@@ -98,6 +100,7 @@ class Lowerer:
         """Lower one card, or return None when its kind is unknown."""
         before = len(self.diagnostics)
         self._effect_lines = self._rule_lines = 0
+        self._repeats = 0  # repeats around the statement being lowered
         kind = self.ruleset.kinds.get(card.kind.text)
         if kind is None:
             self.error(
@@ -408,10 +411,19 @@ class Lowerer:
                 self.report(
                     out_of_range(times, 1, MAX_REPEAT, "repeat count", statement.times.span)
                 )
-            return {
-                "repeat": {"times": times, "effects": self._effects(statement.block)},
-                "at": where,
-            }
+            if self._repeats >= MAX_REPEAT_NESTING:
+                self.error(
+                    "E0224",
+                    f"a repeat may hold at most {MAX_REPEAT_NESTING - 1} more repeats inside it",
+                    statement.span,
+                    "multiply the counts into one repeat, or write the steps out",
+                )
+            self._repeats += 1
+            try:
+                effects = self._effects(statement.block)
+            finally:
+                self._repeats -= 1
+            return {"repeat": {"times": times, "effects": effects}, "at": where}
         self._effect_lines -= 1
         if isinstance(statement, n.HeaderBlock) and self._stray_else(statement):
             return None

@@ -8,6 +8,7 @@ optional parts in brackets, e.g. `draw {deck} [{count}]` or `bonus next {check_n
 from __future__ import annotations
 
 import difflib
+import keyword
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -124,6 +125,12 @@ class PatternError(ValueError):
     """A pattern in a ruleset is malformed."""
 
 
+SLOT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""Slot names become keyword arguments of generated calls: plain identifiers only."""
+
+RESERVED_SLOT_NAMES = frozenset({"game", "card", "value", "rule", *keyword.kwlist})
+"""Parameters every runtime callable already takes, and Python's keywords."""
+
 _TOKEN_RE = re.compile(r"\{[^{}\s]+\}|\[|\]|[^\s\[\]{}]+")
 
 
@@ -141,6 +148,13 @@ def compile_pattern(name: str, source: str, slot_types: dict[str, SlotType]) -> 
         elif token.startswith("{"):
             slot_name, _, type_name = token[1:-1].partition(":")
             type_name = type_name or slot_name
+            if not SLOT_NAME.match(slot_name) or slot_name in RESERVED_SLOT_NAMES:
+                raise PatternError(
+                    f"pattern {source!r} names a slot {slot_name!r}: slot names are lower-case "
+                    "letters, digits and _, and not "
+                    + ", ".join(sorted(RESERVED_SLOT_NAMES - set(keyword.kwlist)))
+                    + " or a Python keyword"
+                )
             if type_name not in slot_types:
                 raise PatternError(f"pattern {source!r} uses unknown slot type {type_name!r}")
             stack[-1].append(Slot(slot_name, slot_types[type_name]))

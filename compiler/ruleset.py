@@ -493,6 +493,7 @@ def _build(
         name: frozenset(words or []) for name, words in (data.get("vocabularies") or {}).items()
     }
     vocabularies["stats"] = frozenset([*stats, *derived])
+    vocabularies["tracked_stats"] = frozenset(stats)  # derived stats follow; they never change
     vocabularies["decks"] = frozenset(decks)
     vocabularies["places"] = frozenset(places)
     vocabularies["kinds"] = frozenset(kinds_data)

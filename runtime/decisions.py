@@ -68,7 +68,7 @@ class ScriptedDecisions:
 class RandomDecisions:
     """Answers picked by a seeded generator: the same seed, the same answers."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)
 
     def decide(self, decision: Decision) -> int:

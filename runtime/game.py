@@ -8,7 +8,8 @@ counted against the step budget.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from itertools import count
 from typing import Any
 
@@ -32,6 +33,10 @@ class RunawayError(Exception):
     """A run went past its step budget or its depth: some effect loops."""
 
 
+class RunEnded(Exception):
+    """The current player died: whatever was resolving stops, as play would."""
+
+
 class Game:
     """One deterministic run: the same seed, cards and answers give the same log."""
 
@@ -53,14 +58,16 @@ class Game:
         self.seed = seed
         self.dice: DiceSource = dice if dice is not None else SeededDice(seed)
         self.decisions: DecisionMaker = (
-            decisions if decisions is not None else RandomDecisions(seed)
+            decisions if decisions is not None else RandomDecisions(f"decisions:{seed}")
         )
         self.log = EventLog()
         self.budget = budget
         self.steps = 0
         self.depth = 0
         self._uids = count(1)
-        self._shuffler = random.Random(seed)
+        # Separate streams: a shuffle must not predict the dice that follow it.
+        self._shuffler = random.Random(f"shuffle:{seed}")
+        self.ended = False
         self._current_card: str | None = None
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         self.state.decks = self._build_decks()
@@ -122,7 +129,9 @@ class Game:
         self.log.add(Event(kind, text, data, self._current_card, self.depth))
 
     def step(self) -> None:
-        """Count one step against the budget."""
+        """Count one step against the budget; nothing more happens once the run has ended."""
+        if self.ended:
+            raise RunEnded
         self.steps += 1
         if self.steps > self.budget:
             raise RunawayError(
@@ -172,6 +181,9 @@ class Game:
         if player.dead and not was_dead:
             self.event("death", f"{player.name} dies", player=player.name)
             self._drop_everything(player)
+            if player is self.player:
+                self.ended = True
+                self.event("end", "the run ends: the current player is dead")
 
     def _drop_everything(self, player: Player) -> None:
         """A dead character's items are left on the space where they died."""
@@ -212,8 +224,15 @@ class Game:
         self.event("roll", rolled.explain(), dice=list(rolled.faces), total=rolled.total)
         return rolled.total
 
+    def repeat(self, card: CardInstance, times: int) -> Iterator[int]:
+        """`repeat N`: each pass counts as a step, so nested repeats cannot run away."""
+        for _ in range(times):
+            self.step()
+            yield _
+
     def no_outcome(self, card: CardInstance, result: int | str) -> None:
         """A check or roll whose result no outcome of the card covers."""
+        self.step()
         self.event("outcome", f"no outcome of the card covers {result}", result=result)
 
     # -- words ----------------------------------------------------------------------------
@@ -224,6 +243,7 @@ class Game:
 
     def rule(self, card: CardInstance, text: str) -> None:
         """A rule printed on the card that the simulator does not run."""
+        self.step()
         self.event("rule", f"not simulated: {text}")
 
     # -- cards in play --------------------------------------------------------------------
@@ -239,6 +259,9 @@ class Game:
         self.depth += 1
         try:
             effect(self, card)
+        except RunEnded:
+            if self.depth > 1:
+                raise  # unwind to the outermost card
         finally:
             self.depth -= 1
             self._current_card = outer
@@ -264,7 +287,8 @@ class Game:
         ):
             self.event("use", f"{card.definition.label} has nothing to use")
             return
-        self.fire("use", [card])
+        with suppress(RunEnded):  # the player died; the log says so
+            self.fire("use", [card])
 
     def play(self, definition: CardDef) -> CardInstance:
         """Bring a card into play as its kind says (narrate, reveal, carry and use...)."""
@@ -275,7 +299,8 @@ class Game:
     def play_instance(self, card: CardInstance) -> None:
         """Bring this copy of a card into play as its kind says."""
         handler = self.module.played.get(card.kind) or self.module.played["*"]
-        handler(self, card)
+        with suppress(RunEnded):  # the player died; the log says so
+            handler(self, card)
 
     def draw(self, deck: str, count: int = 1) -> None:
         """Draw cards from a deck; each comes into play as its kind says."""

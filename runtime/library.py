@@ -27,6 +27,7 @@ class Library:
     may = staticmethod(Game.may)
     roll = staticmethod(Game.roll)
     no_outcome = staticmethod(Game.no_outcome)
+    repeat = staticmethod(Game.repeat)
 
     def __init__(self, module: GameModule, rules: GameRules) -> None:
         self.module = module

@@ -61,6 +61,8 @@ class Stats:
         if name in self.rules:
             rule = self.rules[name]
             self.values[name] = max(rule.low, min(rule.high, value))
+            if self.values[name] == rule.low and rule.at_min == "death":
+                self.dead = True
         else:
             self.pinned[name] = value
 

@@ -194,7 +194,7 @@ def test_a_runaway_effect_is_stopped_at_its_line(tmp_path: Path) -> None:
 item "Cursed Coin" {
     type medicine
     use {
-        repeat 20 { repeat 20 { repeat 20 { repeat 20 { gain terror 1 } } } }
+        repeat 20 { repeat 20 { repeat 20 { repeat 20 { say "tick" } } } }
     }
     test "loops" { use "Cursed Coin"; expect terror == 5 }
 }

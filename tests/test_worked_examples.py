@@ -255,12 +255,13 @@ def test_scared_to_death_step_by_step(cards: CompiledPack) -> None:
     assert game.player.stats.get("terror") == 5
     assert game.player.stats.get("health") == 0
     assert game.player.dead
-    assert lines(game)[-5:] == [
+    assert lines(game)[-6:] == [
         "terror 4 → 5 (+3)",
         "2 terror past 5 is lost as health",
         "health 2 → 0 (-2)",
         "health 0: the character dies",
         "Angelica dies",
+        "the run ends: the current player is dead",
     ]
     assert used_up(dice, answers)
 

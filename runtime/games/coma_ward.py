@@ -164,6 +164,8 @@ def carry_within_limit(game: Game, card: CardInstance) -> bool:
     player = game.player
     while items_carried(game, card) > carry_limit(game, card):
         countable = [item for item in player.items if counts_toward_limit(item)]
+        if not countable:
+            break  # a limit below zero (a penalty while carried): nothing is left to drop
         drop = countable[
             game.decide("item", "over the carry limit: drop", [i.title for i in countable])
         ]
