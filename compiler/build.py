@@ -6,6 +6,7 @@ gets the diagnostics instead, as `pillbox check` would print them.
 
 from __future__ import annotations
 
+import inspect
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +14,9 @@ from typing import Any
 
 from compiler.check import UsageError, open_target, read_card_texts, resolve_targets
 from compiler.codegen import CompiledFile, compile_file
+from compiler.patterns import PatternTable
 from compiler.ruleset import Ruleset
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.dice import PoolFaces
 from runtime.game import Game
@@ -42,6 +44,7 @@ class CheckedPack:
     name: str
     ruleset: Ruleset
     files: list[CheckedFile]
+    root: Path | None = None  # the pack folder
     selected: set[str] | None = None  # shown paths of the files the command line named
     warnings: list[Diagnostic] = field(default_factory=list)
 
@@ -93,7 +96,9 @@ def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
     if target.selected is not None:
         selected = {shown for shown in texts if Path(shown).resolve() in target.selected}
     return LoadResult(
-        CheckedPack(opened.pack.name, ruleset, files, selected, diagnostics), [], sources
+        CheckedPack(opened.pack.name, ruleset, files, opened.pack.root, selected, diagnostics),
+        [],
+        sources,
     )
 
 
@@ -187,3 +192,48 @@ def compile_pack(checked: CheckedPack) -> CompiledPack:
     library = Library(module, rules)
     files = [compile_file(checked.ruleset, f.cards, f.file, f.text, library) for f in checked.files]
     return CompiledPack(checked, rules, module, library, files)
+
+
+def runtime_problems(ruleset: Ruleset, module: GameModule, rules: GameRules) -> list[Diagnostic]:
+    """Vocabulary the runtime module has but cannot call with the slots its pattern gives.
+
+    A pack's own ruleset may redefine a verb's pattern (`rummage {place}`) that the module's
+    function does not take: that is found here, before any card runs, not as a crash mid-game.
+    """
+    problems: list[Diagnostic] = []
+    where = Span.whole_file(ruleset.file)
+
+    def fits(section: str, name: str, function: Any, fixed: int, table: PatternTable) -> None:
+        pattern = table.by_name.get(name)
+        if pattern is None or function is None:
+            return
+        slots = {slot.name: None for slot in pattern.slots}
+        extra = {"rule": None} if section == "check" else {}
+        try:
+            inspect.signature(function).bind(*([None] * fixed), **slots, **extra)
+        except TypeError as error:
+            problems.append(
+                Diagnostic(
+                    "E0603",
+                    "error",
+                    f"the {module.name} runtime cannot run {section} {name!r} as the ruleset "
+                    f"writes it ({pattern.source!r}): {error}",
+                    where,
+                    "keep the pattern's slots as the runtime takes them, or give the phrase "
+                    "another name (an unknown name is printed and logged, not run)",
+                )
+            )
+
+    for name in ruleset.verbs.by_name:
+        fits("verb", name, module.verbs.get(name), 2, ruleset.verbs)
+    for name in ruleset.conditions.by_name:
+        fits("condition", name, module.conditions.get(name), 2, ruleset.conditions)
+    for name in ruleset.values.by_name:
+        value = module.values.get(name)
+        if value is not None:
+            fits("value", name, value.get, 2, ruleset.values)
+            if value.set is not None and name in ruleset.settable_values:
+                fits("value", name, value.set, 3, ruleset.values)
+    for name, rule in rules.procedures.items():
+        fits("check", name, module.procedures.get(rule.procedure), 2, ruleset.checks)
+    return problems

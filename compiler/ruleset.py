@@ -424,6 +424,28 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
     return None
 
 
+def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: list[str]) -> None:
+    """What the runtime reads as data must make sense: dice faces, stat windows."""
+    for name, check in (data.get("checks") or {}).items():
+        faces = (check or {}).get("faces") or {}
+        seen: dict[int, str] = {}
+        for kind, numbers in faces.items():
+            for face in numbers:
+                if face in seen and seen[face] != kind:
+                    builder.error(
+                        f"check {name!r}: face {face} is both {seen[face]} and {kind}",
+                        ("checks", name, "faces", kind),
+                    )
+                seen[face] = kind
+    for name, block in (data.get("blocks") or {}).items():
+        for stat in (block or {}).get("while_stat") or {}:
+            if stat not in stat_names:
+                builder.error(
+                    f"block {name!r} holds while unknown stat {stat!r}",
+                    ("blocks", name, "while_stat"),
+                )
+
+
 def _wording(
     builder: _Builder, table: dict[str, Any], verbs: PatternTable, blocks: PatternTable
 ) -> Wording:
@@ -484,6 +506,15 @@ def _build(
             )
             continue
         derived[name] = Derived(name, d["from"], {int(k): int(v) for k, v in d["table"].items()})
+        source = stats[d["from"]]
+        missing = [v for v in range(source.low, source.high + 1) if v not in derived[name].table]
+        if missing:
+            builder.error(
+                f"derived stat {name!r} has no value for {d['from']} "
+                + ", ".join(map(str, missing[:5]))
+                + f"; its table must cover {source.low} to {source.high}",
+                ("derived", name, "table"),
+            )
     decks = {
         name: tuple((d or {}).get("kinds", [])) for name, d in (data.get("decks") or {}).items()
     }
@@ -528,6 +559,7 @@ def _build(
     checks = table("checks", slot_types)
     values_data = data.get("values") or {}
     blocks_data = data.get("blocks") or {}
+    _check_runtime_tables(builder, data, [*stats, *derived])
     procedures = {
         name: CheckProcedure(
             name=name,

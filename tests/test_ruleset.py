@@ -123,6 +123,19 @@ HOUSE = "ruleset: {name}\ntitle: House\nversion: 1\nextends: coma-ward\n"
         ("blocks:\n  test_phase: {pattern: test phase, body: effects}\n", "reserves"),
         ("values:\n  not_here: {pattern: not here, type: number}\n", "reserves"),
         ("kinds:\n  item:\n    blocks: [use, when_sneezing]\n", "when_sneezing"),
+        ("derived:\n  luck: {from: health, table: {5: 1}}\n", "no value for health 0, 1"),
+        (
+            "checks:\n  pool: {pattern: '{stat}', procedure: coma-ward-pool, outcomes: successes,"
+            " faces: {success: [4, 5, 6], suspense: [4], failure: [1, 2, 3]}}\n",
+            "face 4 is both success and suspense",
+        ),
+        (
+            "blocks:\n  calm: {pattern: calm, body: modifiers, applies: owned,"
+            " while_stat: {sanity: [1, 2]}}\n",
+            "unknown stat 'sanity'",
+        ),
+        ("verbs:\n  zap: {pattern: 'zap {game:stat}'}\n", "slot names are lower-case"),
+        ("verbs:\n  zap: {pattern: 'zap {Zap:stat}'}\n", "slot names are lower-case"),
     ],
 )
 def test_ruleset_mistakes_are_reported_not_crashed(tmp_path: Path, extra: str, words: str) -> None:
