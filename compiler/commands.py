@@ -15,25 +15,45 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.build import CompiledPack, LoadResult, compile_pack, load_checked
+from compiler.build import (
+    CompiledPack,
+    LoadResult,
+    compile_pack,
+    game_rules,
+    load_checked,
+    runtime_problems,
+)
 from compiler.check import UsageError
 from compiler.patterns import did_you_mean
 from compiler.render import Style, plain, render_text
+from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.decisions import Decision, DecisionError, DecisionMaker
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
-from runtime.testing import TestResult, card_line, run_test
+from runtime.games import GameModule, game_module
+from runtime.rules import GameRules
+from runtime.testing import TestResult, card_line, run_test, runtime_failure
 
 Emit = Callable[[str], None]
 
 EXIT_CLEAN, EXIT_CONTENT = 0, 1
 
 
-def _load(path: Path, ruleset: str | None, emit: Emit, style: Style) -> CompiledPack | None:
+def _load(
+    path: Path, ruleset: str | None, emit: Emit, style: Style, as_json: bool = False
+) -> CompiledPack | None:
     """Check and compile a pack; print its errors and give None if it has any."""
     loaded: LoadResult = load_checked(path, ruleset)
+    if loaded.pack is not None:
+        problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
+        if problems:
+            loaded = LoadResult(None, problems, loaded.sources)
+    if loaded.pack is None and as_json:
+        report = {"passed": 0, "failed": 0, "tests": []}
+        emit(json.dumps({**report, "diagnostics": [d.to_json() for d in loaded.diagnostics]}))
+        return None
     if loaded.pack is None:
         for diagnostic in loaded.diagnostics:
             emit(render_text(diagnostic, loaded.sources, style) + "\n")
@@ -43,14 +63,20 @@ def _load(path: Path, ruleset: str | None, emit: Emit, style: Style) -> Compiled
         return None
     compiled = compile_pack(loaded.pack)
     if compiled.library.missing:
-        # A pack's own ruleset may add vocabulary no runtime module implements: say so once.
-        emit(
+        # A pack's own ruleset may add vocabulary no runtime module implements: say so once,
+        # on stderr, so JSON and emitted code on stdout stay whole.
+        _stderr(
             style("note:", "note")
             + " the runtime does not simulate "
             + ", ".join(sorted(compiled.library.missing))
             + "; the cards print them, runs log them and go on"
         )
     return compiled
+
+
+def _module_of(ruleset: Ruleset) -> tuple[GameModule, GameRules]:
+    rules = game_rules(ruleset)
+    return game_module(rules.game), rules
 
 
 # -- pillbox test ----------------------------------------------------------------------------
@@ -80,7 +106,7 @@ def run_tests(
     style: Style = plain,
 ) -> int:
     """Run every `test` block of a pack (those matching `pattern`); report like pytest."""
-    compiled = _load(path, ruleset, emit, style)
+    compiled = _load(path, ruleset, emit, style, as_json=output_format == "json")
     if compiled is None:
         return EXIT_CONTENT
     results = [
@@ -279,10 +305,12 @@ def play_card(
     problem = None
     try:
         game.play(card)
-    except (DecisionError, DiceError, RunawayError) as error:
+    except Exception as error:  # any failure of a card's code is reported on its line
+        known = isinstance(error, (DecisionError, DiceError, RunawayError))
+        message = str(error) if known else runtime_failure(error)
         line, column = card_line(error, card.file) or (card.line, 1)
         problem = Diagnostic(
-            "E0601", "error", str(error), Span(card.file, line, column, line, column + 1)
+            "E0601", "error", message, Span(card.file, line, column, line, column + 1)
         )
     if problem is None and decisions.script.unused:
         problem = Diagnostic(
@@ -387,30 +415,63 @@ def build_pack(
 
 
 def write_ir(compiled: CompiledPack, output: Path) -> Path:
-    """Write the checked IR of every card, validated, to DIR/<pack>.ir.json atomically."""
+    """Write the checked IR of every card, validated, to DIR/<pack>.ir.json atomically.
+
+    Paths in the file are relative to the pack folder, so the bytes do not depend on where
+    the command ran.
+    """
     from compiler.irschema import validate_card
 
     checked = compiled.checked
     problems = [d for card in checked.cards for d in validate_card(checked.ruleset, card)]
     if problems:
         raise RuntimeError(f"the IR does not match schemas/ir.schema.json: {problems[0].message}")
-    if output.exists() and not output.is_dir():
-        raise UsageError(f"-o {output}: not a folder")
-    output.mkdir(parents=True, exist_ok=True)
     document = {
         "pack": checked.name,
         "ruleset": checked.ruleset.name,
         "ruleset_digest": checked.ruleset.digest,
-        "files": [{"file": f.file, "cards": f.cards} for f in checked.files],
+        "files": [
+            {
+                "file": _in_pack(checked.root, f.file),
+                "cards": [{**card, "file": _in_pack(checked.root, f.file)} for card in f.cards],
+            }
+            for f in checked.files
+        ],
     }
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     target = output / f"{checked.name}.ir.json"
-    handle, temporary = tempfile.mkstemp(dir=output, prefix=".", suffix=".tmp")
+    try:
+        if output.exists() and not output.is_dir():
+            raise UsageError(f"-o {output}: not a folder")
+        output.mkdir(parents=True, exist_ok=True)
+        _write_atomically(target, text)
+    except OSError as error:
+        raise UsageError(f"-o {output}: cannot write there ({error.strerror or error})") from None
+    return target
+
+
+def _in_pack(root: Path | None, shown: str) -> str:
+    """A card file's path relative to its pack folder, with forward slashes."""
+    if root is None:
+        return shown
+    try:
+        return Path(shown).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return shown
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, indent=2, ensure_ascii=False)
-            stream.write("\n")
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a build output is public
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return target

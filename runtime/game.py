@@ -102,11 +102,10 @@ class Game:
     def _shuffle_into_top(
         self, cards: list[CardInstance], kinds: tuple[str, ...], top: int
     ) -> list[CardInstance]:
-        """Put the cards of these kinds, shuffled, among the top `top` cards (the list's end)."""
+        """Shuffle the cards of these kinds into the top `top` other cards (the list's end)."""
         chosen = [card for card in cards if card.kind in kinds]
         rest = [card for card in cards if card.kind not in kinds]
-        mixed_in = max(top - len(chosen), 0)
-        split = max(len(rest) - mixed_in, 0)
+        split = max(len(rest) - top, 0)
         upper = rest[split:] + chosen
         self._shuffler.shuffle(upper)
         return rest[:split] + upper
@@ -279,12 +278,16 @@ class Game:
                     card.spent.add(block.name)
                 self.resolve(card, block.run, rule.header or block.name)
 
-    def use(self, card: CardInstance) -> None:
-        """Use a card the player has (its `use` blocks)."""
-        if not any(
+    def usable(self, card: CardInstance) -> bool:
+        """Whether the card has a block that using it runs."""
+        return any(
             (rule := self.rules.blocks.get(b.name)) is not None and rule.trigger == "use"
             for b in card.definition.blocks
-        ):
+        )
+
+    def use(self, card: CardInstance) -> None:
+        """Use a card the player has (its `use` blocks)."""
+        if not self.usable(card):
             self.event("use", f"{card.definition.label} has nothing to use")
             return
         with suppress(RunEnded):  # the player died; the log says so

@@ -79,6 +79,9 @@ def run_test(new_game: NewGame, card: CardDef, test: TestDef) -> TestResult:
     except (DiceError, DecisionError, RunawayError) as error:
         result.failure = str(error)
         result.line, result.column = card_line(error, card.file) or (test.line, 1)
+    except Exception as error:  # one broken card must not stop the other tests
+        result.failure = runtime_failure(error)
+        result.line, result.column = card_line(error, card.file) or (test.line, 1)
     result.log = game.log.lines()
     return result
 
@@ -127,6 +130,8 @@ def _use(game: Game, this: CardInstance, step: TestStep) -> None:
         if definition is None:
             raise TestFailure(f"no card of the pack is titled {step.answer!r}", step.line)
         card = game.new_instance(definition)
+    if not game.usable(card):
+        raise TestFailure(f"{card.definition.label} has nothing to use", step.line, step.column)
     if card not in game.player.items:
         game.player.items.append(card)
     game.use(card)
@@ -160,3 +165,11 @@ def card_line(error: BaseException, file: str) -> tuple[int, int] | None:
         if frame.filename == file and frame.lineno is not None:
             found = (frame.lineno, (frame.colno or 0) + 1)
     return found
+
+
+def runtime_failure(error: BaseException) -> str:
+    """What to say when the runtime itself failed on a card line."""
+    return (
+        f"the runtime failed here: {type(error).__name__}: {error} (a bug in pillbox, or a "
+        "ruleset whose vocabulary its runtime module cannot run)"
+    )

@@ -250,3 +250,36 @@ item "Chalk" {
     code, output = run("test", str(pack), "-v")
     assert code == 0, output
     assert "note: the runtime does not simulate verb scribble" in output
+
+
+def test_json_report_of_a_pack_with_errors_is_json(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, cards='item "X" { type weapon\n use { gain sanity 1 } }\n')
+    code, output = run("test", str(pack), "--format", "json")
+    assert code == 1
+    report = json.loads(output)
+    assert (report["passed"], report["failed"]) == (0, 0)
+    assert report["diagnostics"][0]["code"] == "E0201"
+
+
+def test_a_ruleset_the_runtime_cannot_run_is_refused_before_any_card_runs(
+    tmp_path: Path,
+) -> None:
+    pack = make_pack(
+        tmp_path,
+        "pack: own\ntitle: Own\nversion: 0.1.0\nruleset: ./rules.yaml\n",
+        cards='item "Map" { type food\n use { rummage hallway } }\n',
+    )
+    (pack / "rules.yaml").write_text(
+        "ruleset: own\ntitle: Own\nversion: 1\nextends: coma-ward\n"
+        'verbs:\n  rummage: {pattern: "rummage {place}"}\n'
+    )
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert "error[E0603]: the coma-ward runtime cannot run verb 'rummage'" in output
+
+
+def test_using_a_card_without_a_use_block_fails(tmp_path: Path) -> None:
+    pack = shout_pack(tmp_path, '    test "use" { use "A Shout"; expect terror == 1 }')
+    code, output = run("test", str(pack))
+    assert code == 1
+    assert 'hallucination "A Shout" has nothing to use' in output

@@ -171,3 +171,20 @@ def test_build_refuses_a_pack_with_errors(tmp_path: Path) -> None:
     code, output = run("build", str(pack), "-o", str(tmp_path / "out"))
     assert code == 1 and "error[E0201]" in output
     assert not (tmp_path / "out").exists()
+
+
+def test_build_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    card_file = tmp_path / "plain-file"
+    card_file.write_text("x")
+    code, output = run("build", str(SPECIMENS), "-o", str(card_file / "sub"))
+    assert code == 2 and "cannot write there" in output
+
+
+def test_build_ir_paths_are_relative_to_the_pack(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _ = run("build", str(SPECIMENS), "-o", str(out))
+    assert code == 0
+    written = json.loads((out / "coma-ward-specimens.ir.json").read_text())
+    assert written["files"][0]["file"] == "hallucinations.card"
+    assert written["files"][0]["cards"][0]["file"] == "hallucinations.card"
+    assert (out / "coma-ward-specimens.ir.json").stat().st_mode & 0o044  # readable by others

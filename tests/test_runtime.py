@@ -71,9 +71,10 @@ def test_clothing_does_not_count_toward_the_carry_limit(tmp_path: Path) -> None:
 
 def test_first_time_runs_once_and_every_time_runs_every_time(tmp_path: Path) -> None:
     compiled = pack(tmp_path)
-    g = game(compiled)
+    g = game(compiled, dice=[5, 5, 6])  # the focus check of revealing it: 3 dice, passed
     g.set_stat("terror", 3)
     g.play(card(compiled, "Linen Room"))
+    assert len(g.player.items) == 1  # passing the check found an item
     g.move("hallway")
     g.move("Linen Room")
     assert g.stat("terror") == 2
@@ -139,5 +140,6 @@ def test_clues_are_shuffled_into_the_top_of_the_item_deck(tmp_path: Path) -> Non
     for seed in range(20):
         deck = compiled.new_game(seed=seed).state.decks["item"]
         assert len(deck) == 43
-        top = deck[-15:]  # the top of the deck is the end of the list
+        top = deck[-18:]  # the top of the deck is the end of the list: 15 items and 3 clues
         assert sum(1 for card in top if card.kind == "clue") == 3
+        assert deck[-19].kind != "clue"

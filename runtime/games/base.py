@@ -95,12 +95,8 @@ def play_card(game: Game, card: CardInstance) -> None:
     game.event("play", f"play {card.definition.label}", uid=card.uid)
     handler = game.module.drawn.get(card.kind) or game.module.drawn["*"]
     handler(game, card)
-    if card in game.player.items:
-        for block in card.definition.blocks:
-            rule = game.rules.blocks.get(block.name)
-            if rule is not None and rule.trigger == "use":
-                game.use(card)
-                break
+    if card in game.player.items and game.usable(card):
+        game.use(card)
 
 
 BASE = GameModule(

@@ -14,8 +14,17 @@ from runtime.games.base import BASE, carry, narrate
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
-POOL_CHECK = "pool"
-"""The ruleset's name for the stat check, which rummaging makes on focus."""
+POOL_PROCEDURE = "coma-ward-pool"
+"""The procedure of the stat check, which searching a room and combat roll too."""
+
+
+def pool_rule(game: Game) -> ProcedureRule:
+    """The ruleset's check run by the pool procedure (whatever the ruleset names it)."""
+    for rule in game.rules.procedures.values():
+        if rule.procedure == POOL_PROCEDURE and rule.faces is not None:
+            return rule
+    raise LookupError(f"the ruleset has no check run by {POOL_PROCEDURE!r} with faces")
+
 
 UNCOUNTED_TYPES = frozenset({"clothing"})
 """Item types that do not count toward the carry limit (clues are not carried at all)."""
@@ -62,13 +71,17 @@ def pool_check(
     return roll_check(game, player, dice, label, stat, rule).successes
 
 
-def rummage(game: Game, card: CardInstance) -> None:
-    """Search the room: a focus check; pass and draw an item, fail and face a hallucination."""
-    rule = game.rules.procedures[POOL_CHECK]
-    if pool_check(game, card, rule=rule, stat="focus") >= PASS_FOCUS:
+def focus_search(game: Game, card: CardInstance) -> None:
+    """The focus check of a search: pass and draw an item, fail and face a hallucination."""
+    if pool_check(game, card, rule=pool_rule(game), stat="focus") >= PASS_FOCUS:
         game.draw("item")
     else:
         game.draw("hallucination")
+
+
+def rummage(game: Game, card: CardInstance) -> None:
+    """`rummage`: search the room the player is in."""
+    focus_search(game, card)
 
 
 def place_pill(game: Game, card: CardInstance) -> None:
@@ -190,11 +203,13 @@ def discover_clue(game: Game, card: CardInstance) -> bool:
 
 
 def reveal_room(game: Game, card: CardInstance) -> None:
-    """A room is revealed where the player stands: it runs, then the move ends there."""
+    """A room revealed where the player stands: its reveal effects, the focus check of
+    revealing a tile, then, if the player is still there, the end of the move."""
     game.state.in_play[card.title] = card
     game.player.location = card.title
     game.event("reveal", f"reveal {card.definition.label}", room=card.title)
     game.fire("revealed", [card])
+    focus_search(game, card)
     if game.player.location == card.title:
         game.fire("end_move", [card])
 

@@ -24,7 +24,7 @@ from itertools import combinations
 from runtime.cards import CardInstance
 from runtime.dice import PoolResult
 from runtime.game import Game
-from runtime.games.coma_ward import POOL_CHECK, roll_check, take_bonuses
+from runtime.games.coma_ward import pool_rule, roll_check, take_bonuses
 from runtime.state import Player
 
 ACTIONS = ("attack", "steal")
@@ -173,7 +173,7 @@ def dodge_dice(game: Game, player: Player) -> int:
 
 def _roll(game: Game, player: Player, dice: int, label: str, check: str) -> PoolResult:
     """Roll one side's pool with the ruleset's faces, logged as every check is."""
-    return roll_check(game, player, dice, label, check, game.rules.procedures[POOL_CHECK])
+    return roll_check(game, player, dice, label, check, pool_rule(game))
 
 
 def attack_check(
