@@ -266,15 +266,20 @@ class _Narrator:
             self._emit(f"  answer with a number from 1 to {len(decision.choices)}")
 
 
+class Unanswered(DecisionError):
+    """A question that no --choose answered, with no terminal to ask."""
+
+    def __str__(self) -> str:
+        choices = " / ".join(self.decision.choices)
+        return f"the card asks '{self.decision.prompt}' ({choices}); answer it with --choose"
+
+
 class _NoAnswers:
     """Without a terminal, a question that --choose did not answer stops the run."""
 
     def decide(self, decision: Decision) -> int:
         """Refuse, naming the question."""
-        raise DecisionError(
-            f"the card asks '{decision.prompt}' ({' / '.join(decision.choices)}); "
-            "answer it with --choose"
-        )
+        raise Unanswered(decision)
 
 
 def play_card(

@@ -15,10 +15,6 @@ from typing import Protocol
 YES_NO = ("yes", "no")
 
 
-class DecisionError(Exception):
-    """A scripted answer is missing or does not fit the question asked."""
-
-
 @dataclass(frozen=True)
 class Decision:
     """A question to the player: its kind, a prompt and the answers to pick from."""
@@ -26,6 +22,21 @@ class Decision:
     kind: str  # "option" (titles), "yes-no" (a may), "item" (which item), "defence"
     prompt: str
     choices: tuple[str, ...]
+
+
+class DecisionError(Exception):
+    """A decision could not be made: no answer is left, or the answer does not fit."""
+
+    def __init__(self, decision: Decision, answer: str | None = None) -> None:
+        super().__init__(decision, answer)
+        self.decision = decision
+        self.answer = answer  # None: there was no answer at all
+
+    def __str__(self) -> str:
+        asked = f"{self.decision.prompt} ({' / '.join(self.decision.choices)})"
+        if self.answer is None:
+            return f"no answer left for: {asked}"
+        return f"answer {self.answer!r} does not fit: {asked}"
 
 
 class DecisionMaker(Protocol):
@@ -45,13 +56,12 @@ class ScriptedDecisions:
 
     def decide(self, decision: Decision) -> int:
         """Take the next answer; it must be one of the choices offered."""
-        asked = f"{decision.prompt} ({' / '.join(decision.choices)})"
         if self._next >= len(self._answers):
-            raise DecisionError(f"no answer left for: {asked}")
+            raise DecisionError(decision)
         answer = self._answers[self._next]
         folded = [c.casefold() for c in decision.choices]
         if answer.casefold() not in folded:
-            raise DecisionError(f"answer {answer!r} does not fit: {asked}")
+            raise DecisionError(decision, answer)
         self._next += 1
         return folded.index(answer.casefold())
 

@@ -21,6 +21,40 @@ class DiceError(Exception):
     """Dice could not be rolled as asked: forced dice ran out, or a roll ran away."""
 
 
+class ForcedDiceRanOut(DiceError):
+    """A roll needed a die after every forced face was used."""
+
+    def __init__(self, faces: Sequence[int]) -> None:
+        super().__init__(faces)
+        self.faces = tuple(faces)
+
+    def __str__(self) -> str:
+        shown = " ".join(map(str, self.faces)) or "(none)"
+        return f"the forced dice ran out after {len(self.faces)}: {shown}"
+
+
+class ImpossibleFace(DiceError):
+    """A forced face that the die being rolled does not have."""
+
+    def __init__(self, face: int, sides: int) -> None:
+        super().__init__(face, sides)
+        self.face, self.sides = face, sides
+
+    def __str__(self) -> str:
+        return f"forced die {self.face} cannot show on a d{self.sides}"
+
+
+class EndlessSuspense(DiceError):
+    """A pool still showed suspense after the most rounds a roll may take."""
+
+    def __init__(self, label: str, rounds: int) -> None:
+        super().__init__(label, rounds)
+        self.label, self.rounds = label, rounds
+
+    def __str__(self) -> str:
+        return f"{self.label}: suspense went on for {self.rounds} rounds"
+
+
 class DiceSource(Protocol):
     """Where the faces of rolled dice come from."""
 
@@ -51,13 +85,10 @@ class ForcedDice:
     def roll(self, sides: int) -> int:
         """The next forced face; running out is an error that names what was used."""
         if self._next >= len(self._faces):
-            raise DiceError(
-                f"the forced dice ran out after {len(self._faces)}: "
-                f"{' '.join(map(str, self._faces)) or '(none)'}"
-            )
+            raise ForcedDiceRanOut(self._faces)
         face = self._faces[self._next]
         if not 1 <= face <= sides:
-            raise DiceError(f"forced die {face} cannot show on a d{sides}")
+            raise ImpossibleFace(face, sides)
         self._next += 1
         return face
 
@@ -156,7 +187,7 @@ def roll_pool(dice: int, faces: PoolFaces, source: DiceSource, label: str) -> Po
         partners, failed = failed[: len(suspense)], failed[len(suspense) :]
         picked = _pairs(suspense, partners)
         current = [source.roll(faces.sides) for pair in picked for _ in pair]
-    raise DiceError(f"{label}: suspense went on for {MAX_REROLL_ROUNDS} rounds")
+    raise EndlessSuspense(label, MAX_REROLL_ROUNDS)
 
 
 def _pairs(suspense: list[int], partners: list[int]) -> list[tuple[int, ...]]:

@@ -32,6 +32,18 @@ MAX_DEPTH = 40
 class RunawayError(Exception):
     """A run went past its step budget or its depth: some effect loops."""
 
+    def __init__(self, limit: str, allowed: int) -> None:
+        super().__init__(limit, allowed)
+        self.limit = limit  # "steps" or "depth"
+        self.allowed = allowed
+
+    def __str__(self) -> str:
+        if self.limit == "depth":
+            what = f"cards resolved inside cards more than {self.allowed} deep"
+        else:
+            what = f"the run took more than {self.allowed} steps"
+        return f"{what}; some effect seems to loop"
+
 
 class RunEnded(Exception):
     """The current player died: whatever was resolving stops, as play would."""
@@ -133,9 +145,7 @@ class Game:
             raise RunEnded
         self.steps += 1
         if self.steps > self.budget:
-            raise RunawayError(
-                f"the run took more than {self.budget} steps; some effect seems to loop"
-            )
+            raise RunawayError("steps", self.budget)
 
     # -- stats ----------------------------------------------------------------------------
     def stat(self, name: str, player: Player | None = None) -> int:
@@ -250,9 +260,7 @@ class Game:
         """Run one compiled block of a card, one level deeper in the log."""
         self.step()
         if self.depth >= MAX_DEPTH:
-            raise RunawayError(
-                f"cards resolved inside cards more than {MAX_DEPTH} deep; some effect seems to loop"
-            )
+            raise RunawayError("depth", MAX_DEPTH)
         self.event("resolve", f"{card.definition.label}: {what}", uid=card.uid)
         outer, self._current_card = self._current_card, card.title
         self.depth += 1
