@@ -198,7 +198,14 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
                 span_of(card, effect["keyword_at"]),
             )
         return
-    pool = 0
+    pool = procedure.base_dice + max(
+        (
+            ruleset.stat_range(stat)[1]
+            for stat in procedure.base_stats
+            if stat in ruleset.stat_names
+        ),
+        default=0,
+    )
     for arg in procedure.dice:
         value = args.get(arg)
         if isinstance(value, str) and value in ruleset.stat_names:

@@ -82,6 +82,8 @@ class CheckProcedure:
     names: tuple[str, ...]
     dice: tuple[str, ...]
     bonus_dice: bool = False  # pools can grow past the stat, so the top outcome should be open
+    base_stats: tuple[str, ...] = ()  # the procedure rolls the best of these stats...
+    base_dice: int = 0  # ...plus this many dice, before what the phrase adds
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +429,9 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
 def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: list[str]) -> None:
     """What the runtime reads as data must make sense: dice faces, stat windows."""
     for name, check in (data.get("checks") or {}).items():
+        for stat in ((check or {}).get("base") or {}).get("stats", []):
+            if stat not in stat_names:
+                builder.error(f"check {name!r} rolls unknown stat {stat!r}", ("checks", name))
         faces = (check or {}).get("faces") or {}
         seen: dict[int, str] = {}
         for kind, numbers in faces.items():
@@ -568,6 +573,8 @@ def _build(
             names=tuple(c["outcomes"]) if isinstance(c["outcomes"], list) else (),
             dice=tuple(c.get("dice", [])),
             bonus_dice=bool(c.get("bonus_dice", False)),
+            base_stats=tuple((c.get("base") or {}).get("stats", ())),
+            base_dice=int((c.get("base") or {}).get("dice", 0)),
         )
         for name, c in (data.get("checks") or {}).items()
         if c is not None

@@ -143,3 +143,29 @@ def test_clues_are_shuffled_into_the_top_of_the_item_deck(tmp_path: Path) -> Non
         top = deck[-18:]  # the top of the deck is the end of the list: 15 items and 3 clues
         assert sum(1 for card in top if card.kind == "clue") == 3
         assert deck[-19].kind != "clue"
+
+
+def test_cards_can_call_for_a_dodge_or_an_attack(tmp_path: Path) -> None:
+    shelf = """
+hallucination "Falling Shelf" {
+    situation "A shelf of jars tips toward you."
+    option "Jump aside" {
+        check dodge { 0..1 { lose health 1 }; 2+ { } }
+    }
+    option "Strike it away" {
+        check attack -1 { 0 { lose health 2 }; 1+ { } }
+    }
+}
+"""
+    loaded = load_checked(make_pack(tmp_path, cards=CARDS + shelf))
+    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
+    compiled = compile_pack(loaded.pack)
+    g = game(compiled, answers=["Jump aside"], dice=[1, 1, 1, 2, 3])  # dexterity 3 + 2
+    g.play(card(compiled, "Falling Shelf"))
+    assert g.stat("health") == 4
+    g = game(compiled, answers=["Strike it away", "Pan"], dice=[6, 1])
+    g.play(card(compiled, "Pan"))  # a one-handed strength weapon, no attack bonus
+    g.play(card(compiled, "Falling Shelf"))  # strength 3 - 1
+    assert g.stat("health") == 5
+    assert "  player 1 attacks with: Pan" in g.log.lines()
+    assert "  check attack (Pan) (2 dice): 6 1 → 1 success" in g.log.lines()

@@ -65,8 +65,11 @@ def game_module(name: str) -> GameModule:
     """The module a ruleset names; unknown names fall back to the base module."""
     from runtime.games.base import BASE
     from runtime.games.coma_ward import COMA_WARD
+    from runtime.games.coma_ward_combat import COMBAT_PROCEDURES
 
-    return {"base": BASE, "coma-ward": COMA_WARD}.get(name, BASE)
+    # Combat builds on the Coma Ward module, so it joins the table here rather than there.
+    coma_ward = COMA_WARD.extend("coma-ward", procedures=COMBAT_PROCEDURES)
+    return {"base": BASE, "coma-ward": coma_ward}.get(name, BASE)
 
 
 def known_modules() -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from runtime.cards import CardInstance
 from runtime.dice import PoolResult
 from runtime.game import Game
 from runtime.games.coma_ward import pool_rule, roll_check, take_bonuses
+from runtime.rules import ProcedureRule
 from runtime.state import Player
 
 ACTIONS = ("attack", "steal")
@@ -171,17 +172,30 @@ def dodge_dice(game: Game, player: Player) -> int:
     return game.stat(DODGE_STAT, player) + DODGE_DICE
 
 
-def _roll(game: Game, player: Player, dice: int, label: str, check: str) -> PoolResult:
-    """Roll one side's pool with the ruleset's faces, logged as every check is."""
-    return roll_check(game, player, dice, label, check, pool_rule(game))
+def _roll(
+    game: Game,
+    player: Player,
+    dice: int,
+    label: str,
+    check: str,
+    rule: ProcedureRule | None = None,
+) -> PoolResult:
+    """Roll one side's pool with the check's faces (the pool check's), logged as all checks."""
+    return roll_check(game, player, dice, label, check, rule or pool_rule(game))
 
 
 def attack_check(
-    game: Game, player: Player, gear: Loadout, label: str, checks: Sequence[str] = ("attack",)
+    game: Game,
+    player: Player,
+    gear: Loadout,
+    label: str,
+    checks: Sequence[str] = ("attack",),
+    extra: int = 0,
+    rule: ProcedureRule | None = None,
 ) -> PoolResult:
     """Roll an attack check: stat, weapons and the waiting bonuses of these check names."""
     stat = game.stat(gear.stat, player)
-    bonus = sum(take_bonuses(game, player, check) for check in checks)
+    bonus = sum(take_bonuses(game, player, check) for check in checks) + extra
     parts = [f"{gear.stat} {stat}"]
     if gear.weapons:
         parts.append(f"{gear.label} {gear.attack:+d}")
@@ -190,18 +204,20 @@ def attack_check(
     dice = stat + gear.attack + bonus
     rolls = ", ".join(parts)
     game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
-    return _roll(game, player, dice, label, checks[-1])
+    return _roll(game, player, dice, label, checks[-1], rule)
 
 
-def dodge_check(game: Game, player: Player) -> PoolResult:
+def dodge_check(
+    game: Game, player: Player, extra: int = 0, rule: ProcedureRule | None = None
+) -> PoolResult:
     """Roll a dodge: dexterity plus two, plus any `bonus next dodge`."""
     stat = game.stat(DODGE_STAT, player)
-    bonus = take_bonuses(game, player, "dodge")
+    bonus = take_bonuses(game, player, "dodge") + extra
     dice = stat + DODGE_DICE + bonus
-    extra = f", bonus {bonus:+d}" if bonus else ""
-    rolls = f"{DODGE_STAT} {stat}, dodge {DODGE_DICE:+d}{extra}"
+    shown = f", bonus {bonus:+d}" if bonus else ""
+    rolls = f"{DODGE_STAT} {stat}, dodge {DODGE_DICE:+d}{shown}"
     game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
-    return _roll(game, player, dice, f"{player.name} dodges", "dodge")
+    return _roll(game, player, dice, f"{player.name} dodges", "dodge", rule)
 
 
 def attack(
@@ -344,3 +360,29 @@ def steal(
         defence=defence,
         defender_weapons=defender_weapons,
     )
+
+
+def attack_procedure(
+    game: Game, card: CardInstance, *, rule: ProcedureRule, modifier: int = 0
+) -> int:
+    """`check attack`: the player attacks what the card describes, with weapons of their
+    choice; the card's outcomes count the successes."""
+    player = game.player
+    gear = choose_loadout(game, player, "attacks")
+    return attack_check(
+        game, player, gear, f"check attack ({gear.label})", extra=modifier, rule=rule
+    ).successes
+
+
+def dodge_procedure(
+    game: Game, card: CardInstance, *, rule: ProcedureRule, modifier: int = 0
+) -> int:
+    """`check dodge`: the player dodges what the card describes."""
+    return dodge_check(game, game.player, extra=modifier, rule=rule).successes
+
+
+COMBAT_PROCEDURES = {
+    "coma-ward-attack": attack_procedure,
+    "coma-ward-dodge": dodge_procedure,
+}
+"""The check procedures of combat that cards can call for."""
