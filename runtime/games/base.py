@@ -82,6 +82,9 @@ def narrate(game: Game, card: CardInstance) -> None:
         if name in card.definition.properties:
             game.event("narrate", f"“{card.definition.properties[name]}”")
     options = card.definition.options
+    if not options:  # the checker lets a card of a kind with options have none
+        game.event("narrate", f"{card.definition.label} offers no option to pick")
+        return
     titles = tuple(option.title for option in options)
     picked = options[game.decide("option", "pick an option", titles)]
     game.resolve(card, picked.run, f'option "{picked.title}"')
