@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
 from runtime.cards import CardDef, CardInstance, Effect  # noqa: E402
 from runtime.decisions import FirstChoice  # noqa: E402
-from runtime.game import Game  # noqa: E402
+from runtime.game import Game, RunEnded  # noqa: E402
 from runtime.games.coma_ward import (  # noqa: E402
     bonus_next,
     phenomenon_revealed,
@@ -120,11 +120,21 @@ def fresh_games(pack: CompiledPack, card: CardDef, games: int) -> list[tuple[Gam
     return out
 
 
-def call_all(games: list[tuple[Game, CardInstance]], effect: Effect) -> None:
-    """Call the effect CALLS_PER_GAME times on each game."""
+def call_all(games: list[tuple[Game, CardInstance]], effect: Effect) -> int:
+    """Call the effect up to CALLS_PER_GAME times on each game; give the calls that ran.
+
+    A game whose character dies (terror past 5 turns into lost health) ends there, as play
+    would: both functions follow the same seeded games, so they make the same calls.
+    """
+    calls = 0
     for game, this in games:
-        for _ in range(CALLS_PER_GAME):
-            effect(game, this)
+        try:
+            for _ in range(CALLS_PER_GAME):
+                calls += 1
+                effect(game, this)
+        except RunEnded:
+            pass
+    return calls
 
 
 def same_logs(pack: CompiledPack, card: CardDef, one: Effect, other: Effect) -> bool:
@@ -138,15 +148,15 @@ def same_logs(pack: CompiledPack, card: CardDef, one: Effect, other: Effect) -> 
 
 
 def timed(pack: CompiledPack, card: CardDef, effect: Effect) -> float:
-    """One timing of the calls alone, on fresh games, the collector out of the way."""
+    """Seconds per call, timing the calls alone on fresh games, the collector out of the way."""
     games = fresh_games(pack, card, GAMES)
     gc.collect()
     gc.disable()
     start = time.perf_counter()
-    call_all(games, effect)
+    calls = call_all(games, effect)
     elapsed = time.perf_counter() - start
     gc.enable()
-    return elapsed
+    return elapsed / calls
 
 
 def best_times(pack: CompiledPack, card: CardDef, one: Effect, other: Effect) -> list[float]:
@@ -162,7 +172,7 @@ def main() -> None:
     """Print the figures."""
     pack = compiled_pack()
     calls = GAMES * CALLS_PER_GAME
-    print(f"compiled effects vs hand-written, {calls:,} calls each, best of {REPEATS}:")
+    print(f"compiled effects vs hand-written, up to {calls:,} calls each, best of {REPEATS}:")
     for label, card, compiled, by_hand in cases(pack):
         if not same_logs(pack, card, compiled, by_hand):
             print(f"  {label}: the hand-written function logs differently; not compared")
@@ -170,8 +180,8 @@ def main() -> None:
         compiled_time, hand_time = best_times(pack, card, compiled, by_hand)
         ratio = compiled_time / hand_time
         print(
-            f"  {label:<30} compiled {compiled_time / calls * 1e6:6.2f} µs   "
-            f"hand-written {hand_time / calls * 1e6:6.2f} µs   ratio {ratio:.2f} "
+            f"  {label:<30} compiled {compiled_time * 1e6:6.2f} µs   "
+            f"hand-written {hand_time * 1e6:6.2f} µs   ratio {ratio:.2f} "
             f"(goal ≤ {GOAL_RATIO}) {'PASS' if ratio <= GOAL_RATIO else 'MISS'}"
         )
 
