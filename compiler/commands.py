@@ -28,7 +28,7 @@ from compiler.patterns import did_you_mean
 from compiler.render import Style, plain, render_text
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
-from runtime.cards import CardDef
+from runtime.cards import CardDef, TestDef
 from runtime.decisions import Decision, DecisionError, DecisionMaker
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
@@ -82,10 +82,10 @@ def _module_of(ruleset: Ruleset) -> tuple[GameModule, GameRules]:
 # -- pillbox test ----------------------------------------------------------------------------
 
 
-def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, Any]]:
+def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:
     chosen = compiled.checked.selected
     wanted = pattern.casefold() if pattern else None
-    out = []
+    out: list[tuple[CardDef, TestDef]] = []
     for card in compiled.cards:
         if chosen is not None and card.file not in chosen:
             continue

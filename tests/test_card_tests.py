@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import good_packs
+from tests.conftest import TESTS, good_packs
 from tests.helpers import make_pack, run
+
+SPECIMENS = TESTS / "specimens" / "coma-ward"
 
 SHOUT = """
 hallucination "A Shout" {
@@ -283,3 +285,9 @@ def test_using_a_card_without_a_use_block_fails(tmp_path: Path) -> None:
     code, output = run("test", str(pack))
     assert code == 1
     assert 'hallucination "A Shout" has nothing to use' in output
+
+
+def test_naming_a_card_file_runs_only_its_tests() -> None:
+    code, output = run("test", str(SPECIMENS / "items.card"))
+    assert code == 0, output
+    assert output.rstrip().endswith("1 passed, 0 failed")
