@@ -502,7 +502,7 @@ class _Generator:
         pattern = self.ruleset.values.by_name.get(operand["value"])
         if pattern is None:
             return str(operand["value"])
-        return _fill(pattern.source, operand["args"])
+        return pattern.phrase(operand["args"])
 
     @staticmethod
     def runtime_call(constructor: str, args: Sequence[ast.expr], **keywords: ast.expr) -> ast.Call:
@@ -528,20 +528,6 @@ def _value_operands(condition: IR) -> list[IR]:
     if "not" in condition:
         return _value_operands(condition["not"])
     return []
-
-
-def _fill(pattern: str, args: dict[str, Any]) -> str:
-    """A pattern's words with its slots filled in; optional parts left out when empty."""
-
-    def slot(match: re.Match[str]) -> str:
-        name = match.group(1).split(":")[0]
-        value = args.get(name)
-        if isinstance(value, (list, tuple)):
-            return " ".join(map(str, value))
-        return "" if value is None else str(value)
-
-    filled = re.sub(r"\{([^}]*)\}", slot, pattern)
-    return " ".join(filled.replace("[", " ").replace("]", " ").split())
 
 
 def generate(ruleset: Ruleset, cards: Sequence[IR], file: str, source: str) -> ast.Module:

@@ -176,9 +176,7 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
     check = effect["check"]
     procedure = ruleset.procedures[check["procedure"]]
     args = check["args"]
-    what = "check " + " ".join(
-        str(v) if not isinstance(v, int) or k != "modifier" else f"{v:+d}" for k, v in args.items()
-    )
+    what = "check " + ruleset.checks.by_name[check["procedure"]].phrase(args)
     if not procedure.successes:
         seen: dict[str, IR] = {}
         for outcome in check["outcomes"]:

@@ -93,6 +93,10 @@ class Pattern:
         """A line this pattern accepts, for help texts: 'type weapon', 'attack +1'."""
         return " ".join(_example(e) for e in self.elements if not isinstance(e, Optional))
 
+    def phrase(self, args: dict[str, object]) -> str:
+        """The phrase as a card writes it, from its arguments: `check dexterity -1`."""
+        return " ".join(_phrase(self.elements, args))
+
     @property
     def slots(self) -> tuple[Slot, ...]:
         """Every slot of the pattern, optional ones included."""
@@ -111,6 +115,25 @@ def _example(element: Literal | Slot) -> str:
     low, high = kind.integer or kind.signed or (1, 1)
     value = 1 if low <= 1 <= high else low
     return f"{value:+d}" if kind.signed else str(value)
+
+
+def _phrase(elements: Iterable[Element], args: dict[str, object]) -> list[str]:
+    words: list[str] = []
+    for element in elements:
+        if isinstance(element, Literal):
+            words.append(element.word)
+        elif isinstance(element, Optional):
+            if any(slot.name in args for slot in _slots(element.elements)):
+                words += _phrase(element.elements, args)
+        elif element.name in args:
+            value = args[element.name]
+            if isinstance(value, list):
+                words += map(str, value)
+            elif isinstance(value, int) and element.type.signed:
+                words.append(f"{value:+d}")
+            else:
+                words.append(str(value))
+    return words
 
 
 def _slots(elements: Iterable[Element]) -> Iterable[Slot]:

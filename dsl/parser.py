@@ -57,7 +57,9 @@ _ESCAPE_RE = re.compile(r"\\(.)")
 _CARD_HEADER_RE = re.compile(
     r"([^\W\d][\w'-]*)[ \t]+\"(?:[^\"\\\n]|\\.)*\"[ \t]*(?:variant[ \t]+\d+[ \t]*)?\{"
 )
-_PIECE_HEADER_RE = re.compile(r"(?:\s|#[^\n]*)*([^\W\d][\w'-]*)[ \t]+(\"(?:[^\"\\\n]|\\.)*\")")
+# Possessive: blank lines and comments before a header are skipped without backtracking, which
+# was exponential in the number of `#` on one line.
+_PIECE_HEADER_RE = re.compile(r"(?:\s|#[^\n]*+)*+([^\W\d][\w'-]*)[ \t]+(\"(?:[^\"\\\n]|\\.)*\")")
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
