@@ -169,3 +169,14 @@ hallucination "Falling Shelf" {
     assert g.stat("health") == 5
     assert "  player 1 attacks with: Pan" in g.log.lines()
     assert "  check attack (Pan) (2 dice): 6 1 → 1 success" in g.log.lines()
+
+
+def test_a_place_searched_with_success_cannot_be_searched_again(tmp_path: Path) -> None:
+    compiled = pack(tmp_path)
+    g = game(compiled, dice=[5, 5, 6, 1])  # focus 4: 3 successes on the first search
+    rummage = g.module.verbs["rummage"]
+    this = g.new_instance(card(compiled, "Towel"))
+    rummage(g, this)
+    assert len(g.player.items) == 1 and "searched:nurses-station" in g.state.flags
+    rummage(g, this)  # no dice are rolled: the place is spent
+    assert "nurses-station has a rummage token: nothing is left to find" in g.log.lines()

@@ -71,17 +71,25 @@ def pool_check(
     return roll_check(game, player, dice, label, stat, rule).successes
 
 
-def focus_search(game: Game, card: CardInstance) -> None:
+def focus_search(game: Game, card: CardInstance) -> bool:
     """The focus check of a search: pass and draw an item, fail and face a hallucination."""
     if pool_check(game, card, rule=pool_rule(game), stat="focus") >= PASS_FOCUS:
         game.draw("item")
-    else:
-        game.draw("hallucination")
+        return True
+    game.draw("hallucination")
+    return False
 
 
 def rummage(game: Game, card: CardInstance) -> None:
-    """`rummage`: search the room the player is in."""
-    focus_search(game, card)
+    """`rummage`: search where the player is; a place searched with success is spent."""
+    place = game.player.location or "nowhere"
+    mark = f"searched:{place}"
+    if mark in game.state.flags:
+        game.event("search", f"{place} has a rummage token: nothing is left to find", place=place)
+        return
+    if focus_search(game, card):
+        game.state.flags.add(mark)
+        game.event("search", f"a rummage token on {place}", place=place)
 
 
 def place_pill(game: Game, card: CardInstance) -> None:
