@@ -47,6 +47,7 @@ def test_wheel_carries_data_and_runs_from_anywhere(tmp_path: Path) -> None:
         "content/coma-ward/ruleset.yaml",
         "dsl/_lark_parser.py",
         "compiler/cli.py",
+        "runtime/games/coma_ward.py",
     ):
         assert needed in names, needed
     target = tmp_path / "site"
@@ -88,3 +89,17 @@ def test_wheel_carries_data_and_runs_from_anywhere(tmp_path: Path) -> None:
     assert "pack: 21 cards in 5 files, 0 errors" in done.stdout.replace(
         "coma-ward-specimens", "pack"
     )
+    tested = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from compiler.cli import main; sys.argv=['pillbox','test','pack']; main()",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert tested.stdout.rstrip().endswith("3 passed, 0 failed")
