@@ -45,6 +45,8 @@ class CheckedPack:
     ruleset: Ruleset
     files: list[CheckedFile]
     root: Path | None = None  # the pack folder
+    title: str = ""
+    print_settings: dict[str, Any] = field(default_factory=dict)  # pack.yaml's `print:`
     selected: set[str] | None = None  # shown paths of the files the command line named
     warnings: list[Diagnostic] = field(default_factory=list)
 
@@ -96,7 +98,16 @@ def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
     if target.selected is not None:
         selected = {shown for shown in texts if Path(shown).resolve() in target.selected}
     return LoadResult(
-        CheckedPack(opened.pack.name, ruleset, files, opened.pack.root, selected, diagnostics),
+        CheckedPack(
+            opened.pack.name,
+            ruleset,
+            files,
+            opened.pack.root,
+            opened.pack.title,
+            dict(opened.pack.print_settings),
+            selected,
+            diagnostics,
+        ),
         [],
         sources,
     )

@@ -288,3 +288,53 @@ def build(
             )
         )
     )
+
+
+@main.command("print")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="The PDF.")
+@click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
+@click.option("--bleed", help="Bleed around each card, e.g. 3mm.")
+@click.option("--marks", type=click.Choice(["crop", "none"]), help="Cut marks.")
+@click.option("--layout", type=click.Choice(["sheet", "single"]), help="Sheets, or a card a page.")
+@click.option("--backs", type=click.Choice(["duplex", "none"]), help="Back pages for duplex.")
+@click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
+@click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
+@click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def print_command(
+    pack: Path,
+    output: Path,
+    card: str | None,
+    paper: str | None,
+    bleed: str | None,
+    marks: str | None,
+    layout: str | None,
+    backs: str | None,
+    only: str | None,
+    png: Path | None,
+    dpi: int,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Lay the cards out as print-and-play PDF sheets (or one card per page)."""
+    from compiler.commands import PrintRequest, print_cards
+
+    overrides = {
+        "card": card,
+        "paper": paper,
+        "bleed": bleed,
+        "marks": marks,
+        "layout": layout,
+        "backs": backs,
+    }
+    request = PrintRequest(output, overrides, only, png, dpi)
+    progress = None
+    if sys.stderr.isatty():
+        bar = click.progressbar(length=1, label="rendering cards", file=sys.stderr)
+        progress = bar.update
+    sys.exit(
+        _usage(lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress))
+    )

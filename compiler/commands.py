@@ -55,11 +55,7 @@ def _load(
         emit(json.dumps({**report, "diagnostics": [d.to_json() for d in loaded.diagnostics]}))
         return None
     if loaded.pack is None:
-        for diagnostic in loaded.diagnostics:
-            emit(render_text(diagnostic, loaded.sources, style) + "\n")
-        count = len(loaded.diagnostics)
-        errors = f"{count} error" + ("" if count == 1 else "s")
-        emit(f"{errors}: fix them first (pillbox check {path})")
+        _report_errors(loaded, path, emit, style)
         return None
     compiled = compile_pack(loaded.pack)
     if compiled.library.missing:
@@ -72,6 +68,16 @@ def _load(
             + "; the cards print them, runs log them and go on"
         )
     return compiled
+
+
+def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
+    """Print the errors that stop a pack from compiling; give the exit code."""
+    for diagnostic in loaded.diagnostics:
+        emit(render_text(diagnostic, loaded.sources, style) + "\n")
+    count = len(loaded.diagnostics)
+    errors = f"{count} error" + ("" if count == 1 else "s")
+    emit(f"{errors}: fix them first (pillbox check {path})")
+    return EXIT_CONTENT
 
 
 def _module_of(ruleset: Ruleset) -> tuple[GameModule, GameRules]:
@@ -480,3 +486,69 @@ def _write_atomically(target: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# -- pillbox print ---------------------------------------------------------------------------
+
+
+@dataclass
+class PrintRequest:
+    """What `pillbox print` was asked."""
+
+    output: Path
+    overrides: dict[str, Any]
+    only: str | None = None
+    png: Path | None = None
+    dpi: int = 150
+
+
+def print_cards(
+    path: Path,
+    ruleset: str | None,
+    request: PrintRequest,
+    emit: Emit,
+    style: Style = plain,
+    progress: Callable[[int], Any] | None = None,
+) -> int:
+    """Lay a pack's cards out as a PDF (and PNG previews); report what was written."""
+    from compiler.printing.sheets import print_pack
+    from compiler.printing.sizes import OptionError, resolve_options
+
+    if request.output.suffix.lower() != ".pdf":
+        raise UsageError(f"-o {request.output}: the output is a PDF file, e.g. cards.pdf")
+    if not request.output.parent.is_dir():
+        raise UsageError(f"-o {request.output}: folder {request.output.parent} does not exist")
+    if request.output.is_dir():
+        raise UsageError(f"-o {request.output}: is a folder; name a .pdf file")
+    loaded = load_checked(path, ruleset)
+    if loaded.pack is None:
+        return _report_errors(loaded, path, emit, style)
+    try:
+        options = resolve_options(loaded.pack.print_settings, request.overrides)
+    except OptionError as error:
+        raise UsageError(str(error)) from None
+    try:
+        printed = print_pack(
+            loaded.pack, options, request.output, request.only, request.png, request.dpi, progress
+        )
+    except OSError as error:
+        raise UsageError(
+            f"cannot write {error.filename or request.output}: {error.strerror}"
+        ) from None
+    sources = {**loaded.sources}
+    for diagnostic in printed.diagnostics:
+        emit(render_text(diagnostic, sources, style) + "\n")
+    if printed.failed:
+        emit(f"nothing written: fix the errors above ({request.output} is unchanged)")
+        return EXIT_CONTENT
+    emit(
+        f"wrote {request.output}: {printed.cards} cards on {printed.pages} pages "
+        f"({options.card} {options.width:g} × {options.height:g} mm, {options.layout}, "
+        f"{options.paper if options.layout == 'sheet' else 'one per page'}"
+        + (f", bleed {options.bleed:g} mm" if options.bleed else "")
+        + (", duplex backs" if options.backs else "")
+        + ")"
+    )
+    if printed.pngs:
+        emit(f"wrote {len(printed.pngs)} PNG previews to {request.png}")
+    return EXIT_CLEAN

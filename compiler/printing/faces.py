@@ -1,0 +1,303 @@
+"""Card faces: the words of each card (from the rules text) rendered by jinja2 templates.
+
+Templates are untrusted when a pack gives them: they run in an immutable sandbox with
+autoescape and strict undefined, read only files of fixed names from the pack's `templates/`
+folder, are stopped after a few seconds or a megabyte of output, and their errors become
+diagnostics at the template's file and line. Pack data is never marked safe: the template gets
+text cut into segments (plain words, narration, stat icons) and escapes every one.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from compiler.pack import display_path
+from compiler.printing.sizes import PrintOptions
+from compiler.ruleset import Ruleset
+from compiler.rulestext import card_text
+from dsl.spans import Diagnostic, Span
+
+IR = dict[str, Any]
+
+MAX_TEMPLATE_BYTES = 256 * 1024
+MAX_OUTPUT_CHARS = 1_000_000
+RENDER_SECONDS = 5.0
+"""A template that renders longer than this (a loop inside a loop...) is stopped."""
+
+FIT_STEPS = (1.0, 0.9, 0.8, 0.7)
+"""Font scales tried, largest first, until the card's text fits; past the last, a warning."""
+
+CHARS_PER_MM2 = 0.16
+"""Characters of the base text size one square millimetre of a card's text area holds, about."""
+
+LINE_COST = 22
+"""Characters' worth of room a paragraph loses to its last, partly filled line and spacing."""
+
+BUNDLED = "compiler.printing"
+
+SHORT_FACT = 28
+"""A printed property longer than this is a paragraph, not a tag."""
+
+
+def template_names(kinds: Sequence[str], decks: Sequence[str]) -> set[str]:
+    """The only names a template may have: the tool decides them, never the pack."""
+    names = {"card.html", "back.html", "cards.css", "_macros.html"}
+    names |= {f"{kind}.html" for kind in kinds}
+    names |= {f"back-{deck}.html" for deck in decks}
+    return names
+
+
+class TemplateProblem(Exception):
+    """A template that cannot be loaded or rendered; carries its diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+class _Loader(jinja2.BaseLoader):
+    """Pack templates first (regular files of allowed names inside the folder), then bundled."""
+
+    def __init__(self, pack_folder: Path | None, allowed: set[str]) -> None:
+        self.folder = pack_folder.resolve() if pack_folder is not None else None
+        self.allowed = allowed
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        """The text of an allowed template, from the pack when it has one."""
+        if template not in self.allowed:
+            raise jinja2.TemplateNotFound(template)
+        if self.folder is not None:
+            path = (self.folder / template).resolve()
+            if path.is_relative_to(self.folder) and path.is_file():
+                if path.stat().st_size > MAX_TEMPLATE_BYTES:
+                    raise jinja2.TemplateNotFound(f"{template} (larger than 256 KB)")
+                text = path.read_text(encoding="utf-8", errors="replace")
+                return text, display_path(path), lambda: True
+        bundled = resources.files(BUNDLED).joinpath("templates", template)
+        if not bundled.is_file():
+            raise jinja2.TemplateNotFound(template)
+        return bundled.read_text(encoding="utf-8"), f"<pillbox>/templates/{template}", lambda: True
+
+
+def environment(pack_folder: Path | None, allowed: set[str]) -> ImmutableSandboxedEnvironment:
+    """The sandbox every template runs in."""
+    return ImmutableSandboxedEnvironment(
+        loader=_Loader(pack_folder, allowed),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        auto_reload=False,
+    )
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt the block after `seconds` (main thread only; elsewhere output caps suffice)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def render(env: ImmutableSandboxedEnvironment, name: str, context: dict[str, Any]) -> str:
+    """Render one template; any failure is a TemplateProblem at its file and line."""
+    shown = name
+    try:
+        template = env.get_template(name)
+        shown = template.filename or name
+        out: list[str] = []
+        size = 0
+        with _deadline(RENDER_SECONDS):
+            for chunk in template.generate(**context):
+                size += len(chunk)
+                if size > MAX_OUTPUT_CHARS:
+                    raise _TooLong
+                out.append(chunk)
+        return "".join(out)
+    except jinja2.TemplateSyntaxError as error:
+        problem = _problem(
+            error.filename or shown, error.lineno, f"template syntax: {error.message}"
+        )
+    except _TooLong:
+        problem = _problem(shown, 1, f"template {name} wrote over {MAX_OUTPUT_CHARS:,} characters")
+    except TimeoutError:
+        problem = _problem(shown, 1, f"template {name} ran longer than {RENDER_SECONDS:g} s")
+    except jinja2.TemplateNotFound as error:
+        problem = _problem(shown, 1, f"template {error.name} cannot be read")
+    except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError) as error:
+        problem = _problem(shown, _template_line(error, shown), f"template {name}: {error}")
+    raise problem
+
+
+class _TooLong(Exception):
+    pass
+
+
+def _template_line(error: BaseException, filename: str) -> int:
+    """The template line where rendering failed: jinja2 maps its frames to template lines."""
+    line = 1
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _problem(file: str, line: int | None, message: str) -> TemplateProblem:
+    line = line or 1
+    return TemplateProblem(
+        Diagnostic(
+            "E0701",
+            "error",
+            message,
+            Span(file, line, 1, line, 2),
+            "pack templates may use the card's fields (see docs) but no Python",
+        )
+    )
+
+
+# ---------------------------------------------------------------- the words of a card
+
+
+@dataclass
+class _Words:
+    """Cuts printed text into segments a template can show: plain, narration, icons."""
+
+    narration: set[str]
+    icons: dict[str, str]  # display name (Terror) -> icon name (terror)
+    _icon_re: re.Pattern[str] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.icons:
+            names = sorted(self.icons, key=len, reverse=True)
+            self._icon_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+
+    def lines(self, text: str) -> list[dict[str, Any]]:
+        """One entry per printed line: its indent and its segments."""
+        out = []
+        for raw in text.split("\n"):
+            stripped = raw.lstrip(" ")
+            out.append({"indent": (len(raw) - len(stripped)) // 2, "parts": self.parts(stripped)})
+        return out
+
+    def parts(self, text: str) -> list[dict[str, str]]:
+        """A line's segments, narration first, then stat names as icons in the rest."""
+        pieces: list[dict[str, str]] = [{"style": "plain", "text": text}]
+        for said in sorted(self.narration, key=len, reverse=True):
+            pieces = [p for piece in pieces for p in _split(piece, said)]
+        out: list[dict[str, str]] = []
+        for piece in pieces:
+            if piece["style"] != "plain" or self._icon_re is None:
+                out.append(piece)
+                continue
+            position = 0
+            for found in self._icon_re.finditer(piece["text"]):
+                if found.start() > position:
+                    out.append({"style": "plain", "text": piece["text"][position : found.start()]})
+                out.append(
+                    {"style": "icon", "icon": self.icons[found.group(1)], "text": found.group(1)}
+                )
+                position = found.end()
+            if position < len(piece["text"]):
+                out.append({"style": "plain", "text": piece["text"][position:]})
+        return [p for p in out if p["text"]]
+
+
+def _split(piece: dict[str, str], said: str) -> list[dict[str, str]]:
+    if piece["style"] != "plain" or not said or said not in piece["text"]:
+        return [piece]
+    before, _, after = piece["text"].partition(said)
+    return [
+        {"style": "plain", "text": before},
+        {"style": "say", "text": said},
+        *_split({"style": "plain", "text": after}, said),
+    ]
+
+
+def _said(effects: Any) -> Iterator[str]:
+    """Every `say` text anywhere in an IR tree."""
+    if isinstance(effects, dict):
+        if isinstance(effects.get("say"), str):
+            yield effects["say"]
+        for value in effects.values():
+            yield from _said(value)
+    elif isinstance(effects, list):
+        for value in effects:
+            yield from _said(value)
+
+
+@dataclass(frozen=True)
+class FaceData:
+    """What a face template gets as `card`, and whether the text needed shrinking."""
+
+    context: dict[str, Any]
+    fit: int  # index into FIT_STEPS
+    overflow: bool  # still too long at the smallest step
+
+
+def face_data(ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str) -> FaceData:
+    """The fields a face template prints, built from the rules text of the card."""
+    printed = card_text(ruleset, card)
+    names: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
+    icons = {shown: stat for stat, shown in names.items() if stat in ruleset.stat_names}
+    words = _Words(set(_said([card.get("options"), card.get("blocks")])), icons)
+    narrated = dict(printed.properties).get("situation")
+    shown = [text for name, text in printed.properties if name != "situation"]
+    # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
+    facts = [text for text in shown if len(text) <= SHORT_FACT]
+    notes = [words.parts(text) for text in shown if len(text) > SHORT_FACT]
+    options_ = [{"title": t, "lines": words.lines(body)} for t, body in printed.options]
+    blocks = [{"header": h, "lines": words.lines(body)} for h, body in printed.blocks]
+    kind = ruleset.kinds.get(card["kind"])
+    # Text length in characters, each paragraph and heading costing a part of a line too.
+    paragraphs = [*shown, narrated or "", card["title"] * 2, *printed.rules, *printed.flavour]
+    for label, body in (*printed.options, *printed.blocks):
+        paragraphs += [label, label, *body.split("\n")]  # options list their titles twice
+    length = sum(len(p) + LINE_COST for p in paragraphs if p)
+    area = max(options.width - 8, 10) * max(options.height - 24, 10)
+    fit = next(
+        (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
+        len(FIT_STEPS) - 1,
+    )
+    overflow = length > area * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+    context = {
+        "kind": card["kind"],
+        "kind_name": card["kind"].replace("_", " ").title(),
+        "title": card["title"],
+        "variant": card.get("variant"),
+        "deck": kind.deck if kind is not None else None,
+        "facts": facts,
+        "notes": notes,
+        "situation": words.parts(narrated) if narrated else None,
+        "options": options_,
+        "blocks": blocks,
+        "rules": [words.parts(rule) for rule in printed.rules],
+        "flavour": list(printed.flavour),
+        "fit": fit,
+        "scale": FIT_STEPS[fit],
+        "pack": pack_title,
+    }
+    return FaceData(context, fit, overflow)

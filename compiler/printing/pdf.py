@@ -1,0 +1,119 @@
+"""WeasyPrint behind a fence: resources only from allowed folders, output written atomically."""
+
+from __future__ import annotations
+
+import logging
+import mimetypes
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+MAX_RESOURCE_BYTES = 20 * 1024 * 1024
+"""An image or font larger than this is refused."""
+
+
+def _fetcher_class() -> Any:
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    class FencedFetcher(URLFetcher):  # type: ignore[misc]
+        """Fetches `file:` URLs inside the allowed folders and `data:` URLs; nothing else."""
+
+        def __init__(self, roots: Sequence[Path]) -> None:
+            super().__init__(timeout=1, allowed_protocols={"file", "data"})
+            self.roots = [root.resolve() for root in roots]
+            self.refused: list[str] = []
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            if url.startswith("data:"):
+                return super().fetch(url, headers)
+            parts = urlsplit(url)
+            if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+                return self._refuse(url)
+            path = Path(unquote(parts.path)).resolve()
+            inside = any(path.is_relative_to(root) for root in self.roots)
+            if not inside or not path.is_file() or path.stat().st_size > MAX_RESOURCE_BYTES:
+                return self._refuse(url)
+            kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            return URLFetcherResponse(url, path.read_bytes(), {"Content-Type": kind})
+
+        def _refuse(self, url: str) -> Any:
+            self.refused.append(url)
+            raise ValueError(f"pillbox does not fetch {url}")
+
+    return FencedFetcher
+
+
+@contextmanager
+def _quiet_weasyprint() -> Iterator[list[str]]:
+    """Collect WeasyPrint's warnings instead of letting them print."""
+    logger = logging.getLogger("weasyprint")
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    handler = Keep(logging.WARNING)
+    old_propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = old_propagate
+
+
+def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> tuple[bytes, list[str]]:
+    """The PDF of an HTML document, and the URLs that were refused."""
+    from weasyprint import HTML
+
+    fetcher = _fetcher_class()(roots)
+    with _quiet_weasyprint():
+        document = HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=fetcher)
+        data = document.write_pdf()
+    assert isinstance(data, bytes)
+    return data, list(fetcher.refused)
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; an output file is public
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def pdf_to_pngs(data: bytes, names: Sequence[str], folder: Path, dpi: int) -> list[Path]:
+    """One PNG per page of a PDF, named as given, each written atomically."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    written = []
+    document = pdfium.PdfDocument(data)
+    try:
+        for index, name in enumerate(names):
+            page = document[index]
+            image = page.render(scale=dpi / 72).to_pil()
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG")
+            target = folder / name
+            write_atomically(target, buffer.getvalue())
+            written.append(target)
+    finally:
+        document.close()
+    return written
