@@ -8,8 +8,6 @@ with the command line as `UsageError` (exit 2).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from compiler.build import (
 )
 from compiler.check import UsageError
 from compiler.patterns import did_you_mean
+from compiler.printing.pdf import write_atomically
 from compiler.render import Style, plain, render_text
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
@@ -455,7 +454,7 @@ def write_ir(compiled: CompiledPack, output: Path) -> Path:
         if output.exists() and not output.is_dir():
             raise UsageError(f"-o {output}: not a folder")
         output.mkdir(parents=True, exist_ok=True)
-        _write_atomically(target, text)
+        write_atomically(target, text.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"-o {output}: cannot write there ({error.strerror or error})") from None
     return target
@@ -469,23 +468,6 @@ def _in_pack(root: Path | None, shown: str) -> str:
         return Path(shown).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return shown
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a build output is public
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 # -- pillbox print ---------------------------------------------------------------------------
