@@ -25,6 +25,7 @@ class Face:
 
     html: str
     kind: str
+    key: str = ""  # which card this is, so clipped text can be traced back to it
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _slot(face: Face, x: float, y: float, bleeds: tuple[float, ...], options: Pr
     inner = _box(left, top, options.width, options.height)
     return (
         f'<div class="slot kind-{escape(face.kind)}" style="{outer}">'
-        f'<div class="trim" style="{inner}">{face.html}</div></div>'
+        f'<div class="trim" data-card="{escape(face.key)}" style="{inner}">{face.html}</div></div>'
     )
 
 
@@ -170,11 +171,16 @@ def sheet_pages(faces: list[Face], backs: list[Face] | None, options: PrintOptio
     return "".join(pages)
 
 
+_NO_BODY_MARGIN = "html, body { margin: 0; padding: 0 }"
+"""Without it the browser's 8px body margin moves every card (and breaks the duplex mirror)."""
+
+
 def sheet_css(options: PrintOptions) -> str:
     """The tool's own page and geometry rules for sheets."""
     paper_w, paper_h = options.paper_size
     return (
         f"@page {{ size: {_mm(paper_w)} {_mm(paper_h)}; margin: 0 }}\n"
+        f"{_NO_BODY_MARGIN}\n"
         f".sheet {{ position: relative; width: {_mm(paper_w)}; height: {_mm(paper_h)};"
         " overflow: hidden; break-after: page }\n"
         ".sheet:last-child { break-after: auto }\n"
@@ -203,6 +209,7 @@ def single_css(options: PrintOptions) -> str:
     return (
         f"@page {{ size: {_mm(options.width)} {_mm(options.height)}; margin: 0;"
         f" bleed: {_mm(options.bleed)}; marks: {marks} }}\n"
+        f"{_NO_BODY_MARGIN}\n"
         f".single {{ position: relative; width: {_mm(options.width)};"
         f" height: {_mm(options.height)}; break-after: page }}\n"
         ".single:last-child { break-after: auto }\n"

@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -68,16 +69,48 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
         logger.propagate = old_propagate
 
 
-def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> tuple[bytes, list[str]]:
-    """The PDF of an HTML document, and the URLs that were refused."""
+@dataclass
+class Rendered:
+    """A PDF, the URLs refused on the way, and the cards whose text the layout clipped."""
+
+    data: bytes
+    refused: list[str]
+    clipped: set[str]
+
+
+def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
+    """Lay out an HTML document, see which cards lost text to clipping, write the PDF."""
     from weasyprint import HTML
 
     fetcher = _fetcher_class()(roots)
     with _quiet_weasyprint():
-        document = HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=fetcher)
+        document = HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=fetcher).render()
+        clipped: set[str] = set()
+        for page in document.pages:
+            _clipped_lines(page._page_box, None, float("inf"), clipped)
         data = document.write_pdf()
     assert isinstance(data, bytes)
-    return data, list(fetcher.refused)
+    return Rendered(data, list(fetcher.refused), clipped)
+
+
+CLIP_SLACK = 0.75
+"""Points a line may pass its clipping box by (rounding) before it counts as cut off."""
+
+
+def _clipped_lines(box: Any, card: str | None, clip: float, found: set[str]) -> None:
+    """Walk the laid-out boxes: a line below the bottom of a box that hides overflow is lost."""
+    element = getattr(box, "element", None)
+    if element is not None and element.get("data-card") is not None:
+        card = element.get("data-card")
+    if type(box).__name__ == "LineBox":
+        if card is not None and box.position_y + box.height > clip + CLIP_SLACK:
+            found.add(card)
+        return
+    style = getattr(box, "style", None)
+    if style is not None and style["overflow"] != "visible" and hasattr(box, "padding_height"):
+        clip = min(clip, box.padding_box_y() + box.padding_height())
+    for child in getattr(box, "children", ()):
+        _clipped_lines(child, card, clip, found)
 
 
 def write_atomically(target: Path, data: bytes) -> None:

@@ -21,7 +21,7 @@ from compiler.printing.faces import (
     template_names,
 )
 from compiler.printing.layout import Face, sheet_css, sheet_pages, single_css, single_pages
-from compiler.printing.pdf import pdf_to_pngs, render_pdf, write_atomically
+from compiler.printing.pdf import Rendered, pdf_to_pngs, render_pdf, write_atomically
 from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic, Span
 
@@ -79,11 +79,11 @@ class _Renderer:
         except jinja2.TemplateError:
             return f"{kind}.html"  # its error is reported when it renders
 
-    def face(self, card: IR) -> tuple[Face, bool]:
+    def face(self, card: IR, key: str) -> tuple[Face, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
         data = face_data(self.checked.ruleset, card, self.options, self.title)
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
-        return Face(html, card["kind"]), data.overflow
+        return Face(html, card["kind"], key), data.overflow
 
     def back(self, card: IR) -> Face:
         """The back of a card: its deck's back template, else the common one."""
@@ -153,10 +153,11 @@ def print_pack(
     per_card: list[Face] = []
     try:
         stylesheet = renderer.stylesheet()
-        for card in cards:
-            face, overflow = renderer.face(card)
+        overflowing: set[int] = set()
+        for index, card in enumerate(cards):
+            face, overflow = renderer.face(card, str(index))
             if overflow:
-                result.diagnostics.append(_overflow(card))
+                overflowing.add(index)
             back = renderer.back(card) if backs is not None else None
             per_card.append(face)
             for _ in range(_copies(card)):
@@ -173,8 +174,12 @@ def print_pack(
     else:
         body, geometry = sheet_pages(faces, backs, options), sheet_css(options)
     roots = [ASSETS] + ([checked.root] if checked.root else [])
-    data, refused = _render(body, geometry, stylesheet, checked, roots)
-    result.diagnostics += _refusals(refused, checked)
+    rendered = _render(body, geometry, stylesheet, checked, roots)
+    data = rendered.data
+    result.diagnostics += _refusals(rendered.refused, checked)
+    # Past the shrinking steps, or cut off in the laid-out page: say so, never silently.
+    overflowing |= {int(key) for key in rendered.clipped if key.isdigit()}
+    result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
     if result.failed:
         return result
     write_atomically(target, data)
@@ -187,7 +192,7 @@ def print_pack(
 
 def _render(
     body: str, geometry: str, stylesheet: str, checked: CheckedPack, roots: list[Path]
-) -> tuple[bytes, list[str]]:
+) -> Rendered:
     # The design comes first so the tool's geometry wins wherever the two disagree.
     html = (
         '<!DOCTYPE html><html><head><meta charset="utf-8">'
@@ -231,12 +236,11 @@ def _previews(
 
     plain = replace(options, bleed=0.0, marks=False, layout="single")
     roots = [ASSETS] + ([checked.root] if checked.root else [])
-    data, _ = _render(
-        single_pages(faces, None, plain), single_css(plain), stylesheet, checked, roots
-    )
+    body = single_pages(faces, None, plain)
+    rendered = _render(body, single_css(plain), stylesheet, checked, roots)
     folder.mkdir(parents=True, exist_ok=True)
     names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
-    return pdf_to_pngs(data, names, folder, dpi)
+    return pdf_to_pngs(rendered.data, names, folder, dpi)
 
 
 def _page_count(data: bytes) -> int:

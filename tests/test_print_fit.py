@@ -1,0 +1,50 @@
+"""Text that does not fit is shrunk, and past that reported: never silently cut off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TESTS
+from tests.helpers import make_pack, run
+
+LONG = """
+hallucination "The Long Corridor" {
+    situation "The corridor goes on. The lamps flicker in a rhythm that almost spells something."
+    option "Keep walking" {
+        say "%s"
+        gain terror 1
+    }
+    option "Turn back" { lose terror 1 }
+}
+"""
+
+
+def test_the_specimens_fit(tmp_path: Path) -> None:
+    code, output = run(
+        "print", str(TESTS / "specimens" / "coma-ward"), "-o", str(tmp_path / "a.pdf")
+    )
+    assert code == 0, output
+    assert "W0701" not in output
+
+
+def test_text_cut_off_by_the_layout_is_reported_even_when_the_estimate_missed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Make the estimate believe everything fits: only the laid-out page can tell.
+    monkeypatch.setattr("compiler.printing.faces.CHARS_PER_MM2", 100.0)
+    words = "You walk until your legs forget they are legs, and the doors close behind you. " * 12
+    pack = make_pack(tmp_path / "pack", cards=LONG % words.strip())
+    code, output = run("print", str(pack), "-o", str(tmp_path / "a.pdf"))
+    assert code == 0, output
+    assert "warning[W0701]: the text of hallucination 'The Long Corridor' does not fit" in output
+    assert "cards.card:2:1" in output
+
+
+def test_long_text_is_shrunk_before_it_is_reported(tmp_path: Path) -> None:
+    words = "You walk until your legs forget they are legs. " * 5
+    pack = make_pack(tmp_path / "pack", cards=LONG % words.strip())
+    code, output = run("print", str(pack), "-o", str(tmp_path / "a.pdf"))
+    assert code == 0, output
+    assert "W0701" not in output  # shrunk one or two steps, it fits
