@@ -29,14 +29,18 @@ def test_the_specimens_fit(tmp_path: Path) -> None:
     assert "W0701" not in output
 
 
-def test_text_cut_off_by_the_layout_is_reported_even_when_the_estimate_missed_it(
+def test_text_cut_off_by_the_layout_is_shrunk_or_reported_even_if_the_estimate_missed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Make the estimate believe everything fits: only the laid-out page can tell.
     monkeypatch.setattr("compiler.printing.faces.CHARS_PER_MM2", 100.0)
-    words = "You walk until your legs forget they are legs, and the doors close behind you. " * 12
-    pack = make_pack(tmp_path / "pack", cards=LONG % words.strip())
-    code, output = run("print", str(pack), "-o", str(tmp_path / "a.pdf"))
+    sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
+    fits_small = make_pack(tmp_path / "small", cards=LONG % (sentence * 5).strip())
+    code, output = run("print", str(fits_small), "-o", str(tmp_path / "a.pdf"))
+    assert code == 0, output
+    assert "W0701" not in output  # cut at full size, so laid out again at the smallest: fits
+    too_long = make_pack(tmp_path / "long", cards=LONG % (sentence * 30).strip())
+    code, output = run("print", str(too_long), "-o", str(tmp_path / "b.pdf"))
     assert code == 0, output
     assert "warning[W0701]: the text of hallucination 'The Long Corridor' does not fit" in output
     assert "cards.card:2:1" in output

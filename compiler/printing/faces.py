@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from compiler.pack import display_path
 from compiler.printing.sizes import PrintOptions
@@ -71,6 +71,10 @@ class _Loader(jinja2.BaseLoader):
 
     def __init__(self, pack_folder: Path | None, allowed: set[str]) -> None:
         self.folder = pack_folder.resolve() if pack_folder is not None else None
+        # A `templates` that is a link out of the pack is no pack folder: use the bundled ones.
+        if pack_folder is not None and self.folder is not None:
+            if not self.folder.is_relative_to(pack_folder.parent.resolve()):
+                self.folder = None
         self.allowed = allowed
 
     def get_source(
@@ -92,9 +96,41 @@ class _Loader(jinja2.BaseLoader):
         return bundled.read_text(encoding="utf-8"), f"<pillbox>/templates/{template}", lambda: True
 
 
+MAX_NUMBER_BITS = 4096
+"""`*` and `**` may not make a number longer than this: big numbers take time no deadline stops."""
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """The immutable sandbox, with `*` and `**` checked before they run (never folded at
+    compile time either): `9**9**9` or `'x' * 10**10` would otherwise run for minutes in C,
+    where the deadline cannot stop them, or fill the memory."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(
+        self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any
+    ) -> Any:
+        """`left operator right`, unless its result would be too large to make."""
+        if _too_large(operator, left, right):
+            raise SecurityError(f"{operator!r} would make a value too large for a card")
+        return super().call_binop(context, operator, left, right)
+
+
+def _too_large(operator: str, left: Any, right: Any) -> bool:
+    def bits(value: Any) -> int:
+        return abs(value).bit_length() if isinstance(value, int) else 0
+
+    if operator == "**":
+        return isinstance(right, int) and bits(left) * max(right, 0) > MAX_NUMBER_BITS
+    for times, sized in ((left, right), (right, left)):
+        if isinstance(times, int) and isinstance(sized, str | list | tuple):
+            return len(sized) * times > MAX_OUTPUT_CHARS
+    return bits(left) + bits(right) > MAX_NUMBER_BITS
+
+
 def environment(pack_folder: Path | None, allowed: set[str]) -> ImmutableSandboxedEnvironment:
     """The sandbox every template runs in."""
-    return ImmutableSandboxedEnvironment(
+    return _Sandbox(
         loader=_Loader(pack_folder, allowed),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -258,7 +294,9 @@ class FaceData:
     overflow: bool  # still too long at the smallest step
 
 
-def face_data(ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str) -> FaceData:
+def face_data(
+    ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str, smallest: bool = False
+) -> FaceData:
     """The fields a face template prints, built from the rules text of the card."""
     printed = card_text(ruleset, card)
     names: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
@@ -282,6 +320,8 @@ def face_data(ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str
         (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
         len(FIT_STEPS) - 1,
     )
+    if smallest:  # the laid-out page cut this card's text at the estimated size
+        fit = len(FIT_STEPS) - 1
     overflow = length > area * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
     context = {
         "kind": card["kind"],

@@ -79,9 +79,9 @@ class _Renderer:
         except jinja2.TemplateError:
             return f"{kind}.html"  # its error is reported when it renders
 
-    def face(self, card: IR, key: str) -> tuple[Face, bool]:
+    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
-        data = face_data(self.checked.ruleset, card, self.options, self.title)
+        data = face_data(self.checked.ruleset, card, self.options, self.title, smallest)
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
         return Face(html, card["kind"], key), data.overflow
 
@@ -148,37 +148,27 @@ def print_pack(
         )
         return result
     renderer = _Renderer(checked, options, checked.title or checked.name)
-    faces: list[Face] = []
-    backs: list[Face] | None = [] if options.backs else None
-    per_card: list[Face] = []
+    roots = [ASSETS] + ([checked.root] if checked.root else [])
+    smallest: set[int] = set()
     try:
         stylesheet = renderer.stylesheet()
-        overflowing: set[int] = set()
-        for index, card in enumerate(cards):
-            face, overflow = renderer.face(card, str(index))
-            if overflow:
-                overflowing.add(index)
-            back = renderer.back(card) if backs is not None else None
-            per_card.append(face)
-            for _ in range(_copies(card)):
-                faces.append(face)
-                if backs is not None and back is not None:
-                    backs.append(back)
-            if progress is not None:
-                progress(1)
+        while True:
+            laid = _lay_out(renderer, cards, options, smallest, progress)
+            rendered = _render(laid.body, laid.geometry, stylesheet, checked, roots)
+            clipped = {int(key) for key in rendered.clipped if key.isdigit()}
+            # Text the page cut off at the estimated size gets one more try at the smallest.
+            if not clipped - smallest:
+                break
+            smallest |= clipped
+            progress = None
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
         return result
-    if options.layout == "single":
-        body, geometry = single_pages(faces, backs, options), single_css(options)
-    else:
-        body, geometry = sheet_pages(faces, backs, options), sheet_css(options)
-    roots = [ASSETS] + ([checked.root] if checked.root else [])
-    rendered = _render(body, geometry, stylesheet, checked, roots)
     data = rendered.data
+    faces, per_card = laid.faces, laid.per_card
     result.diagnostics += _refusals(rendered.refused, checked)
-    # Past the shrinking steps, or cut off in the laid-out page: say so, never silently.
-    overflowing |= {int(key) for key in rendered.clipped if key.isdigit()}
+    # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
+    overflowing = laid.overflowing | clipped
     result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
     if result.failed:
         return result
@@ -188,6 +178,48 @@ def print_pack(
     if png_folder is not None:
         result.pngs = _previews(per_card, cards, stylesheet, checked, options, png_folder, dpi)
     return result
+
+
+@dataclass
+class _Laid:
+    """Every face rendered and placed: the document body and what went into it."""
+
+    body: str
+    geometry: str
+    faces: list[Face]
+    per_card: list[Face]
+    overflowing: set[int]
+
+
+def _lay_out(
+    renderer: _Renderer,
+    cards: list[IR],
+    options: PrintOptions,
+    smallest: set[int],
+    progress: Progress | None,
+) -> _Laid:
+    """Render each card's face (and back), expand copies, and place them on pages."""
+    faces: list[Face] = []
+    backs: list[Face] | None = [] if options.backs else None
+    per_card: list[Face] = []
+    overflowing: set[int] = set()
+    for index, card in enumerate(cards):
+        face, overflow = renderer.face(card, str(index), index in smallest)
+        if overflow:
+            overflowing.add(index)
+        back = renderer.back(card) if backs is not None else None
+        per_card.append(face)
+        for _ in range(_copies(card)):
+            faces.append(face)
+            if backs is not None and back is not None:
+                backs.append(back)
+        if progress is not None:
+            progress(1)
+    if options.layout == "single":
+        body, geometry = single_pages(faces, backs, options), single_css(options)
+    else:
+        body, geometry = sheet_pages(faces, backs, options), sheet_css(options)
+    return _Laid(body, geometry, faces, per_card, overflowing)
 
 
 def _render(
