@@ -331,10 +331,14 @@ def print_command(
         "backs": backs,
     }
     request = PrintRequest(output, overrides, only, png, dpi)
-    progress = None
-    if sys.stderr.isatty():
-        bar = click.progressbar(length=1, label="rendering cards", file=sys.stderr)
-        progress = bar.update
-    sys.exit(
-        _usage(lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress))
-    )
+    progress = _progress_bar if sys.stderr.isatty() else None
+    code = _usage(lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress))
+    sys.exit(code)
+
+
+def _progress_bar(done: int, total: int) -> None:
+    """A one-line bar on the terminal while card faces render; cleared at the end."""
+    width = 30
+    filled = width * done // max(total, 1)
+    line = f"\rrendering cards [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+    click.echo(line + ("\r" + " " * len(line) + "\r" if done >= total else ""), nl=False, err=True)

@@ -490,7 +490,7 @@ def print_cards(
     request: PrintRequest,
     emit: Emit,
     style: Style = plain,
-    progress: Callable[[int], Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Lay a pack's cards out as a PDF (and PNG previews); report what was written."""
     from compiler.printing.sheets import print_pack

@@ -26,7 +26,8 @@ from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
-Progress = Callable[[int], None]
+Progress = Callable[[int, int], None]
+"""Told (cards done, cards in all) as faces render; the PDF itself is one last step."""
 
 ASSETS = Path(__file__).resolve().parent / "templates"
 """The package's own files WeasyPrint may read besides the pack's."""
@@ -214,7 +215,7 @@ def _lay_out(
             if backs is not None and back is not None:
                 backs.append(back)
         if progress is not None:
-            progress(1)
+            progress(index + 1, len(cards))
     if options.layout == "single":
         body, geometry = single_pages(faces, backs, options), single_css(options)
     else:
