@@ -71,11 +71,26 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
 
 @dataclass
 class Rendered:
-    """A PDF, the URLs refused on the way, and the cards whose text the layout clipped."""
+    """A laid-out document, the URLs refused on the way, and the cards whose text it clipped.
 
-    data: bytes
+    The PDF is made only when `data` is first read: a layout that is thrown away (text cut
+    off, laid out again smaller) never pays for embedding fonts.
+    """
+
+    document: Any
     refused: list[str]
     clipped: set[str]
+    _data: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        """The PDF."""
+        if self._data is None:
+            with _quiet_weasyprint():
+                data = self.document.write_pdf()
+            assert isinstance(data, bytes)
+            self._data = data
+        return self._data
 
 
 def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
@@ -88,9 +103,8 @@ def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
         clipped: set[str] = set()
         for page in document.pages:
             _clipped_lines(page._page_box, None, float("inf"), clipped)
-        data = document.write_pdf()
-    assert isinstance(data, bytes)
-    return Rendered(data, list(fetcher.refused), clipped)
+    # The live list: drawing the PDF (SVG images, attachments) may refuse more URLs.
+    return Rendered(document, fetcher.refused, clipped)
 
 
 CLIP_SLACK = 0.75

@@ -14,7 +14,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from compiler.build import CheckedPack
 from compiler.pack import display_path
 from compiler.printing.faces import (
+    FIT_STEPS,
     TemplateProblem,
+    _deadline,
     environment,
     face_data,
     render,
@@ -70,31 +72,35 @@ class _Renderer:
         folder = self.checked.root / "templates" if self.checked.root else None
         self.env = environment(folder, template_names(list(ruleset.kinds), decks))
 
+    def has(self, name: str) -> bool:
+        """Whether the pack or the tool has a template of this name.
+
+        It is not compiled here: compiling runs its constant expressions, so only `render`
+        compiles, under its limits, and reports what goes wrong at the template's line.
+        """
+        loader = self.env.loader
+        assert loader is not None
+        try:
+            loader.get_source(self.env, name)
+        except jinja2.TemplateNotFound:
+            return False
+        return True
+
     def template_for(self, kind: str) -> str:
         """The kind's own template if there is one, else the generic card."""
-        try:
-            self.env.get_template(f"{kind}.html")
-            return f"{kind}.html"
-        except jinja2.TemplateNotFound:
-            return "card.html"
-        except jinja2.TemplateError:
-            return f"{kind}.html"  # its error is reported when it renders
+        return f"{kind}.html" if self.has(f"{kind}.html") else "card.html"
 
-    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool]:
+    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
         data = face_data(self.checked.ruleset, card, self.options, self.title, smallest)
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
-        return Face(html, card["kind"], key), data.overflow
+        return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
 
     def back(self, card: IR) -> Face:
         """The back of a card: its deck's back template, else the common one."""
         kind = self.checked.ruleset.kinds.get(card["kind"])
         deck = (kind.deck if kind is not None else None) or card["kind"]
-        name = f"back-{deck}.html"
-        try:
-            self.env.get_template(name)
-        except jinja2.TemplateNotFound:
-            name = "back.html"
+        name = f"back-{deck}.html" if self.has(f"back-{deck}.html") else "back.html"
         context = {"deck": deck, "deck_name": deck.replace("_", " ").title(), "pack": self.title}
         return Face(render(self.env, name, {"back": context}), "back")
 
@@ -205,9 +211,11 @@ def _lay_out(
     per_card: list[Face] = []
     overflowing: set[int] = set()
     for index, card in enumerate(cards):
-        face, overflow = renderer.face(card, str(index), index in smallest)
+        face, overflow, at_smallest = renderer.face(card, str(index), index in smallest)
         if overflow:
             overflowing.add(index)
+        if at_smallest:
+            smallest.add(index)  # already as small as text goes: no layout again for it
         back = renderer.back(card) if backs is not None else None
         per_card.append(face)
         for _ in range(_copies(card)):
@@ -223,8 +231,23 @@ def _lay_out(
     return _Laid(body, geometry, faces, per_card, overflowing)
 
 
+LAYOUT_SECONDS = 30.0
+LAYOUT_SECONDS_PER_FACE = 0.25
+"""WeasyPrint is stopped after 30 s and a quarter second a face: nested flex, grid or columns
+(in a pack's templates or cards.css) take time exponential in their depth; a few make hours."""
+
+
+class _LayoutExpired(BaseException):
+    """WeasyPrint ran out of time (not an Exception: WeasyPrint catches those, and OSError)."""
+
+
 def _render(
-    body: str, geometry: str, stylesheet: str, checked: CheckedPack, roots: list[Path]
+    body: str,
+    geometry: str,
+    stylesheet: str,
+    checked: CheckedPack,
+    roots: list[Path],
+    limited: bool = True,
 ) -> Rendered:
     # The design comes first so the tool's geometry wins wherever the two disagree.
     html = (
@@ -233,7 +256,30 @@ def _render(
         f"</head><body>{body}</body></html>"
     )
     base = (checked.root or Path.cwd()).resolve()
-    return render_pdf(html, base, roots)
+    if not limited:
+        return render_pdf(html, base, roots)
+    seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * body.count('class="trim"')
+    import weasyprint  # noqa: F401  (not under the deadline: its first import takes a while)
+
+    try:
+        with _deadline(seconds, _LayoutExpired):
+            return render_pdf(html, base, roots)
+    except (_LayoutExpired, RecursionError) as error:
+        where = display_path(checked.root / "templates") if checked.root else "templates"
+        stopped = (
+            f"took longer than {seconds:g} s"
+            if isinstance(error, _LayoutExpired)
+            else "is nested too deeply"
+        )
+        raise TemplateProblem(
+            Diagnostic(
+                "E0701",
+                "error",
+                f"laying out the cards {stopped}: the templates or cards.css are too complex",
+                Span.whole_file(where),
+                "keep flex, grid and columns inside one another to a few levels",
+            )
+        ) from None
 
 
 def _css_text(css: str) -> str:
@@ -270,7 +316,8 @@ def _previews(
     plain = replace(options, bleed=0.0, marks=False, layout="single")
     roots = [ASSETS] + ([checked.root] if checked.root else [])
     body = single_pages(faces, None, plain)
-    rendered = _render(body, single_css(plain), stylesheet, checked, roots)
+    # Unlimited: the same faces were just laid out within the limit, on sheets.
+    rendered = _render(body, single_css(plain), stylesheet, checked, roots, limited=False)
     folder.mkdir(parents=True, exist_ok=True)
     names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
     return pdf_to_pngs(rendered.data, names, folder, dpi)
