@@ -2,13 +2,16 @@
 
 Templates are untrusted when a pack gives them: they run in an immutable sandbox with
 autoescape and strict undefined, read only files of fixed names from the pack's `templates/`
-folder, are stopped after a few seconds or a megabyte of output, and their errors become
-diagnostics at the template's file and line. Pack data is never marked safe: the template gets
-text cut into segments (plain words, narration, stat icons) and escapes every one.
+folder (never through a link out of it), are stopped after a few seconds, a megabyte of output
+or half a gigabyte of memory (and `*`, `**` are checked before they make a huge value), and
+their errors become diagnostics at the template's file and line. Pack data is never marked
+safe: the template gets text cut into segments (plain words, narration, stat icons) and escapes
+every one.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import threading
@@ -20,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.pack import display_path
 from compiler.printing.sizes import PrintOptions
@@ -70,24 +74,25 @@ class _Loader(jinja2.BaseLoader):
     """Pack templates first (regular files of allowed names inside the folder), then bundled."""
 
     def __init__(self, pack_folder: Path | None, allowed: set[str]) -> None:
-        self.folder = pack_folder.resolve() if pack_folder is not None else None
-        # A `templates` that is a link out of the pack is no pack folder: use the bundled ones.
-        if pack_folder is not None and self.folder is not None:
-            if not self.folder.is_relative_to(pack_folder.parent.resolve()):
-                self.folder = None
+        self.folder: Path | None = None
+        if pack_folder is not None:
+            folder = pack_folder.resolve()
+            # A `templates` that links out of the pack is no pack folder: the bundled ones serve.
+            if folder.is_relative_to(pack_folder.parent.resolve()):
+                self.folder = folder
         self.allowed = allowed
 
     def get_source(
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
         """The text of an allowed template, from the pack when it has one."""
-        if template not in self.allowed:
+        if template not in self.allowed or "/" in template or "\\" in template:
             raise jinja2.TemplateNotFound(template)
         if self.folder is not None:
             path = (self.folder / template).resolve()
             if path.is_relative_to(self.folder) and path.is_file():
                 if path.stat().st_size > MAX_TEMPLATE_BYTES:
-                    raise jinja2.TemplateNotFound(f"{template} (larger than 256 KB)")
+                    raise _problem(display_path(path), 1, f"template {template} is over 256 KB")
                 text = path.read_text(encoding="utf-8", errors="replace")
                 return text, display_path(path), lambda: True
         bundled = resources.files(BUNDLED).joinpath("templates", template)
@@ -101,9 +106,11 @@ MAX_NUMBER_BITS = 4096
 
 
 class _Sandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, with `*` and `**` checked before they run (never folded at
-    compile time either): `9**9**9` or `'x' * 10**10` would otherwise run for minutes in C,
-    where the deadline cannot stop them, or fill the memory."""
+    """The immutable sandbox, with `*` and `**` checked before they run, never at compile time.
+
+    `9**9**9` or `'x' * 10**10` would otherwise run for minutes inside one C call, where the
+    deadline cannot stop them, or fill the memory.
+    """
 
     intercepted_binops = frozenset({"*", "**"})
 
@@ -139,14 +146,16 @@ def environment(pack_folder: Path | None, allowed: set[str]) -> ImmutableSandbox
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Interrupt the block after `seconds` (main thread only; elsewhere output caps suffice)."""
+def _deadline(seconds: float, error: type[BaseException] = TimeoutError) -> Iterator[None]:
+    """Interrupt the block after `seconds` by raising `error` in it (main thread only; elsewhere
+    output caps suffice). Code that catches OSError or Exception would swallow TimeoutError:
+    give a BaseException there."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(signum: int, frame: object) -> None:
-        raise TimeoutError
+        raise error
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -157,15 +166,56 @@ def _deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+MEMORY_MB = 512
+"""A template may take this much more memory while it renders (where the OS lets us say so)."""
+
+
+@contextmanager
+def _memory_cap() -> Iterator[None]:
+    """Let the block allocate MEMORY_MB more at most, else MemoryError (Linux; elsewhere not).
+
+    The output cap and the deadline do not stop a value that doubles in a loop (`x ~ x`): it
+    fills gigabytes in well under a second.
+    """
+    import resource
+
+    limits = _address_space_cap()
+    if limits is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
+    try:
+        yield
+    finally:
+        if limits is not None:
+            resource.setrlimit(resource.RLIMIT_AS, limits[:2])
+
+
+def _address_space_cap() -> tuple[int, int, int] | None:
+    """The soft and hard address-space limits now and the soft limit to render under."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return None
+    cap = used + MEMORY_MB * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        return None  # already as tight
+    return soft, hard, cap
+
+
 def render(env: ImmutableSandboxedEnvironment, name: str, context: dict[str, Any]) -> str:
     """Render one template; any failure is a TemplateProblem at its file and line."""
     shown = name
     try:
-        template = env.get_template(name)
-        shown = template.filename or name
         out: list[str] = []
         size = 0
-        with _deadline(RENDER_SECONDS):
+        with _deadline(RENDER_SECONDS), _memory_cap():
+            template = env.get_template(name)  # compiling too: jinja2 folds constants then
+            shown = template.filename or name
             for chunk in template.generate(**context):
                 size += len(chunk)
                 if size > MAX_OUTPUT_CHARS:
@@ -178,12 +228,16 @@ def render(env: ImmutableSandboxedEnvironment, name: str, context: dict[str, Any
         )
     except _TooLong:
         problem = _problem(shown, 1, f"template {name} wrote over {MAX_OUTPUT_CHARS:,} characters")
-    except TimeoutError:
-        problem = _problem(shown, 1, f"template {name} ran longer than {RENDER_SECONDS:g} s")
+    except (TimeoutError, MemoryError, RecursionError) as error:
+        stopped = {
+            TimeoutError: f"ran longer than {RENDER_SECONDS:g} s",
+            MemoryError: f"needed more than {MEMORY_MB} MB",
+        }.get(type(error), "calls itself too deeply")
+        problem = _problem(*_template_place(error, shown), f"template {name} {stopped}")
     except jinja2.TemplateNotFound as error:
         problem = _problem(shown, 1, f"template {error.name} cannot be read")
     except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError) as error:
-        problem = _problem(shown, _template_line(error, shown), f"template {name}: {error}")
+        problem = _problem(*_template_place(error, shown), f"template {name}: {error}")
     raise problem
 
 
@@ -191,15 +245,17 @@ class _TooLong(Exception):
     pass
 
 
-def _template_line(error: BaseException, filename: str) -> int:
-    """The template line where rendering failed: jinja2 maps its frames to template lines."""
-    line = 1
+def _template_place(error: BaseException, filename: str) -> tuple[str, int]:
+    """The template file and line where rendering failed, innermost first (a macro of an
+    imported template counts): jinja2 maps its frames to template lines."""
+    place = (filename, 1)
     tb = error.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename or "__jinja_exception__" in tb.tb_frame.f_globals:
+            place = (code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
-    return line
+    return place
 
 
 def _problem(file: str, line: int | None, message: str) -> TemplateProblem:
