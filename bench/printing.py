@@ -80,9 +80,7 @@ def main() -> None:
         alone = best(lambda: HTML(string=html, base_url=base.as_uri() + "/").write_pdf())
     rate = arguments.cards / job
     ratio = job / alone
-    print(
-        f"print {arguments.cards} generated cards ({seen['faces']} faces), best of {REPEATS}:"
-    )
+    print(f"print {arguments.cards} generated cards ({seen['faces']} faces), best of {REPEATS}:")
     print(
         f"  pillbox print        {job:6.2f} s   {rate:6.1f} cards/s "
         f"(goal ≥ {GOAL_CARDS_PER_SECOND:g}) {'PASS' if rate >= GOAL_CARDS_PER_SECOND else 'MISS'}"
