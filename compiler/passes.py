@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from compiler.lower import IR, MAX_DICE, MAX_DIE_SIDES, LoweredCard
 from compiler.patterns import did_you_mean, with_article
-from compiler.ruleset import Ruleset
+from compiler.ruleset import CheckProcedure, Ruleset
 from dsl.spans import Diagnostic, Span
 
 Pass = Callable[[Ruleset, Sequence[LoweredCard]], Iterator[Diagnostic]]
@@ -172,6 +172,21 @@ def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator
                 yield from _check_coverage(ruleset, card, effect)
 
 
+def most_dice(ruleset: Ruleset, procedure: CheckProcedure, args: IR) -> int:
+    """The most dice a check rolls before bonus dice: its base and the stats it names."""
+    pool = procedure.base_dice + max(
+        (ruleset.stat_range(s)[1] for s in procedure.base_stats if s in ruleset.stat_names),
+        default=0,
+    )
+    for arg in procedure.dice:
+        value = args.get(arg)
+        if isinstance(value, str) and value in ruleset.stat_names:
+            pool += ruleset.stat_range(value)[1]
+        elif isinstance(value, int):
+            pool += value
+    return max(pool, 0)
+
+
 def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnostic]:
     check = effect["check"]
     procedure = ruleset.procedures[check["procedure"]]
@@ -196,21 +211,7 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
                 span_of(card, effect["keyword_at"]),
             )
         return
-    pool = procedure.base_dice + max(
-        (
-            ruleset.stat_range(stat)[1]
-            for stat in procedure.base_stats
-            if stat in ruleset.stat_names
-        ),
-        default=0,
-    )
-    for arg in procedure.dice:
-        value = args.get(arg)
-        if isinstance(value, str) and value in ruleset.stat_names:
-            pool += ruleset.stat_range(value)[1]
-        elif isinstance(value, int):
-            pool += value
-    pool = max(pool, 0)
+    pool = most_dice(ruleset, procedure, args)
     yield from _coverage(card, effect, what, 0, pool, "success")
     closed = [o for o in check["outcomes"] if "min" in o]
     if procedure.bonus_dice and closed and all(o["max"] is not None for o in closed):

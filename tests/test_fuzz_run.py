@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.lower import MAX_REPEAT
+from compiler.passes import most_dice
 from compiler.patterns import Literal, Optional, Pattern, Slot, SlotType
 from compiler.rulestext import card_text, pack_text
 from dsl.parser import _unescape
@@ -294,18 +295,7 @@ def comparison(draw: st.DrawFn) -> str:
 def _pool(check: str, args: dict[str, Any]) -> int:
     """The most successes a check can count, as the coverage pass reckons it."""
     rules = _rules()
-    procedure = rules.procedures[check]
-    base_stats = [s for s in getattr(procedure, "base_stats", ()) if s in rules.stat_names]
-    pool = getattr(procedure, "base_dice", 0) + max(
-        (rules.stat_range(s)[1] for s in base_stats), default=0
-    )
-    for name in procedure.dice:
-        value = args.get(name)
-        if isinstance(value, str) and value in rules.stat_names:
-            pool += rules.stat_range(value)[1]
-        elif isinstance(value, int):
-            pool += value
-    return max(pool, 0)
+    return most_dice(rules, rules.procedures[check], args)
 
 
 def _indent(lines: list[str]) -> list[str]:
