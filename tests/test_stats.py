@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+from compiler.build import game_rules
 from compiler.ruleset import load_ruleset
-from runtime.stats import DerivedRule, StatRule, Stats
+from runtime.stats import Stats
 
 
 def coma_ward_stats() -> Stats:
-    """A fresh player built from the bundled ruleset, as the compiler will build it."""
-    ruleset = load_ruleset("coma-ward")
-    rules = [
-        StatRule(s.name, s.low, s.high, s.start, s.at_min, s.above_max)
-        for s in ruleset.stats.values()
-    ]
-    derived = [DerivedRule(d.name, d.source, d.table) for d in ruleset.derived.values()]
-    return Stats.start(rules, derived)
+    """A fresh player built from the bundled ruleset, as the compiler builds it."""
+    rules = game_rules(load_ruleset("coma-ward"))
+    return Stats.start(rules.stats, rules.derived)
 
 
 def test_a_player_starts_as_the_setup_says() -> None:
