@@ -45,6 +45,3 @@ class EventLog:
     def to_json(self) -> list[dict[str, Any]]:
         """The log as plain data."""
         return [e.to_json() for e in self.events]
-
-    def __len__(self) -> int:
-        return len(self.events)

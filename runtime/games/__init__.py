@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class GameModule:
         return replace(self, name=name, **merged)
 
 
+@cache
 def game_module(name: str) -> GameModule:
     """The module a ruleset names; unknown names fall back to the base module."""
     from runtime.games.base import BASE
@@ -70,8 +72,3 @@ def game_module(name: str) -> GameModule:
     # Combat builds on the Coma Ward module, so it joins the table here rather than there.
     coma_ward = COMA_WARD.extend("coma-ward", procedures=COMBAT_PROCEDURES)
     return {"base": BASE, "coma-ward": coma_ward}.get(name, BASE)
-
-
-def known_modules() -> tuple[str, ...]:
-    """The names a ruleset's `runtime:` may take."""
-    return ("base", "coma-ward")
