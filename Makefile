@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/effects.py
 	$(BIN)/python bench/printing.py
+	$(BIN)/python bench/odds.py
 
 fuzz: $(STAMP)
 	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py -q -p no:cacheprovider

@@ -1,0 +1,67 @@
+"""Benchmark the exact odds of the pool check (`runtime.distributions`) on Coma Ward's faces.
+
+It times `pool_distribution` for 30 dice cold (every cache cleared first), against the goal of
+at most 100 ms, then every pool from 1 to 30 dice in one cold sweep (what a card-odds report
+over many checks would ask), and a cached look-up. It prints the figures, the ratio to the
+goal and PASS or MISS; it always exits 0: it reports, it does not gate. Run
+`python bench/odds.py` or `make bench`.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from runtime.dice import PoolFaces  # noqa: E402
+from runtime.distributions import at_least, clear_caches, pool_distribution  # noqa: E402
+
+COMA_WARD = PoolFaces.from_ruleset({"success": [5, 6], "suspense": [4], "failure": [1, 2, 3]})
+DICE = 30
+GOAL_MS = 100.0
+REPEATS = 7
+
+
+def best(run: Callable[[], object], *, cold: bool = True) -> float:
+    """The best of REPEATS timings, in milliseconds; caches cleared before each when cold."""
+    times = []
+    for _ in range(REPEATS):
+        if cold:
+            clear_caches()
+        gc.collect()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1000
+
+
+def main() -> None:
+    """Print the figures."""
+    one = best(lambda: pool_distribution(DICE, COMA_WARD))
+    sweep = best(lambda: [pool_distribution(dice, COMA_WARD) for dice in range(1, DICE + 1)])
+    pool_distribution(DICE, COMA_WARD)
+    cached = best(lambda: pool_distribution(DICE, COMA_WARD), cold=False)
+    odds = pool_distribution(DICE, COMA_WARD)
+    digits = max(len(str(p.denominator)) for p in odds)
+    four = pool_distribution(4, COMA_WARD)
+    print(f"exact pool odds, Coma Ward faces, best of {REPEATS}:")
+    print(
+        f"  {DICE} dice cold      {one:8.2f} ms  ratio {one / GOAL_MS:.2f} "
+        f"(goal ≤ {GOAL_MS:g} ms) {'PASS' if one <= GOAL_MS else 'MISS'}"
+    )
+    print(f"  1..{DICE} dice cold  {sweep:8.2f} ms  ({sweep / DICE:.2f} ms a pool on average)")
+    print(f"  {DICE} dice cached    {cached * 1000:8.2f} µs")
+    print(
+        f"  {DICE} dice: sums to 1 exactly: {sum(odds) == 1}; denominators up to {digits} "
+        f"digits; 4 dice P(3+) = {float(at_least(four, 3)):.4f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
