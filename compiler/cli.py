@@ -208,6 +208,30 @@ def test_command(
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title")
 @click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
+@click.option("--json", "as_json", is_flag=True, help="Print the odds as JSON.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def odds(
+    pack: Path,
+    title: str,
+    variant: int | None,
+    settings: tuple[str, ...],
+    as_json: bool,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Work out the exact odds of every outcome of a card's options or blocks."""
+    from compiler.odds import OddsRequest, show_odds
+
+    request = OddsRequest(title, variant, settings, as_json)
+    sys.exit(_usage(lambda: show_odds(pack, ruleset, request, click.echo, _style(color))))
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.argument("title")
+@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
 @click.option(
     "--seed",
     type=click.IntRange(0, 2**63 - 1),

@@ -40,7 +40,7 @@ Emit = Callable[[str], None]
 EXIT_CLEAN, EXIT_CONTENT = 0, 1
 
 
-def _load(
+def load_compiled(
     path: Path, ruleset: str | None, emit: Emit, style: Style, as_json: bool = False
 ) -> CompiledPack | None:
     """Check and compile a pack; print its errors and give None if it has any."""
@@ -111,7 +111,7 @@ def run_tests(
     style: Style = plain,
 ) -> int:
     """Run every `test` block of a pack (those matching `pattern`); report like pytest."""
-    compiled = _load(path, ruleset, emit, style, as_json=output_format == "json")
+    compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
     if compiled is None:
         return EXIT_CONTENT
     results = [
@@ -189,7 +189,8 @@ class PlayRequest:
     interactive: bool
 
 
-def _find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
+def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
+    """The card of that title (and variant); a usage error naming the near misses if none."""
     titled = [c for c in compiled.cards if c.title == title]
     if not titled:
         titles = sorted({c.title for c in compiled.cards})
@@ -204,7 +205,7 @@ def _find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardD
     raise UsageError(f"{title!r} has no variant {variant} (variants: {known})")
 
 
-def _apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
+def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
     """`--set terror=4`, `--set location=hallway`."""
     stats = game.stat_names()
     for setting in settings:
@@ -298,10 +299,10 @@ def play_card(
     """Play one card as the narrator would, and show the state after."""
     from runtime.decisions import InteractiveDecisions, PresetThenAsk
 
-    compiled = _load(path, ruleset, emit if not request.as_json else _stderr, style)
+    compiled = load_compiled(path, ruleset, emit if not request.as_json else _stderr, style)
     if compiled is None:
         return EXIT_CONTENT
-    card = _find_card(compiled, request.title, request.variant)
+    card = find_card(compiled, request.title, request.variant)
     narrator = None
     fallback: DecisionMaker = _NoAnswers()
     if request.interactive and not request.as_json:
@@ -311,7 +312,7 @@ def play_card(
     game = compiled.new_game(seed=request.seed, decisions=decisions)
     if narrator is not None:
         narrator.log = game.log.lines
-    _apply_settings(game, compiled, request.settings)
+    apply_settings(game, compiled, request.settings)
     problem = None
     try:
         game.play(card)
@@ -399,7 +400,7 @@ def build_pack(
     style: Style = plain,
 ) -> int:
     """Compile a pack; print its Python or rules text, or write its checked IR."""
-    compiled = _load(path, ruleset, emit, style)
+    compiled = load_compiled(path, ruleset, emit, style)
     if compiled is None:
         return EXIT_CONTENT
     if emit_python:

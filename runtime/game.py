@@ -15,7 +15,16 @@ from typing import Any
 
 from runtime.cards import CardDef, CardInstance, Effect
 from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
-from runtime.dice import DiceSource, SeededDice, roll_dice
+from runtime.dice import (
+    Arm,
+    DiceSource,
+    PoolFaces,
+    PoolResult,
+    Roll,
+    SeededDice,
+    roll_dice,
+    roll_pool,
+)
 from runtime.events import Event, EventLog
 from runtime.games import GameModule
 from runtime.rules import BlockRule, GameRules
@@ -229,9 +238,20 @@ class Game:
     def roll(self, card: CardInstance, count: int, sides: int) -> int:
         """A `roll` table: roll the dice and give their sum."""
         self.step()
-        rolled = roll_dice(count, sides, self.dice)
+        rolled = self.roll_dice(count, sides)
         self.event("roll", rolled.explain(), dice=list(rolled.faces), total=rolled.total)
         return rolled.total
+
+    def roll_dice(self, count: int, sides: int) -> Roll:
+        """Every roll of summed dice goes through here (the odds walker takes it over)."""
+        return roll_dice(count, sides, self.dice)
+
+    def roll_pool(
+        self, dice: int, faces: PoolFaces, label: str, arms: tuple[Arm, ...] = ()
+    ) -> PoolResult:
+        """Every pool check goes through here; `arms` name its outcomes where the runtime
+        itself branches on it (a search's 3+), for the odds walker."""
+        return roll_pool(dice, faces, self.dice, label)
 
     def repeat(self, card: CardInstance, times: int) -> Iterator[int]:
         """`repeat N`: each pass counts as a step, so nested repeats cannot run away."""

@@ -7,7 +7,7 @@ come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.m
 from __future__ import annotations
 
 from runtime.cards import CardInstance
-from runtime.dice import PoolResult, roll_pool
+from runtime.dice import Arm, PoolResult
 from runtime.game import Game
 from runtime.games import ValueDef
 from runtime.games.base import BASE, carry, narrate
@@ -43,12 +43,18 @@ def take_bonuses(game: Game, player: Player, check: str) -> int:
 
 
 def roll_check(
-    game: Game, player: Player, dice: int, label: str, check: str, rule: ProcedureRule
+    game: Game,
+    player: Player,
+    dice: int,
+    label: str,
+    check: str,
+    rule: ProcedureRule,
+    arms: tuple[Arm, ...] = (),
 ) -> PoolResult:
     """Roll a pool with the rule's faces and log the roll, for any check of the game."""
     game.step()
     assert rule.faces is not None, "the pool procedure needs faces"
-    result = roll_pool(dice, rule.faces, game.dice, label)
+    result = game.roll_pool(dice, rule.faces, label, arms)
     game.event(
         "check",
         result.explain(),
@@ -62,18 +68,31 @@ def roll_check(
 
 
 def pool_check(
-    game: Game, card: CardInstance, *, rule: ProcedureRule, stat: str, modifier: int = 0
+    game: Game,
+    card: CardInstance,
+    *,
+    rule: ProcedureRule,
+    stat: str,
+    modifier: int = 0,
+    arms: tuple[Arm, ...] = (),
 ) -> int:
     """`check focus`, `check dexterity -1`: roll the pool, count successes with suspense."""
     player = game.player
     dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
     label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
-    return roll_check(game, player, dice, label, stat, rule).successes
+    return roll_check(game, player, dice, label, stat, rule, arms).successes
+
+
+SEARCH_ARMS = (
+    Arm(0, PASS_FOCUS - 1, f"0..{PASS_FOCUS - 1}"),
+    Arm(PASS_FOCUS, None, f"{PASS_FOCUS}+"),
+)
+"""How a search's focus check branches, for the odds."""
 
 
 def focus_search(game: Game, card: CardInstance) -> bool:
     """The focus check of a search: pass and draw an item, fail and face a hallucination."""
-    if pool_check(game, card, rule=pool_rule(game), stat="focus") >= PASS_FOCUS:
+    if pool_check(game, card, rule=pool_rule(game), stat="focus", arms=SEARCH_ARMS) >= PASS_FOCUS:
         game.draw("item")
         return True
     game.draw("hallucination")

@@ -1,0 +1,216 @@
+"""`pillbox odds`: the exact outcomes of a card's options and blocks, as a table or as JSON.
+
+The walk itself is `runtime.odds`; here the checked IR tells it how each check and roll is
+written (its header and its ranges, in the card's own words), and the results are worded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from compiler.build import CheckedPack, CompiledPack
+from compiler.commands import (
+    EXIT_CLEAN,
+    EXIT_CONTENT,
+    Emit,
+    apply_settings,
+    find_card,
+    load_compiled,
+)
+from compiler.render import Style, plain, render_text
+from dsl.spans import Diagnostic, Span
+from runtime.cards import CardDef
+from runtime.dice import Arm
+from runtime.game import Game, RunawayError
+from runtime.odds import BlockOdds, BranchPoint, Outcome, Table, TooManyPaths, card_odds
+from runtime.testing import card_line, runtime_failure
+
+IR = dict[str, Any]
+
+
+def branch_points(checked: CheckedPack) -> dict[tuple[str, int], BranchPoint]:
+    """Every check and roll of the pack by (file, line), with its ranges as written."""
+    found: dict[tuple[str, int], BranchPoint] = {}
+    for card_file in checked.files:
+        lines = card_file.text.splitlines()
+        for card in card_file.cards:
+            for node in _nodes(card):
+                table = node.get("check") or node.get("roll")
+                if not isinstance(table, dict) or "outcomes" not in table:
+                    continue
+                line = node["at"][0]
+                found[(card_file.file, line)] = BranchPoint(
+                    _header(lines, node["at"]),
+                    tuple(_arm(lines, outcome) for outcome in table["outcomes"]),
+                )
+    return found
+
+
+def _nodes(tree: Any) -> Iterator[IR]:
+    """Every mapping inside the IR of a card, depth first."""
+    if isinstance(tree, dict):
+        yield tree
+        for value in tree.values():
+            yield from _nodes(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _nodes(value)
+
+
+def _header(lines: list[str], at: list[int]) -> str:
+    """`check dexterity -1` as written, up to its opening brace."""
+    text = lines[at[0] - 1][at[1] - 1 :]
+    return " ".join(text.split("{", 1)[0].split())
+
+
+def _arm(lines: list[str], outcome: IR) -> Arm:
+    line, column, end_line, end_column = outcome["label_at"]
+    text = lines[line - 1][column - 1 : end_column - 1] if line == end_line else ""
+    low, high = outcome["min"], outcome.get("max")
+    return Arm(low, high, text or (f"{low}+" if high is None else f"{low}..{high}"))
+
+
+@dataclass(frozen=True)
+class OddsRequest:
+    """What `pillbox odds` was asked."""
+
+    title: str
+    variant: int | None
+    settings: Sequence[str]
+    as_json: bool
+
+
+def odds_table(compiled: CompiledPack, settings: Sequence[str]) -> Table:
+    """The start of every walk: the pack's game with the player as `--set` gives them."""
+
+    def setup(game: Game) -> None:
+        apply_settings(game, compiled, settings)
+
+    # A usage error in the settings is raised here, once, not inside the walk.
+    setup(compiled.new_game(seed=0))
+    return Table(
+        compiled.rules, compiled.cards, compiled.module, branch_points(compiled.checked), setup
+    )
+
+
+def given(table: Table) -> dict[str, int]:
+    """Every stat as the walks start, modifiers included."""
+    game = table.opening()
+    return {name: game.stat(name) for name in game.stat_names()}
+
+
+def odds_json(card: CardDef, blocks: list[BlockOdds], table: Table) -> dict[str, Any]:
+    """The odds as the JSON scripts read (`pillbox odds --json`)."""
+    return {
+        "card": card.title,
+        "variant": card.variant,
+        "given": given(table),
+        "blocks": [
+            {
+                "name": block.name,
+                "outcomes": [_outcome_json(outcome) for outcome in block.outcomes],
+                "expected": {
+                    stat: round(float(mean), 4)
+                    for stat, mean in block.expected(table.stats).items()
+                },
+                "death": round(float(block.death), 4),
+                "decisions": block.decisions,
+            }
+            for block in blocks
+        ],
+    }
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "path": list(outcome.path),
+        "probability": round(float(outcome.probability), 4),
+        "exact": _exact(outcome.probability),
+        "changes": outcome.changes,
+        "draws": outcome.draws,
+        "also": list(outcome.also),
+        "death": outcome.death,
+    }
+
+
+def _exact(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value}"
+
+
+def odds_text(card: CardDef, blocks: list[BlockOdds], table: Table) -> list[str]:
+    """The odds as a table per option or block, for a person."""
+    start = ", ".join(f"{name} {value}" for name, value in given(table).items())
+    out = [f"{card.label}, given {start}"]
+    if not blocks:
+        out.append("  it has no effects to walk")
+    for block in blocks:
+        out += ["", f"  {block.name}"]
+        rows = [
+            (_percent(o.probability), " › ".join(o.path) or "(always)", _result(o))
+            for o in block.outcomes
+        ]
+        width = max(len(path) for _, path, _ in rows)
+        out += [f"    {odds:>7}  {path:<{width}}  {result}" for odds, path, result in rows]
+        mean = block.expected(table.stats)
+        expected = ", ".join(f"{stat} {float(value):+.2f}" for stat, value in mean.items())
+        out.append(f"    expected: {expected}; death {_percent(block.death)}")
+        if block.decisions:
+            out.append(
+                "    (odds are given the decisions on each path; the expected changes and death "
+                "take each answer with even odds)"
+            )
+    return out
+
+
+def _percent(value: Fraction) -> str:
+    return f"{float(value) * 100:.1f} %"
+
+
+def _result(outcome: Outcome) -> str:
+    parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
+    parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
+    parts += list(outcome.also)
+    if outcome.death:
+        parts.append("death")
+    return "; ".join(parts) or "no change"
+
+
+def show_odds(
+    path: Path, ruleset: str | None, request: OddsRequest, emit: Emit, style: Style = plain
+) -> int:
+    """`pillbox odds PACK "Title"`: walk every option or block of the card and report."""
+    compiled = load_compiled(path, ruleset, emit, style)
+    if compiled is None:
+        return EXIT_CONTENT
+    card = find_card(compiled, request.title, request.variant)
+    table = odds_table(compiled, request.settings)
+    try:
+        blocks = card_odds(table, card)
+    except (RunawayError, TooManyPaths) as error:
+        problem = _walk_failed(card, str(error), error)
+    except Exception as error:  # a card's code failing is reported on its line
+        problem = _walk_failed(card, runtime_failure(error), error)
+    else:
+        if request.as_json:
+            emit(json.dumps(odds_json(card, blocks, table), indent=2, ensure_ascii=False))
+        else:
+            for line in odds_text(card, blocks, table):
+                emit(line)
+        return EXIT_CLEAN
+    emit(render_text(problem, compiled.sources(), style))
+    return EXIT_CONTENT
+
+
+def _walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
+    line, column = card_line(error, card.file) or (card.line, 1)
+    return Diagnostic(
+        "E0604",
+        "error",
+        f"the odds of {card.label} cannot be worked out: {message}",
+        Span(card.file, line, column, line, column + 1),
+    )
