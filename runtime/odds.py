@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from runtime.cards import CardDef, CardInstance, Effect
@@ -25,7 +26,7 @@ from runtime.game import Game, RunawayError
 from runtime.games import GameModule
 from runtime.rules import GameRules
 
-MAX_PATHS = 20_000
+MAX_PATHS = 5_000
 """Runs a walk may take: a card whose outcomes outnumber this is refused, not ground through."""
 
 
@@ -111,14 +112,14 @@ class OddsGame(Game):
     ) -> PoolResult:
         """One path per outcome the card (or the rule) writes for this check."""
         point = self._written(label, arms)
-        successes: int = self.replay.pick(_alternatives(point, check_outcomes(dice, faces)))
+        successes: int = self.replay.pick(_pool_alternatives(point, dice, faces))
         return PoolResult(label, max(dice, 0), [[]], [], [successes])
 
     def roll_dice(self, count: int, sides: int) -> Roll:
         """One path per outcome of the card's roll table."""
         notation = f"{count if count != 1 else ''}d{sides}"
         point = self._written(f"roll {notation}", ())
-        total: int = self.replay.pick(_alternatives(point, roll_outcomes(count, sides)))
+        total: int = self.replay.pick(_roll_alternatives(point, count, sides))
         return Roll(notation, _faces_summing_to(total, count, sides))
 
     def draw(self, deck: str, count: int = 1) -> None:
@@ -138,6 +139,16 @@ class OddsGame(Game):
                 return written
             frame = frame.f_back  # type: ignore[assignment]
         return BranchPoint(label, ())
+
+
+@lru_cache(maxsize=1024)
+def _pool_alternatives(point: BranchPoint, dice: int, faces: PoolFaces) -> list[_Alternative]:
+    return _alternatives(point, check_outcomes(dice, faces))
+
+
+@lru_cache(maxsize=1024)
+def _roll_alternatives(point: BranchPoint, count: int, sides: int) -> list[_Alternative]:
+    return _alternatives(point, roll_outcomes(count, sides))
 
 
 def _alternatives(point: BranchPoint, odds: list[tuple[int, Fraction]]) -> list[_Alternative]:
