@@ -19,6 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from runtime import distributions
 from runtime.cards import CardDef, CardInstance, Effect
 from runtime.dice import Arm, PoolFaces, PoolResult, Roll
 from runtime.distributions import check_outcomes, roll_outcomes
@@ -149,6 +150,13 @@ def _pool_alternatives(point: BranchPoint, dice: int, faces: PoolFaces) -> list[
 @lru_cache(maxsize=1024)
 def _roll_alternatives(point: BranchPoint, count: int, sides: int) -> list[_Alternative]:
     return _alternatives(point, roll_outcomes(count, sides))
+
+
+def clear_caches() -> None:
+    """Forget every worked-out distribution and branch (for timing a cold walk)."""
+    _pool_alternatives.cache_clear()
+    _roll_alternatives.cache_clear()
+    distributions.clear_caches()
 
 
 def _alternatives(point: BranchPoint, odds: list[tuple[int, Fraction]]) -> list[_Alternative]:
