@@ -454,10 +454,11 @@ class _Generator:
                         "step", [ast.Constant("choose")], **common, answer=ast.Constant(answer)
                     )
                 )
-            elif "use" in step:
+            elif "use" in step or "carry" in step:
+                action = "use" if "use" in step else "carry"
                 steps.append(
                     self.runtime_call(
-                        "step", [ast.Constant("use")], **common, answer=ast.Constant(step["use"])
+                        "step", [ast.Constant(action)], **common, answer=ast.Constant(step[action])
                     )
                 )
             elif "dice" in step:

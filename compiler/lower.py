@@ -670,7 +670,7 @@ class Lowerer:
                 kind = "option" if isinstance(answer, n.Text) else "answer"
                 steps.append({"choose": {kind: value}, "at": where})
             elif isinstance(step, n.Use):
-                steps.append({"use": step.card.value, "at": where})
+                steps.append({step.action: step.card.value, "at": where})
             elif isinstance(step, n.ForceDice):
                 faces = []
                 for face in step.faces:

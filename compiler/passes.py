@@ -446,13 +446,14 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
         card = lowered.ir
         for test in card["tests"]:
             for step in test["steps"]:
-                if "use" in step and step["use"] not in titles:
-                    yield _error(
-                        "E0243",
-                        f'the test uses "{step["use"]}", but the pack has no such card',
-                        span_of(card, step["at"]),
-                        did_you_mean(step["use"], titles),
-                    )
+                for action, verb in (("use", "uses"), ("carry", "carries")):
+                    if action in step and step[action] not in titles:
+                        yield _error(
+                            "E0243",
+                            f'the test {verb} "{step[action]}", but the pack has no such card',
+                            span_of(card, step["at"]),
+                            did_you_mean(step[action], titles),
+                        )
 
 
 def pack_facts(card: IR) -> IR:
@@ -463,7 +464,9 @@ def pack_facts(card: IR) -> IR:
     }
     if "options" in card:
         facts["options"] = [{"title": o["title"], "at": o["at"]} for o in card["options"]]
-    facts["tests"] = [{"steps": [s for s in t["steps"] if "use" in s]} for t in card["tests"]]
+    facts["tests"] = [
+        {"steps": [s for s in t["steps"] if "use" in s or "carry" in s]} for t in card["tests"]
+    ]
     return facts
 
 

@@ -270,10 +270,11 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Use:
-    """`use "Card"` inside a test."""
+    """`use "Card"` inside a test (or `carry "Card"`: the player has it, unused)."""
 
     card: Text
     span: Span
+    action: str = "use"
 
 
 @dataclass(frozen=True, slots=True)

@@ -281,6 +281,11 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         assert isinstance(card, n.Text)
         return n.Use(card, self._span(children))
 
+    def carry(self, children: list[Any]) -> n.Use:
+        card = self._make_atom(children[1])
+        assert isinstance(card, n.Text)
+        return n.Use(card, self._span(children), "carry")
+
     def dice(self, children: list[Any]) -> n.ForceDice:
         faces = tuple(self._make_atom(t) for t in children[1:])
         assert all(isinstance(f, n.Integer) for f in faces)

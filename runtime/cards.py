@@ -53,7 +53,7 @@ class BlockDef:
 class TestStep:
     """One line of a card test."""
 
-    action: str  # "set", "choose", "use", "dice", "expect"
+    action: str  # "set", "choose", "use", "carry", "dice", "expect"
     line: int
     column: int
     text: str = ""  # what the line says, for messages

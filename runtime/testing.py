@@ -113,6 +113,8 @@ def _run_steps(
             dice.add(step.faces)
         elif step.action == "use":
             pending.append(step)
+        elif step.action == "carry":
+            _carry(game, this, step)
         elif step.action == "expect":
             if pending or not acted:
                 act()
@@ -122,7 +124,16 @@ def _run_steps(
 
 
 def _use(game: Game, this: CardInstance, step: TestStep) -> None:
-    """`use "Card"`: the player gets that card, then uses it."""
+    """`use "Card"`: the player gets that card (or uses the one carried), then uses it."""
+    carried = [c for c in game.player.items if c.title == step.answer]
+    card = carried[0] if carried else _carry(game, this, step)
+    if not game.usable(card):
+        raise TestFailure(f"{card.definition.label} has nothing to use", step.line, step.column)
+    game.use(card)
+
+
+def _carry(game: Game, this: CardInstance, step: TestStep) -> CardInstance:
+    """`carry "Card"`: the player has that card from now on, as if it had been drawn before."""
     if step.answer == this.title:
         card = this
     else:
@@ -130,11 +141,10 @@ def _use(game: Game, this: CardInstance, step: TestStep) -> None:
         if definition is None:
             raise TestFailure(f"no card of the pack is titled {step.answer!r}", step.line)
         card = game.new_instance(definition)
-    if not game.usable(card):
-        raise TestFailure(f"{card.definition.label} has nothing to use", step.line, step.column)
     if card not in game.player.items:
         game.player.items.append(card)
-    game.use(card)
+        game.event("given", f"carrying {card.definition.label}", uid=card.uid)
+    return card
 
 
 def _expect(game: Game, this: CardInstance, step: TestStep) -> None:

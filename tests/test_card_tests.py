@@ -152,6 +152,64 @@ item "Bitter Tea" {
     assert code == 0, output
 
 
+def test_carry_gives_the_player_a_card_before_the_card_under_test_runs(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        items="""
+item "Heavy Boots" {
+    type clothing
+    while carried { dexterity -1 }
+}
+item "Bitter Tea" {
+    type food
+    use { discard this; lose terror 2 }
+}
+""",
+        cards=SHOUT
+        % """    test "boots slow you down" {
+        carry "Heavy Boots"
+        carry "Bitter Tea"
+        expect dexterity == 2
+        expect items carried == 1
+        use "Bitter Tea"
+        expect items carried == 0
+    }""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 0, output
+    (pack / "cards.card").write_text(
+        SHOUT % '    test "no such card" { carry "Lead Boots"; expect terror == 1 }'
+    )
+    code, output = run("check", str(pack))
+    assert code == 1, output
+    assert "E0243" in output and 'the test carries "Lead Boots"' in output
+
+
+def test_given_sets_clues_found_and_pills(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        clues="""
+clue "Clue B" { letter B }
+clue "Clue A" { letter A }
+""",
+        quirks="""
+quirk "Counter" {
+    condition "You carry nothing."
+    when phenomenon revealed {
+        if pills on this >= 2 and clues found == 2 { lose terror 1 }
+    }
+    test "paid out" {
+        given terror 3, pills on this 2, clues found 2
+        expect pills on this == 2
+        expect clues found == 2
+    }
+}
+""",
+    )
+    code, output = run("test", str(pack), "-v")
+    assert code == 0, output
+
+
 def test_k_selects_tests_by_name(tmp_path: Path) -> None:
     pack = shout_pack(
         tmp_path,

@@ -173,6 +173,22 @@ def clues_found(game: Game, card: CardInstance) -> int:
     return len(game.state.found)
 
 
+def set_clues_found(game: Game, card: CardInstance, value: int) -> None:
+    """`given clues found 2`: the pack's first clues by letter are found, in that order."""
+    clues = sorted(
+        (d for d in game.cards if d.kind == "clue"), key=lambda d: str(d.properties.get("letter"))
+    )
+    game.state.found = [game.new_instance(d) for d in clues[:value]]
+    shown = " ".join(found_symbols(game)) or "none"
+    game.event("given", f"clues found: {shown}", order=found_symbols(game))
+
+
+def set_pills_on_this(game: Game, card: CardInstance, value: int) -> None:
+    """`given pills on this 2`."""
+    card.tokens["pill"] = value
+    game.event("given", f"{value} pills on {card.title}", pills=value)
+
+
 def counts_toward_limit(card: CardInstance) -> bool:
     """Clothing does not count toward the carry limit."""
     return card.definition.properties.get("type") not in UNCOUNTED_TYPES
@@ -296,10 +312,10 @@ COMA_WARD = BASE.extend(
         "bonus_next": bonus_next,
     },
     values={
-        "clues_found": ValueDef(clues_found),
+        "clues_found": ValueDef(clues_found, set_clues_found),
         "items_carried": ValueDef(items_carried),
         "carry_limit": ValueDef(carry_limit),
-        "pills_on_this": ValueDef(pills_on_this),
+        "pills_on_this": ValueDef(pills_on_this, set_pills_on_this),
     },
     conditions={"phenomenon_revealed": phenomenon_revealed},
     procedures={"coma-ward-pool": pool_check},
