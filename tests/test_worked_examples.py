@@ -210,7 +210,7 @@ def test_bruce_attacks_with_the_broom_on_seven_dice(cards: CompiledPack) -> None
         "check attack (7 dice): 5 6 5 1 2 3 3 → 3 successes",
         "Jane rolls dexterity 3, dodge +2 = 5 dice",
         "Jane dodges (5 dice): 1 2 3 5 2 → 1 success",
-        "Bruce wins 3 to 1: Jane loses 2 health",
+        "Bruce wins 3 to 1: Jane takes 2 damage",
         "health 5 → 3 (-2)",
     ]
     assert lines(game)[0] == "Bruce attacks with: Broom"  # the weapon was decided, not given
@@ -476,7 +476,7 @@ def test_a_counter_attack_hurts_the_attacker_even_on_a_steal(cards: CompiledPack
     assert lines(game)[0] == "Bruce tries to steal from Jane: unarmed"
     assert "Jane rolls strength 3, Frying Pan +2 = 5 dice" in lines(game)
     assert "Jane counter-attacks (5 dice): 6 5 1 2 3 → 2 successes" in lines(game)
-    assert "Jane wins 1 to 2: Bruce loses 2 health" in lines(game)
+    assert "Jane wins 1 to 2: Bruce takes 2 damage" in lines(game)
     assert used_up(dice, answers)
 
 
@@ -623,7 +623,7 @@ def test_fighters_must_share_a_space(cards: CompiledPack) -> None:
     jane.location = "hallway"
     with pytest.raises(CombatError, match="must share a space"):
         attack(game, bruce, jane, defence="dodge")
-    with pytest.raises(CombatError, match="attacks or steals"):
+    with pytest.raises(CombatError, match="attacks, steals or uses medicine"):
         attack(game, bruce, bruce, "trip", defence="dodge")
 
 

@@ -6,7 +6,10 @@ come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.m
 
 from __future__ import annotations
 
+from typing import Any
+
 from runtime.cards import CardInstance
+from runtime.decisions import YES_NO
 from runtime.dice import Arm, PoolResult
 from runtime.game import Game
 from runtime.games import ValueDef
@@ -28,6 +31,10 @@ def pool_rule(game: Game) -> ProcedureRule:
 
 UNCOUNTED_TYPES = frozenset({"clothing"})
 """Item types that do not count toward the carry limit (clues are not carried at all)."""
+
+KEPT_IN_FRONT = frozenset({"medicine"})
+"""Item types that, when they have uses left for later (`charges`), are kept in front of the
+player rather than carried, so they do not count toward the limit (the rulebook's medicines)."""
 
 PASS_FOCUS = 3
 """Successes a focus check needs when searching a room."""
@@ -190,8 +197,10 @@ def set_pills_on_this(game: Game, card: CardInstance, value: int) -> None:
 
 
 def counts_toward_limit(card: CardInstance) -> bool:
-    """Clothing does not count toward the carry limit."""
-    return card.definition.properties.get("type") not in UNCOUNTED_TYPES
+    """Clothing, and medicine kept for later uses, do not count toward the carry limit."""
+    properties = card.definition.properties
+    kind = properties.get("type")
+    return kind not in UNCOUNTED_TYPES and not (kind in KEPT_IN_FRONT and "charges" in properties)
 
 
 def items_carried(game: Game, card: CardInstance) -> int:
@@ -200,8 +209,57 @@ def items_carried(game: Game, card: CardInstance) -> int:
 
 
 def carry_limit(game: Game, card: CardInstance) -> int:
-    """`carry limit`: strength."""
-    return game.stat("strength")
+    """`carry limit`: strength, and what clothing (`carry limit +1`) adds."""
+    return game.stat("strength") + game.stat_bonus(CARRY_LIMIT, game.player)
+
+
+CARRY_LIMIT = "carry_limit"
+"""What a `carry limit +1` modifier raises (it is read like a stat's bonus)."""
+
+
+def carry_bonus(game: Game, player: Player, args: dict[str, Any]) -> tuple[str, int] | None:
+    """`carry limit +1` while the block applies."""
+    return CARRY_LIMIT, int(args["modifier"])
+
+
+def hurt(game: Game, player: Player, damage: int) -> int:
+    """Damage from a blow: the player may discard clothing that protects to take less of it.
+
+    Each piece is offered while damage is left, in the order carried; the health lost is
+    what remains (and the number returned)."""
+    for item in list(player.items):
+        saves = item.definition.properties.get("protects")
+        if damage <= 0 or not isinstance(saves, int) or saves <= 0:
+            continue
+        prompt = f"discard {item.title} to prevent {min(saves, damage)} damage"
+        if game.decide("yes-no", prompt, YES_NO) == 0:
+            game.discard(item)
+            damage -= min(saves, damage)
+    if damage > 0:
+        game.change("health", -damage, player)
+    else:
+        game.event("damage", f"{player.name} takes no damage", player=player.name)
+    return damage
+
+
+def take_damage(game: Game, card: CardInstance, *, amount: int) -> None:
+    """`take 2 damage`: lose health to a blow, which protecting clothing can soften."""
+    hurt(game, game.player, amount)
+
+
+USES = "uses"
+"""The token counting what is left of an item's `charges`."""
+
+
+def spend_use(game: Game, card: CardInstance) -> None:
+    """`spend a use`: one of the item's charges is gone; with the last, it is discarded."""
+    game.step()
+    charges = card.definition.properties.get("charges", 1)
+    left = card.tokens.get(USES, charges if isinstance(charges, int) else 1) - 1
+    card.tokens[USES] = left
+    game.event("token", f"{card.title}: {left} {'use' if left == 1 else 'uses'} left", uses=left)
+    if left <= 0:
+        game.discard(card)
 
 
 def pills_on_this(game: Game, card: CardInstance) -> int:
@@ -310,7 +368,10 @@ COMA_WARD = BASE.extend(
         "reveal_phenomenon": reveal_phenomenon,
         "place_pill": place_pill,
         "bonus_next": bonus_next,
+        "take_damage": take_damage,
+        "spend_use": spend_use,
     },
+    modifiers={"carry_bonus": carry_bonus},
     values={
         "clues_found": ValueDef(clues_found, set_clues_found),
         "items_carried": ValueDef(items_carried),

@@ -11,7 +11,13 @@ The procedure is the rulebook's "Attacking or Stealing Items". Readings taken he
   Neither takes the bonuses of a stat's own checks (`bonus next dexterity`): those wait for a
   `check dexterity`. Adrenaline and carried items count through `game.stat`, as in any check.
 - Ties go to the defender, and nothing happens: no damage, no move, no item changes hands.
-- Reducing damage by discarding clothing is not simulated: no card says how much it saves yet.
+- The side that is hurt may discard clothing that `protects` to take less damage, piece by
+  piece (`coma_ward.hurt`).
+- Medicine as an attack: the attacker declares `medicine` and rolls an attack check with the
+  weapons of their choice, answered as any attack; if the attacker wins, the medicine's
+  `use as an attack` block resolves on the defender (who is the "you" of its effects), then the
+  medicine is spent like any use of it (its block says `discard this` or `spend a use`). If
+  the defender wins, a dodge or counter-attack resolves as usual and the medicine is kept.
 - A stolen item is carried at once; the carry limit is left to the attacker's next drop.
 """
 
@@ -21,14 +27,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
-from runtime.cards import CardInstance
+from runtime.cards import CardInstance, Effect
 from runtime.dice import PoolResult
 from runtime.game import Game
-from runtime.games.coma_ward import pool_rule, roll_check, take_bonuses
+from runtime.games.coma_ward import hurt, pool_rule, roll_check, take_bonuses
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
-ACTIONS = ("attack", "steal")
+ACTIONS = ("attack", "steal", "medicine")
 """What the attacker declares before rolling."""
 
 DEFENCES = ("dodge", "counter-attack")
@@ -76,7 +82,7 @@ UNARMED = Loadout((), UNARMED_STAT, 0, UNARMED_DAMAGE)
 class CombatResult:
     """What one attack or steal came to."""
 
-    action: str  # "attack" or "steal"
+    action: str  # "attack", "steal" or "medicine"
     defence: str  # "dodge" or "counter-attack"
     attacker_dice: int
     attacker_successes: int
@@ -229,10 +235,16 @@ def attack(
     weapons: Sequence[CardInstance] | None = None,
     defence: str | None = None,
     defender_weapons: Sequence[CardInstance] | None = None,
+    medicine: CardInstance | None = None,
 ) -> CombatResult:
-    """Resolve an attack or a steal; what the caller leaves out (None) is decided in play."""
+    """Resolve an attack, a steal or a medicine forced on someone; what the caller leaves out
+    (None) is decided in play."""
     if action not in ACTIONS:
-        raise CombatError(f"the attacker attacks or steals, not {action!r}")
+        raise CombatError(f"the attacker attacks, steals or uses medicine, not {action!r}")
+    if (action == "medicine") != (medicine is not None):
+        raise CombatError("a medicine attack names its medicine, and only it does")
+    if medicine is not None and not _attack_blocks(game, medicine):
+        raise CombatError(f"{medicine.title} cannot be used as an attack")
     if defence is not None and defence not in DEFENCES:
         raise CombatError(f"the defender dodges or counter-attacks, not {defence!r}")
     if attacker is defender:
@@ -248,7 +260,11 @@ def attack(
     answer = loadout(defender, defender_weapons) if defender_weapons is not None else None
     if gear is None:
         gear = choose_loadout(game, attacker, "attacks" if action == "attack" else "steals")
-    what = "attacks" if action == "attack" else "tries to steal from"
+    what = {
+        "attack": "attacks",
+        "steal": "tries to steal from",
+        "medicine": f"tries to force {medicine.title if medicine else ''} on",
+    }[action]
     game.event(
         "combat",
         f"{attacker.name} {what} {defender.name}: {gear.label}",
@@ -283,6 +299,8 @@ def attack(
     if hits == blocks:
         game.event("combat", f"tie {score}: {defender.name} wins; nothing happens", tie=True)
         return result
+    if hits > blocks and medicine is not None:
+        return _medicine_given(game, attacker, defender, medicine, result, score)
     if hits > blocks:
         return _attacker_wins(game, attacker, defender, gear, result, score)
     if counter is None:
@@ -295,6 +313,44 @@ def attack(
         return result
     # A counter-attack hurts the attacker even when they only meant to steal.
     return _hurt(game, defender, attacker, counter.damage, result, score)
+
+
+def _attack_blocks(game: Game, medicine: CardInstance) -> list[tuple[str, Effect]]:
+    """The medicine's blocks that run when it is used as an attack, with their headers."""
+    found: list[tuple[str, Effect]] = []
+    for block in medicine.definition.blocks:
+        rule = game.rules.blocks.get(block.name)
+        if rule is not None and rule.trigger == MEDICINE_TRIGGER and block.run is not None:
+            found.append((rule.header or block.name, block.run))
+    return found
+
+
+MEDICINE_TRIGGER = "use_as_attack"
+"""The trigger of a medicine's block that resolves on the loser of a medicine attack."""
+
+
+def _medicine_given(
+    game: Game,
+    attacker: Player,
+    defender: Player,
+    medicine: CardInstance,
+    result: CombatResult,
+    score: str,
+) -> CombatResult:
+    game.event(
+        "combat",
+        f"{attacker.name} wins {score}: {defender.name} is given {medicine.title}",
+        winner=attacker.name,
+    )
+    # The defender is the "you" of the medicine's effects while it resolves.
+    turn = game.state.current
+    game.state.current = game.state.players.index(defender)
+    try:
+        for header, run in _attack_blocks(game, medicine):
+            game.resolve(medicine, run, header)
+    finally:
+        game.state.current = turn
+    return result
 
 
 def _attacker_wins(
@@ -333,12 +389,12 @@ def _hurt(
 ) -> CombatResult:
     game.event(
         "combat",
-        f"{winner.name} wins {score}: {loser.name} loses {damage} health",
+        f"{winner.name} wins {score}: {loser.name} takes {damage} damage",
         winner=winner.name,
         damage=damage,
     )
-    game.change("health", -damage, loser)
-    return replace(result, damage=damage, damaged=loser.name)
+    taken = hurt(game, loser, damage)
+    return replace(result, damage=taken, damaged=loser.name)
 
 
 def steal(
