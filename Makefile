@@ -21,6 +21,7 @@ demo: $(STAMP)
 	$(BIN)/pillbox play $(SPECIMENS) "The Figure at the End of the Hall" --seed 12 --choose "Back away" --choose yes --choose "Stay quiet" --choose "Hold your breath"
 	mkdir -p build
 	$(BIN)/pillbox print $(SPECIMENS) -o build/demo-cards.pdf --backs duplex --png build/demo-cards --dpi 100
+	$(BIN)/pillbox report $(SPECIMENS) -o build/demo-report.html
 
 test: $(STAMP) lint unit
 

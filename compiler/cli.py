@@ -230,6 +230,24 @@ def odds(
 
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), required=True, help="The HTML file."
+)
+@click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def report(
+    pack: Path, output: Path, settings: tuple[str, ...], ruleset: str | None, color: str
+) -> None:
+    """Write one HTML page of every card with its odds charted, flags and diagnostics."""
+    from compiler.report.report import ReportRequest, make_report
+
+    request = ReportRequest(output, settings)
+    sys.exit(_usage(lambda: make_report(pack, ruleset, request, click.echo, _style(color))))
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title")
 @click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
 @click.option(

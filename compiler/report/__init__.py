@@ -1,0 +1,1 @@
+"""`pillbox report`: a self-contained HTML page of a pack's cards, their exact odds and flags."""

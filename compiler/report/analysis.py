@@ -1,0 +1,479 @@
+"""What the pack report says about each card's odds: outcomes across a stat, and the flags.
+
+Every option (or effect block) is walked exactly (`runtime.odds`) at the stats the report is
+given, and again at each value of the stat its first check rolls, from the ruleset's lowest to
+its highest. That stat is set as `--set` sets it: a derived stat (Coma Ward's focus, read from
+terror) is pinned at the value, and every other stat stays as given. The chart's axis is then
+the number the check rolls, one column per value, with no repeats and no side effects; varying
+the source instead (terror 0..5) would repeat focus 3, and would mix the check's odds with
+what terror itself does to the outcomes (terror past 5 is lost as health). A check that rolls
+the best of several stats (an attack) sets them all to the value, each within its own range.
+
+Good and bad come from the ruleset: a stat whose lowest value kills is good (more is better),
+a stat whose excess is taken from a good stat is bad. Where the ruleset says neither,
+`FALLBACK_POLARITY` names a few common stats; other stats count as neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+from typing import Any
+
+from compiler.build import CompiledPack
+from compiler.commands import apply_settings
+from compiler.odds import given, odds_table
+from compiler.ruleset import Ruleset
+from dsl.spans import Diagnostic, Span
+from runtime.cards import CardDef
+from runtime.game import Game, RunawayError
+from runtime.odds import BlockOdds, Branches, BranchPoint, Outcome, Table, TooManyPaths, card_odds
+from runtime.testing import card_line, runtime_failure
+
+IR = dict[str, Any]
+
+RARE = Fraction(2, 100)
+"""A branch that happens less often than this (or more often than 1 - RARE) is flagged."""
+
+VARIANT_THRESHOLD = Fraction(1, 2)
+"""Variants whose expected change of a good or bad stat differs by more than this are flagged."""
+
+MAX_COLUMNS = 24
+"""A stat with a wider range is charted at this many values, evenly spread, ends included."""
+
+FALLBACK_POLARITY = {
+    "health": 1,
+    "sanity": 1,
+    "hope": 1,
+    "terror": -1,
+    "fear": -1,
+    "stress": -1,
+    "doom": -1,
+    "wounds": -1,
+}
+"""Whether more of a stat is good (+1) or bad (-1), for stats the ruleset says nothing about."""
+
+
+def polarity(ruleset: Ruleset) -> dict[str, int]:
+    """+1 for each tracked stat more of which is good, -1 where more is bad."""
+    signs: dict[str, int] = {}
+    for stat in ruleset.stats.values():
+        if stat.at_min == "death":
+            signs[stat.name] = 1  # its lowest value kills: more of it is better
+    for stat in ruleset.stats.values():
+        if stat.name not in signs and stat.above_max and signs.get(stat.above_max) == 1:
+            signs[stat.name] = -1  # what passes its maximum is taken from a good stat
+    for name in ruleset.stats:
+        if name not in signs and name in FALLBACK_POLARITY:
+            signs[name] = FALLBACK_POLARITY[name]
+    return signs
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something a designer should look at, on one card."""
+
+    kind: str  # "branch", "dominated", "variants"
+    anchor: str  # the card's id in the page
+    card: str  # the card's label
+    text: str
+    others: tuple[str, ...] = ()  # the ids of other cards it is about (another variant)
+
+
+@dataclass
+class Column:
+    """The outcomes of a block with the chart's stat at one value."""
+
+    value: int | None  # None: a block whose checks roll no stat
+    given: bool  # the value the report is given
+    odds: BlockOdds
+
+
+@dataclass
+class BlockReport:
+    """One option or effect block: its odds as given, and across its stat."""
+
+    name: str
+    odds: BlockOdds  # at the given stats
+    axis: tuple[str, ...]  # the stats the chart varies; () when its checks roll none
+    columns: list[Column]
+    also: list[str]  # other stats its checks roll, held as given
+    flags: list[Flag] = field(default_factory=list)
+
+    def expected(self, stats: Sequence[str]) -> dict[str, Fraction]:
+        """The expected change of each stat at the given stats."""
+        return self.odds.expected(stats)
+
+
+@dataclass
+class CardReport:
+    """A card with the report of each of its options or blocks."""
+
+    card: CardDef
+    ir: IR
+    anchor: str
+    blocks: list[BlockReport] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+
+
+@dataclass
+class Analysis:
+    """The report's findings across the pack."""
+
+    cards: list[CardReport]
+    given: dict[str, int]
+    stats: list[str]  # tracked stats, whose changes outcomes report
+    polarity: dict[str, int]
+    problems: list[Diagnostic]  # cards whose odds cannot be worked out
+
+    @property
+    def flags(self) -> list[Flag]:
+        """Every flag, card by card, once (a flag about two variants is on both)."""
+        return list(dict.fromkeys(flag for card in self.cards for flag in card.flags))
+
+
+class _Walks:
+    """Walks cards with stats set over the command line's settings, each walk made once."""
+
+    def __init__(self, compiled: CompiledPack, settings: Sequence[str]) -> None:
+        self.compiled = compiled
+        self.settings = list(settings)
+        self.base = odds_table(compiled, settings)  # a usage error in --set is raised here
+        self.tables: dict[tuple[str, ...], Table] = {(): self.base}
+        self.walks: dict[tuple[int, tuple[str, ...]], list[BlockOdds]] = {}
+
+    def table(self, values: dict[str, int]) -> Table:
+        """The start of every walk with these stats set over the settings."""
+        kept = [s for s in self.settings if s.partition("=")[0].strip() not in values]
+        key = tuple(f"{name}={value}" for name, value in values.items())
+        if key not in self.tables:
+            settings = [*kept, *key]
+
+            def setup(game: Game) -> None:
+                apply_settings(game, self.compiled, settings)
+
+            # The same rules and branch points; only the player differs.
+            base = self.base
+            self.tables[key] = Table(base.rules, base.cards, base.module, base.branches, setup)
+        return self.tables[key]
+
+    def blocks(self, index: int, card: CardDef, values: dict[str, int]) -> list[BlockOdds]:
+        """The card's blocks walked with `values` set (as given when empty)."""
+        key = (index, tuple(f"{name}={value}" for name, value in values.items()))
+        if key not in self.walks:
+            self.walks[key] = card_odds(self.table(values), card)
+        return self.walks[key]
+
+
+def anchors(cards: Sequence[CardDef]) -> list[str]:
+    """A unique id for each card, readable in a link."""
+    out = []
+    for index, card in enumerate(cards, 1):
+        slug = "".join(c if c.isalnum() else "-" for c in card.title.lower())
+        slug = "-".join(part for part in slug.split("-") if part)[:40]
+        out.append(f"card-{index}" + (f"-{slug}" if slug else ""))
+    return out
+
+
+def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
+    """Walk every card of the pack, across the stats its checks roll, and flag what stands out."""
+    walks = _Walks(compiled, settings)
+    ruleset = compiled.checked.ruleset
+    signs = polarity(ruleset)
+    stats = walks.base.stats
+    start = given(walks.base)
+    by_place = {(ir["file"], ir["at"][0]): ir for ir in compiled.checked.cards}
+    reports: list[CardReport] = []
+    problems: list[Diagnostic] = []
+    for index, (card, anchor) in enumerate(
+        zip(compiled.cards, anchors(compiled.cards), strict=True)
+    ):
+        report = CardReport(card, by_place[(card.file, card.line)], anchor)
+        reports.append(report)
+        try:
+            report.blocks = _blocks(walks, index, card, report.ir, ruleset, start)
+        except (RunawayError, TooManyPaths) as error:
+            problems.append(_walk_failed(card, str(error), error))
+            continue
+        except Exception as error:  # a card's code failing is reported on its line
+            problems.append(_walk_failed(card, runtime_failure(error), error))
+            continue
+        for block in report.blocks:
+            block.flags = branch_flags(report, block, walks.base.branches)
+            report.flags += block.flags
+        report.flags += dominance_flags(report, stats, signs)
+    by_anchor = {report.anchor: report for report in reports}
+    for flag in variant_flags(reports, stats, signs):
+        for anchor in (flag.anchor, *flag.others):
+            by_anchor[anchor].flags.append(flag)
+    return Analysis(reports, start, stats, signs, problems)
+
+
+def _blocks(
+    walks: _Walks, index: int, card: CardDef, ir: IR, ruleset: Ruleset, start: dict[str, int]
+) -> list[BlockReport]:
+    """Each option or block of the card, walked as given and across its chart's stat."""
+    as_given = walks.blocks(index, card, {})
+    effects = block_effects(card, ir)
+    out = []
+    for position, (odds, tree) in enumerate(zip(as_given, effects, strict=True)):
+        rolled = checked_stats(tree, ruleset) or [(stat,) for stat in read_stats(tree, ruleset)]
+        axis = rolled[0] if rolled else ()
+        also = [s for group in rolled[1:] for s in group if s not in axis]
+        columns = [Column(None, True, odds)]
+        if axis:
+            low, high = ruleset.stat_range(axis[0])
+            columns = []
+            for value in spread(low, high):
+                values = {s: _clamp(value, ruleset.stat_range(s)) for s in axis}
+                walked = walks.blocks(index, card, values)[position]
+                columns.append(Column(value, start.get(axis[0]) == value, walked))
+        out.append(BlockReport(odds.name, odds, axis, columns, list(dict.fromkeys(also))))
+    return out
+
+
+def _clamp(value: int, bounds: tuple[int, int]) -> int:
+    return max(bounds[0], min(bounds[1], value))
+
+
+def spread(low: int, high: int) -> list[int]:
+    """Every value from low to high, or MAX_COLUMNS of them evenly spread when too many."""
+    if high - low + 1 <= MAX_COLUMNS:
+        return list(range(low, high + 1))
+    step = (high - low) / (MAX_COLUMNS - 1)
+    return sorted({low + round(i * step) for i in range(MAX_COLUMNS)})
+
+
+def block_effects(card: CardDef, ir: IR) -> list[Any]:
+    """The IR of each walked option or block, in the order `card_odds` walks them."""
+    if card.options:
+        return [option.get("effects", []) for option in ir.get("options", [])]
+    named = {block.get("block"): block for block in ir.get("blocks", [])}
+    return [named.get(block.name, {}) for block in card.blocks if block.run is not None]
+
+
+def checked_stats(tree: Any, ruleset: Ruleset) -> list[tuple[str, ...]]:
+    """The stats each check in an IR tree rolls, in reading order (empty tuples left out)."""
+    found: list[tuple[str, ...]] = []
+    for node in _nodes(tree):
+        check = node.get("check")
+        if not isinstance(check, dict) or "outcomes" not in check:
+            continue
+        args = check.get("args") or {}
+        procedure = ruleset.procedures.get(str(check.get("procedure")))
+        if isinstance(args.get("stat"), str):
+            stats: tuple[str, ...] = (args["stat"],)
+        elif procedure is not None:
+            stats = procedure.base_stats
+        else:
+            stats = ()
+        stats = tuple(s for s in stats if s in ruleset.stat_names)
+        if stats and stats not in found:
+            found.append(stats)
+    return found
+
+
+def read_stats(tree: Any, ruleset: Ruleset) -> list[str]:
+    """The stats an IR tree reads (in a condition, say), in reading order."""
+    found: list[str] = []
+    for node in _nodes(tree):
+        stat = (node.get("args") or {}).get("stat") if node.get("value") == "stat" else None
+        if isinstance(stat, str) and stat in ruleset.stat_names and stat not in found:
+            found.append(stat)
+    return found
+
+
+def _nodes(tree: Any) -> Iterator[IR]:
+    """Every mapping inside an IR tree, in reading order."""
+    if isinstance(tree, dict):
+        yield tree
+        for value in tree.values():
+            yield from _nodes(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _nodes(value)
+
+
+# ---------------------------------------------------------------------------------- flags
+
+
+def is_decision(step: str) -> bool:
+    """Whether a path step is a decision (`may: yes`, `choose: Run`) rather than dice."""
+    return step.startswith(("may: ", "choose: "))
+
+
+@dataclass(frozen=True)
+class Branch:
+    """The arms of one branch point as reached by one path prefix, each with its odds."""
+
+    prefix: tuple[str, ...]
+    header: str
+    arms: tuple[tuple[str, Fraction], ...]  # (arm as written, its odds once reached)
+
+
+def branches(odds: BlockOdds, points: Sequence[BranchPoint] = ()) -> list[Branch]:
+    """Every check or roll of the block's paths with the odds of each of its arms.
+
+    An arm's odds once its check is reached are the weight of the paths through it over the
+    weight of the paths reaching the check (weights take decisions with even odds, so the
+    decisions cancel). Arms the card writes that cannot happen are found among `points`, the
+    card's own checks and rolls, and given odds 0.
+    """
+    weight: dict[tuple[str, ...], Fraction] = {}
+    for outcome in odds.outcomes:
+        for depth in range(len(outcome.path) + 1):
+            prefix = outcome.path[:depth]
+            weight[prefix] = weight.get(prefix, Fraction(0)) + outcome.weight
+    grouped: dict[tuple[tuple[str, ...], str], dict[str, Fraction]] = {}
+    for path in weight:
+        if not path or is_decision(path[-1]):
+            continue
+        header, _, arm = path[-1].partition(": ")
+        reached = weight[path[:-1]]
+        share = weight[path] / reached if reached else Fraction(0)
+        grouped.setdefault((path[:-1], header), {})[arm] = share
+    out = []
+    for (prefix, header), arms in grouped.items():
+        for point in points:
+            written = [arm.text for arm in point.arms]
+            if point.header == header and set(arms) <= set(written):
+                arms = {text: arms.get(text, Fraction(0)) for text in written}
+                break
+        out.append(Branch(prefix, header, tuple(arms.items())))
+    return out
+
+
+def branch_flags(report: CardReport, block: BlockReport, table_points: Branches) -> list[Flag]:
+    """A flag for each check or roll of the block with an arm under 2 % or over 98 %."""
+    first, last = report.ir["at"][0], report.ir["at"][2]
+    points = [
+        point
+        for (file, line), point in table_points.items()
+        if file == report.card.file and first <= line <= last
+    ]
+    flags = []
+    for branch in branches(block.odds, points):
+        extreme = [(arm, p) for arm, p in branch.arms if p < RARE or p > 1 - RARE]
+        if not extreme:
+            continue
+        where = f" after {' › '.join(branch.prefix)}" if branch.prefix else ""
+        arms = ", ".join(
+            f"{arm} {percent(p)}{' (never)' if not p else ''}" for arm, p in branch.arms
+        )
+        text = f"{block.name}: {branch.header}{where}: {arms}"
+        flags.append(Flag("branch", report.anchor, report.card.label, text))
+    return flags
+
+
+def dominance_flags(report: CardReport, stats: Sequence[str], signs: dict[str, int]) -> list[Flag]:
+    """A flag for each option no better than another option on any stat and worse on one.
+
+    Only options compete (a card's effect blocks are not alternatives); only stats that are
+    good or bad count, and death (less is better). Draws, moves and other effects do not.
+    """
+    if not report.card.options or not signs:
+        return []
+    rated = [s for s in stats if s in signs]
+    scores = []
+    for block in report.blocks:
+        mean = block.expected(rated)
+        scores.append({**{s: signs[s] * mean[s] for s in rated}, "death": -block.odds.death})
+    flags = []
+    for i, j in combinations(range(len(report.blocks)), 2):
+        for better, worse in ((i, j), (j, i)):
+            a, b = scores[better], scores[worse]
+            if all(a[k] >= b[k] for k in a) and any(a[k] > b[k] for k in a):
+                behind = [k for k in a if a[k] > b[k]]
+                detail = ", ".join(
+                    _difference(k, report.blocks[worse], report.blocks[better]) for k in behind
+                )
+                text = (
+                    f"“{report.blocks[worse].name}” is never better than "
+                    f"“{report.blocks[better].name}” and worse on {detail}"
+                )
+                flags.append(Flag("dominated", report.anchor, report.card.label, text))
+    return flags
+
+
+def _difference(stat: str, worse: BlockReport, better: BlockReport) -> str:
+    if stat == "death":
+        return f"death ({percent(worse.odds.death)} against {percent(better.odds.death)})"
+    return f"{stat} ({against(worse.expected([stat])[stat], better.expected([stat])[stat])})"
+
+
+def variant_flags(
+    reports: Sequence[CardReport], stats: Sequence[str], signs: dict[str, int]
+) -> list[Flag]:
+    """A flag for each pair of variants whose same option's expected terror or health (every
+    good or bad stat) differs by more than VARIANT_THRESHOLD."""
+    rated = [s for s in stats if s in signs]
+    groups: dict[tuple[str, str], list[CardReport]] = {}
+    for report in reports:
+        if report.card.variant is not None and report.blocks:
+            groups.setdefault((report.card.kind, report.card.title), []).append(report)
+    flags = []
+    for group in groups.values():
+        for one, other in combinations(group, 2):
+            theirs = {block.name: block for block in other.blocks}
+            for block in one.blocks:
+                twin = theirs.get(block.name)
+                if twin is None:
+                    continue
+                mine, its = block.expected(rated), twin.expected(rated)
+                apart = [s for s in rated if abs(mine[s] - its[s]) > VARIANT_THRESHOLD]
+                if not apart:
+                    continue
+                detail = ", ".join(f"{s} {against(mine[s], its[s])}" for s in apart)
+                text = (
+                    f"variants {one.card.variant} and {other.card.variant} differ on "
+                    f"“{block.name}”: {detail}"
+                )
+                flags.append(Flag("variants", one.anchor, one.card.label, text, (other.anchor,)))
+    return flags
+
+
+def percent(value: Fraction) -> str:
+    """A probability as a percentage, never rounded to 0 or 100 when it is not."""
+    if value in (0, 1):
+        return f"{int(value) * 100} %"
+    shown = f"{float(value) * 100:.1f} %"
+    if value and shown == "0.0 %":
+        return "< 0.1 %"
+    if value != 1 and shown == "100.0 %":
+        return "> 99.9 %"
+    return shown
+
+
+def signed(value: Fraction, digits: int = 2) -> str:
+    """An expected change with its sign, two decimals (more, up to 4, rather than show 0.00)."""
+    while value and digits < 4 and round(float(value), digits) == 0:
+        digits += 1
+    return f"{float(value):+.{digits}f}"
+
+
+def against(one: Fraction, other: Fraction) -> str:
+    """`+0.56 against +0.00`, with as many decimals as it takes (up to 4) to tell them apart."""
+    digits = next((d for d in (2, 3, 4) if round(float(one), d) != round(float(other), d)), 4)
+    return f"{signed(one, digits)} against {signed(other, digits)}"
+
+
+def outcome_result(outcome: Outcome) -> str:
+    """What an outcome does, in a few words."""
+    parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
+    parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
+    parts += list(outcome.also)
+    if outcome.death:
+        parts.append("death")
+    return "; ".join(parts) or "no change"
+
+
+def _walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
+    line, column = card_line(error, card.file) or (card.line, 1)
+    return Diagnostic(
+        "E0604",
+        "error",
+        f"the odds of {card.label} cannot be worked out: {message}",
+        Span(card.file, line, column, line, column + 1),
+    )

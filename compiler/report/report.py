@@ -1,0 +1,258 @@
+"""`pillbox report PACK -o report.html`: one self-contained page to look at a pack's balance.
+
+The page shows every card's face as print renders it, and for each option or effect block a
+chart of its outcomes across the stat its checks roll, its expected stat changes and its
+flags; then the pack's executable share and every diagnostic, each linked to its card. It
+needs no script, no network and no file beside it: CSS and SVG are inline, and the page's
+Content Security Policy forbids scripts and fetches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from compiler import __version__
+from compiler.build import CompiledPack
+from compiler.check import UsageError, check_paths
+from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
+from compiler.printing.faces import TemplateProblem
+from compiler.printing.pdf import write_atomically
+from compiler.printing.sizes import OptionError, resolve_options
+from compiler.render import Style, plain, render_text
+from compiler.report.analysis import (
+    RARE,
+    VARIANT_THRESHOLD,
+    Analysis,
+    BlockReport,
+    CardReport,
+    Flag,
+    analyse,
+    percent,
+    signed,
+)
+from compiler.report.charts import LEFT, TOP, chart
+from compiler.report.faces import FaceRenderer
+from dsl.spans import Diagnostic
+
+FLAG_KINDS = {
+    "branch": "Branches under 2 % or over 98 %",
+    "dominated": "Options no better than another on any stat",
+    "variants": "Variants that differ",
+}
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What `pillbox report` was asked."""
+
+    output: Path
+    settings: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Share:
+    """The pack's executable share and the diagnostics `pillbox check` reports."""
+
+    executable: float
+    diagnostics: list[Diagnostic]
+
+
+def make_report(
+    path: Path, ruleset: str | None, request: ReportRequest, emit: Emit, style: Style = plain
+) -> int:
+    """Check, compile and walk a pack; write its report page (nothing if anything fails)."""
+    output = request.output
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {output}: the report is an HTML file, e.g. report.html")
+    if output.is_dir():
+        raise UsageError(f"-o {output}: is a folder; name an .html file")
+    if not output.parent.is_dir():
+        raise UsageError(f"-o {output}: folder {output.parent} does not exist")
+    compiled = load_compiled(path, ruleset, emit, style)
+    if compiled is None:
+        return EXIT_CONTENT
+    try:
+        options = resolve_options(compiled.checked.print_settings, {})
+    except OptionError as error:
+        raise UsageError(str(error)) from None
+    analysis = analyse(compiled, request.settings)
+    problems = list(analysis.problems)
+    faces: list[str] = []
+    renderer = FaceRenderer(compiled.checked, options)
+    try:
+        stylesheet = renderer.stylesheet()
+        faces = [renderer.face(report.ir) for report in analysis.cards]
+    except TemplateProblem as problem:
+        problems.append(problem.diagnostic)
+    if problems:
+        sources = {**compiled.sources()}
+        for diagnostic in problems:
+            emit(render_text(diagnostic, sources, style) + "\n")
+        emit(f"nothing written: fix the errors above ({output} is unchanged)")
+        return EXIT_CONTENT
+    checked = check_paths([path], ruleset)
+    share = Share(checked.executable, checked.diagnostics)
+    page = render_page(compiled, analysis, faces, stylesheet + renderer.geometry(), share)
+    try:
+        write_atomically(output, page.encode("utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    charts = sum(len(card.blocks) for card in analysis.cards)
+    flags = len(analysis.flags)
+    emit(
+        f"wrote {output}: {len(analysis.cards)} cards, {charts} charts, "
+        f"{flags} flag{'s' * (flags != 1)}, {len(share.diagnostics)} "
+        f"diagnostic{'s' * (len(share.diagnostics) != 1)}, "
+        f"{round(share.executable * 100)}% of effect lines executable"
+    )
+    return EXIT_CLEAN
+
+
+def _environment() -> jinja2.Environment:
+    """The report's own templates (trusted; pack text reaches them only as escaped data)."""
+
+    def load(name: str) -> str:
+        return resources.files("compiler.report").joinpath("templates", name).read_text("utf-8")
+
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(load),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["n"] = _number
+    return env
+
+
+def _number(value: float) -> str:
+    """A coordinate for SVG: two decimals at most."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def render_page(
+    compiled: CompiledPack,
+    analysis: Analysis,
+    faces: Sequence[str],
+    face_css: str,
+    share: Share,
+) -> str:
+    """The whole report page."""
+    checked = compiled.checked
+    diagnostics = [_diagnostic(d, analysis.cards) for d in share.diagnostics]
+    cards = []
+    for index, (report, face) in enumerate(zip(analysis.cards, faces, strict=True)):
+        linked = [d for d in diagnostics if d["anchor"] == report.anchor]
+        cards.append({**_card(report, Markup(face), analysis, linked), "index": index})
+    flags = analysis.flags
+    context: dict[str, Any] = {
+        "title": checked.title or checked.name,
+        "pack": checked.name,
+        "ruleset": checked.ruleset.name,
+        "version": __version__,
+        "given": list(analysis.given.items()),
+        "cards": cards,
+        "printed": [card for card in cards if not card["blocks"]],
+        "charts": sum(len(card["blocks"]) for card in cards),
+        "flag_count": len(flags),
+        "flag_groups": [
+            (label, [f for f in flags if f.kind == kind])
+            for kind, label in FLAG_KINDS.items()
+            if any(f.kind == kind for f in flags)
+        ],
+        "rare": percent(RARE),
+        "threshold": f"{float(VARIANT_THRESHOLD):g}",
+        "executable": round(share.executable * 100),
+        "diagnostics": diagnostics,
+        "left": LEFT,
+        "top": TOP,
+        "face_css": Markup(face_css),
+        "polarity": [
+            (stat, "good" if sign > 0 else "bad") for stat, sign in analysis.polarity.items()
+        ],
+    }
+    return _environment().get_template("report.html").render(**context)
+
+
+def _card(
+    report: CardReport, face: Markup, analysis: Analysis, diagnostics: list[dict[str, Any]]
+) -> dict[str, Any]:
+    card = report.card
+    return {
+        "anchor": report.anchor,
+        "label": card.label,
+        "kind": card.kind,
+        "title": card.title,
+        "variant": card.variant,
+        "where": f"{card.file}:{card.line}",
+        "face": face,
+        "blocks": [_block(block, analysis) for block in report.blocks],
+        "flags": report.flags,
+        "notes": [flag for flag in report.flags if flag.kind != "branch"],
+        "diagnostics": diagnostics,
+    }
+
+
+def _block(block: BlockReport, analysis: Analysis) -> dict[str, Any]:
+    signs = analysis.polarity
+    columns = block.columns
+    rows = []
+    for stat in analysis.stats:
+        means = [c.odds.expected([stat])[stat] for c in columns]
+        if any(means) or stat in signs:
+            rows.append((stat, [_cell(mean, signs.get(stat, 0)) for mean in means]))
+    deaths = [c.odds.death for c in columns]
+    if any(deaths):
+        rows.append(("death", [_cell(d, -1, percent(d)) for d in deaths]))
+    given = next(c for c in columns if c.given) if any(c.given for c in columns) else None
+    return {
+        "name": block.name,
+        "chart": chart(block, signs),
+        "axis": " & ".join(block.axis),
+        "also": block.also,
+        "decisions": block.odds.decisions,
+        "columns": [
+            {"label": str(c.value) if c.value is not None else "as given", "given": c.given}
+            for c in columns
+        ],
+        "rows": rows,
+        "charted": given is not None and given.value is not None,
+        "flags": block.flags,
+    }
+
+
+def _cell(value: Fraction, sign: int, shown: str | None = None) -> dict[str, str]:
+    tone = "zero" if not value else ("good" if sign * value > 0 else "bad" if sign else "plain")
+    return {"text": shown or (signed(value) if value else "0"), "tone": tone}
+
+
+def _diagnostic(diagnostic: Diagnostic, cards: Sequence[CardReport]) -> dict[str, Any]:
+    span = diagnostic.span
+    card = next(
+        (
+            c
+            for c in cards
+            if c.card.file == span.file and c.ir["at"][0] <= span.line <= c.ir["at"][2]
+        ),
+        None,
+    )
+    return {
+        "severity": diagnostic.severity,
+        "code": diagnostic.code,
+        "where": f"{span.file}:{span.line}:{span.column}",
+        "message": diagnostic.message,
+        "help": diagnostic.help,
+        "anchor": card.anchor if card else None,
+        "card": card.card.label if card else None,
+    }
+
+
+__all__ = ["Flag", "ReportRequest", "make_report", "render_page"]

@@ -1,0 +1,101 @@
+"""The report in a real browser: headless Chromium loads it, every card and chart is there after
+load, and a screenshot is saved. Skipped, saying why, where no Chromium can be had (`.ci/run`
+installs Debian's `chromium` when it is missing)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compiler.odds import odds_table
+from runtime.odds import card_odds
+from tests.conftest import TESTS
+from tests.helpers import run
+from tests.test_report import compiled, read_page
+
+SPECIMENS = TESTS / "specimens" / "coma-ward"
+
+BROWSER_SECONDS = 60
+"""A run that takes longer than this is stuck; a normal one takes a second or two."""
+
+
+def chromium() -> str | None:
+    """The Chromium on this machine, if any."""
+    for name in (os.environ.get("PILLBOX_CHROMIUM"), "chromium", "chromium-browser"):
+        found = shutil.which(name) if name else None
+        if found:
+            return found
+    return None
+
+
+BROWSER = chromium()
+
+pytestmark = pytest.mark.skipif(
+    BROWSER is None,
+    reason="no headless Chromium on this machine: `apt-get install chromium` (as .ci/run does)",
+)
+
+
+def browse(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run headless Chromium on a local file, offline, with a throwaway profile."""
+    assert BROWSER is not None
+    command = [
+        BROWSER,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        *args,
+        page.resolve().as_uri(),
+    ]
+    return subprocess.run(command, capture_output=True, timeout=BROWSER_SECONDS, check=False)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("browser") / "report.html"
+    code, output = run("report", str(SPECIMENS), "-o", str(target))
+    assert code == 0, output
+    return target
+
+
+def test_chromium_shows_every_card_and_every_chart(report: Path, tmp_path: Path) -> None:
+    done = browse(report, tmp_path / "profile", "--dump-dom")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    dom = done.stdout.decode("utf-8")
+    page = read_page(dom)
+    pack = compiled(SPECIMENS)
+    table = odds_table(pack, [])
+    assert sorted(a["data-title"] for a in page.cards) == sorted(c.title for c in pack.cards)
+    expected = sum(len(card_odds(table, card)) for card in pack.cards)
+    assert sum(page.charts.values()) == expected
+    # The faces made it through the browser's parser whole, each in its own box.
+    assert dom.count('class="pillbox-face"') == len(pack.cards)
+    assert dom.count('<h1 class="title">') == len(pack.cards)
+    assert "<script" not in dom
+
+
+def test_chromium_takes_a_screenshot_of_the_report(report: Path, tmp_path: Path) -> None:
+    shot = tmp_path / "report.png"
+    done = browse(report, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,4000")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (1280, 4000)
+    image = pytest.importorskip("PIL.Image")
+    with image.open(shot) as picture:
+        colours = picture.convert("RGB").resize((320, 1000)).getcolors(maxcolors=1 << 16)
+    # A page that drew: the dark header, the cards' colours, the charts'; not one blank ground.
+    assert colours is None or len(colours) > 200
