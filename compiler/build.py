@@ -145,6 +145,7 @@ def game_rules(ruleset: Ruleset) -> GameRules:
             block.get("applies"),
             while_stat,
             block["pattern"],
+            sided=any(slot.name == "side" for slot in ruleset.blocks.by_name[name].slots),
         )
     return GameRules(
         name=ruleset.name,
@@ -164,6 +165,12 @@ def game_rules(ruleset: Ruleset) -> GameRules:
             for c in ruleset.charts
         ),
         kind_decks={k.name: k.deck for k in ruleset.kinds.values() if k.deck is not None},
+        bands={
+            name: (stat, int(low), int(high))
+            for name, band in (data.get("bands") or {}).items()
+            if band
+            for stat, (low, high) in band.items()
+        },
         deck_tops={
             name: (tuple(top["kinds"]), int(top["cards"]))
             for name, deck in (data.get("decks") or {}).items()

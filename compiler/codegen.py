@@ -394,9 +394,10 @@ class _Generator:
                     )
                 )
                 extra = []
+            args = {"args": _literal(block["args"])} if block.get("args") else {}
             blocks.append(
                 self.runtime_call(
-                    "block", [ast.Constant(block["block"]), _line(block), run, *extra]
+                    "block", [ast.Constant(block["block"]), _line(block), run, *extra], **args
                 )
             )
         tests: list[ast.expr] = [
@@ -454,8 +455,7 @@ class _Generator:
                         "step", [ast.Constant("choose")], **common, answer=ast.Constant(answer)
                     )
                 )
-            elif "use" in step or "carry" in step:
-                action = "use" if "use" in step else "carry"
+            elif action := next((a for a in ("use", "carry", "play") if a in step), None):
                 steps.append(
                     self.runtime_call(
                         "step", [ast.Constant(action)], **common, answer=ast.Constant(step[action])
@@ -506,11 +506,13 @@ class _Generator:
         return pattern.phrase(operand["args"])
 
     @staticmethod
-    def runtime_call(constructor: str, args: Sequence[ast.expr], **keywords: ast.expr) -> ast.Call:
+    def runtime_call(
+        constructor: str, positional: Sequence[ast.expr], **keywords: ast.expr
+    ) -> ast.Call:
         """`runtime.<constructor>(...)` with expressions already built."""
         return ast.Call(
             ast.Attribute(_name("runtime"), constructor, ast.Load()),
-            list(args),
+            list(positional),
             [ast.keyword(k, v) for k, v in keywords.items()],
         )
 

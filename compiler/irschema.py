@@ -58,6 +58,7 @@ def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
         ruleset.conditions,
         ruleset.values,
         ruleset.checks,
+        ruleset.blocks,
     ):
         for pattern in table.patterns:
             for slot in pattern.slots:

@@ -286,6 +286,10 @@ class Lowerer:
             )
             return
         entry: IR = {"block": name, "at": at(statement.span)}
+        for problem in found.problems:
+            self.report(problem)
+        if found.args:
+            entry["args"] = found.args
         if self.ruleset.block_bodies.get(name) == "modifiers":
             entry["modifiers"] = self._modifiers(statement.block)
         else:

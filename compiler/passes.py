@@ -418,7 +418,7 @@ def _unassigned(
 
 
 def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
-    """A test chooses options its own card has."""
+    """A test chooses options its own card has (unless it plays another card)."""
     for lowered in cards:
         card = lowered.ir
         options = {o["title"] for o in card.get("options", [])}
@@ -426,6 +426,8 @@ def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Dia
             o["title"] for e in card_effects(card) if "choose" in e for o in e["choose"]["options"]
         }
         for test in card["tests"]:
+            if any("play" in step for step in test["steps"]):
+                continue  # its answers may be for the other card played; the run checks them
             for step in test["steps"]:
                 choose = step.get("choose", {})
                 if "option" in choose and choose["option"] not in options:
@@ -446,7 +448,7 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
         card = lowered.ir
         for test in card["tests"]:
             for step in test["steps"]:
-                for action, verb in (("use", "uses"), ("carry", "carries")):
+                for action, verb in (("use", "uses"), ("carry", "carries"), ("play", "plays")):
                     if action in step and step[action] not in titles:
                         yield _error(
                             "E0243",
@@ -465,7 +467,8 @@ def pack_facts(card: IR) -> IR:
     if "options" in card:
         facts["options"] = [{"title": o["title"], "at": o["at"]} for o in card["options"]]
     facts["tests"] = [
-        {"steps": [s for s in t["steps"] if "use" in s or "carry" in s]} for t in card["tests"]
+        {"steps": [s for s in t["steps"] if {"use", "carry", "play"} & s.keys()]}
+        for t in card["tests"]
     ]
     return facts
 

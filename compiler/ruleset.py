@@ -532,6 +532,14 @@ def _build(
     vocabularies["tracked_stats"] = frozenset(stats)  # derived stats follow; they never change
     vocabularies["decks"] = frozenset(decks)
     vocabularies["places"] = frozenset(places)
+    bands = {name: b for name, b in (data.get("bands") or {}).items() if b is not None}
+    vocabularies["bands"] = frozenset(bands)
+    for name, band in bands.items():
+        stat, (low, high) = next(iter(band.items()))
+        if stat not in stats and stat not in derived:
+            builder.error(f"band {name!r} names {stat!r}, which is not a stat", ("bands", name))
+        elif low > high:
+            builder.error(f"band {name!r} has its limits the wrong way round", ("bands", name))
     vocabularies["kinds"] = frozenset(kinds_data)
 
     slot_types: dict[str, SlotType] = {}

@@ -491,7 +491,7 @@ def card_text(ruleset: Ruleset, card: IR) -> CardText:
             properties.append((name, text))
     blocks = []
     for block in card.get("blocks") or []:
-        header = _capital(reader.entry("blocks", block["block"], {}))
+        header = _capital(reader.entry("blocks", block["block"], block.get("args") or {}))
         if "modifiers" in block:
             body = reader.modifiers(block["modifiers"])
         else:

@@ -270,7 +270,8 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Use:
-    """`use "Card"` inside a test (or `carry "Card"`: the player has it, unused)."""
+    """`use "Card"` inside a test (`carry "Card"`: the player has it, unused; `play "Card"`:
+    another card is played)."""
 
     card: Text
     span: Span

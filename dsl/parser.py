@@ -286,6 +286,11 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         assert isinstance(card, n.Text)
         return n.Use(card, self._span(children), "carry")
 
+    def play(self, children: list[Any]) -> n.Use:
+        card = self._make_atom(children[1])
+        assert isinstance(card, n.Text)
+        return n.Use(card, self._span(children), "play")
+
     def dice(self, children: list[Any]) -> n.ForceDice:
         faces = tuple(self._make_atom(t) for t in children[1:])
         assert all(isinstance(f, n.Integer) for f in faces)

@@ -47,13 +47,14 @@ class BlockDef:
     line: int
     run: Effect | None = None
     modifiers: tuple[ModifierDef, ...] = ()
+    args: dict[str, Any] = field(default_factory=dict)  # the header's slots: band, side
 
 
 @dataclass(frozen=True)
 class TestStep:
     """One line of a card test."""
 
-    action: str  # "set", "choose", "use", "carry", "dice", "expect"
+    action: str  # "set", "choose", "use", "carry", "play", "dice", "expect"
     line: int
     column: int
     text: str = ""  # what the line says, for messages
@@ -116,6 +117,7 @@ class CardInstance:
     uid: int
     tokens: dict[str, int] = field(default_factory=dict)
     spent: set[str] = field(default_factory=set)  # blocks that run only the first time
+    flipped: bool = False  # a two-sided card (a neurosis strip) turned to its other side
 
     @property
     def title(self) -> str:

@@ -13,7 +13,7 @@ from contextlib import suppress
 from itertools import count
 from typing import Any
 
-from runtime.cards import CardDef, CardInstance, Effect
+from runtime.cards import BlockDef, CardDef, CardInstance, Effect
 from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
 from runtime.dice import (
     Arm,
@@ -173,7 +173,11 @@ class Game:
                 if not block.modifiers:
                     continue
                 rule = self.rules.blocks.get(block.name)
-                if rule is None or rule.applies != where or not self._stat_window(rule, player):
+                if (
+                    rule is None
+                    or rule.applies != where
+                    or not self.holds(card, block, rule, player)
+                ):
                     continue
                 for modifier in block.modifiers:
                     apply = self.module.modifiers.get(modifier.name)
@@ -182,12 +186,16 @@ class Game:
                         bonus += change[1]
         return bonus
 
-    @staticmethod
-    def _stat_window(rule: BlockRule, player: Player) -> bool:
-        if rule.while_stat is None:
-            return True
-        stat, low, high = rule.while_stat
-        return bool(low <= player.stats.get(stat) <= high)
+    def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
+        """Whether a block is in force now: its stat window, its band, the side it is on."""
+        windows = [rule.while_stat] if rule.while_stat else []
+        band = block.args.get("band")
+        if band is not None and band in self.rules.bands:
+            windows.append(self.rules.bands[band])
+        for stat, low, high in windows:
+            if not low <= player.stats.get(stat) <= high:
+                return False
+        return not rule.sided or (block.args.get("side") is not None) == card.flipped
 
     def change(self, name: str, delta: int, player: Player | None = None) -> None:
         """Raise or lower a tracked stat within its bounds, logging what happened."""
@@ -300,11 +308,13 @@ class Game:
                 rule = self.rules.blocks.get(block.name)
                 if block.run is None or rule is None or rule.trigger != trigger:
                     continue
+                if not self.holds(card, block, rule, self.player):
+                    continue
                 if rule.once:
                     if block.name in card.spent:
                         continue
                     card.spent.add(block.name)
-                self.resolve(card, block.run, rule.header or block.name)
+                self.resolve(card, block.run, rule.written(block.args))
 
     def usable(self, card: CardInstance) -> bool:
         """Whether the card has a block that using it runs."""
@@ -392,6 +402,7 @@ class Game:
         here = self.state.in_play.get(place)
         if here is not None:
             self.fire("end_move", [here])
+        self.fire("moved", list(player.owned))
 
     def end_turn(self) -> None:
         """End the turn at once; end-of-turn effects of the player's cards and place run."""

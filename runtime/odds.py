@@ -218,7 +218,9 @@ class BlockOdds:
         return sum((o.weight for o in self.outcomes if o.death), Fraction(0))
 
 
-ALSO_EVENTS = frozenset({"move", "turn", "discard", "token", "bonus", "search", "drop", "deal"})
+ALSO_EVENTS = frozenset(
+    {"move", "turn", "discard", "token", "bonus", "search", "drop", "deal", "flip", "damage"}
+)
 """Logged changes an outcome lists besides stats and draws."""
 
 
@@ -258,7 +260,7 @@ def card_odds(table: Table, card: CardDef) -> list[BlockOdds]:
         rule = table.rules.blocks.get(block.name)
         if block.run is None:
             continue
-        name = (rule.header if rule is not None else "") or block.name
+        name = rule.written(block.args) if rule is not None else block.name
         carried = rule is not None and rule.trigger == "use"
         found.append(walk(table, card, name, block.run, carried))
     return found

@@ -6,7 +6,10 @@ game arrives here, built by `compiler.build` from the checked ruleset.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from runtime.dice import PoolFaces
 from runtime.stats import DerivedRule, StatRule
@@ -32,7 +35,23 @@ class BlockRule:
     once: bool = False  # only the first time, per card in play
     applies: str | None = None  # for modifiers: "carried", "owned", ...
     while_stat: tuple[str, int, int] | None = None  # modifiers apply while a stat is in range
-    header: str = ""  # how the block reads on the card, for the log
+    header: str = ""  # its pattern: how the block reads on the card, for the log
+    sided: bool = False  # its pattern has a {side} slot: it holds on one side of the card only
+
+    def written(self, args: Mapping[str, Any]) -> str:
+        """The header as a card writes it: `flipped calm when your turn ends`."""
+
+        def group(found: re.Match[str]) -> str:
+            slots = _SLOT_RE.findall(found.group(1))
+            return found.group(1) if all(slot in args for slot in slots) else ""
+
+        text = _GROUP_RE.sub(group, self.header or self.name)
+        text = _SLOT_RE.sub(lambda found: str(args.get(found.group(1), "")), text)
+        return " ".join(text.split())
+
+
+_GROUP_RE = re.compile(r"\[([^\[\]]*)\]")
+_SLOT_RE = re.compile(r"\{([a-z][a-z0-9_]*)(?::[a-z_]+)?\}")
 
 
 @dataclass(frozen=True)
@@ -63,3 +82,5 @@ class GameRules:
     kind_decks: dict[str, str] = field(default_factory=dict)  # kind -> its deck
     deck_tops: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)
     """deck -> (kinds, N): at setup those kinds are shuffled into the deck's top N cards."""
+    bands: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    """band word -> (stat, low, high): a block whose {band} slot names it holds only then."""

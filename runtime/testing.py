@@ -90,7 +90,7 @@ def _run_steps(
     game: Game, card: CardDef, test: TestDef, dice: ForcedDice, answers: ScriptedDecisions
 ) -> None:
     this = game.new_instance(card)
-    uses_cards = any(step.action == "use" for step in test.steps)
+    uses_cards = any(step.action in ("use", "play") for step in test.steps)
     pending: list[TestStep] = []
     acted = False
 
@@ -99,7 +99,10 @@ def _run_steps(
         if not uses_cards and not acted:
             game.play_instance(this)
         for step in pending:
-            _use(game, this, step)
+            if step.action == "play":
+                _play(game, this, step)
+            else:
+                _use(game, this, step)
         pending.clear()
         acted = True
 
@@ -111,7 +114,7 @@ def _run_steps(
             answers.add(step.answer)
         elif step.action == "dice":
             dice.add(step.faces)
-        elif step.action == "use":
+        elif step.action in ("use", "play"):
             pending.append(step)
         elif step.action == "carry":
             _carry(game, this, step)
@@ -133,7 +136,8 @@ def _use(game: Game, this: CardInstance, step: TestStep) -> None:
 
 
 def _carry(game: Game, this: CardInstance, step: TestStep) -> CardInstance:
-    """`carry "Card"`: the player has that card from now on, as if it had been drawn before."""
+    """`carry "Card"`: the player has that card from now on, as if it had been drawn before
+    (carried, or owned for kinds that are owned: a quirk, a neurosis)."""
     if step.answer == this.title:
         card = this
     else:
@@ -141,10 +145,23 @@ def _carry(game: Game, this: CardInstance, step: TestStep) -> CardInstance:
         if definition is None:
             raise TestFailure(f"no card of the pack is titled {step.answer!r}", step.line)
         card = game.new_instance(definition)
-    if card not in game.player.items:
-        game.player.items.append(card)
-        game.event("given", f"carrying {card.definition.label}", uid=card.uid)
+    owned = game.module.owned.get(card.kind, False)
+    pile = game.player.owned if owned else game.player.items
+    if card not in pile:
+        pile.append(card)
+        game.event("given", f"{'owning' if owned else 'carrying'} {card.definition.label}")
     return card
+
+
+def _play(game: Game, this: CardInstance, step: TestStep) -> None:
+    """`play "Card"`: another card of the pack comes into play, as `pillbox play` plays it."""
+    if step.answer == this.title:
+        game.play_instance(this)
+        return
+    definition = game.find(step.answer)
+    if definition is None:
+        raise TestFailure(f"no card of the pack is titled {step.answer!r}", step.line)
+    game.play(definition)
 
 
 def _expect(game: Game, this: CardInstance, step: TestStep) -> None:

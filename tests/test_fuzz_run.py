@@ -378,21 +378,26 @@ def effect(draw: st.DrawFn, depth: int, titles: list[str]) -> list[str]:
 
 
 def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> list[str]:
-    """A `test` block: given, choose, dice, use and expect lines in some order."""
+    """A `test` block: given, choose, dice, use, carry, play and expect lines in some order."""
     rules = _rules()
     settable = [rules.values.by_name[v] for v in sorted(rules.settable_values)]
     steps: list[str] = []
     for _ in range(draw(st.integers(0, 6))):
-        step = draw(st.sampled_from(["given", "choose", "answer", "dice", "use", "expect"]))
+        step = draw(
+            st.sampled_from(["given", "choose", "answer", "dice", "use", "carry", "play", "expect"])
+        )
         if step == "given":
             settings_ = []
             for _ in range(draw(st.integers(1, 2))):
-                target, args = phrase(draw, draw(st.sampled_from(settable)))
+                entry = draw(st.sampled_from(settable))
+                target, args = phrase(draw, entry)
                 stat = args.get("stat") or (target if target in rules.stat_names else None)
                 if stat is not None:
                     value = str(draw(st.integers(*rules.stat_range(stat))))
-                else:
+                elif rules.value_types[entry.name] == "place":
                     value = draw(st.sampled_from(sorted(rules.places)))
+                else:
+                    value = str(draw(st.integers(0, 3)))
                 settings_.append(f"{target} {value}")
             steps.append("given " + ", ".join(settings_))
         elif step == "choose" and options:
@@ -402,8 +407,8 @@ def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> li
         elif step == "dice":
             faces = draw(st.lists(st.integers(1, 6) | st.integers(1, 100), min_size=1, max_size=6))
             steps.append("dice " + " ".join(map(str, faces)))
-        elif step == "use" and pack_titles:
-            steps.append(f"use {quoted(draw(st.sampled_from(pack_titles)))}")
+        elif step in ("use", "carry", "play") and pack_titles:
+            steps.append(f"{step} {quoted(draw(st.sampled_from(pack_titles)))}")
         elif step == "expect":
             steps.append(f"expect {condition(draw)}")
     name = draw(TITLES)

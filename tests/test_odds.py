@@ -211,7 +211,7 @@ def blocks_of(card: CardDef, pack: CompiledPack) -> list[tuple[str, Effect, bool
     for block in card.blocks:
         rule = pack.rules.blocks.get(block.name)
         if block.run is not None and rule is not None:
-            found.append((rule.header or block.name, block.run, rule.trigger == "use"))
+            found.append((rule.written(block.args), block.run, rule.trigger == "use"))
     return found
 
 

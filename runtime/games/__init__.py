@@ -55,6 +55,7 @@ class GameModule:
     modifiers: Mapping[str, Modifier] = field(default_factory=dict)
     drawn: Mapping[str, Drawn] = field(default_factory=dict)  # kind -> what drawing it does
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
+    owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
 
     def extend(self, name: str, **tables: Mapping[str, Any]) -> GameModule:
         """A module that is this one with some entries added or replaced."""

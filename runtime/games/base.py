@@ -38,6 +38,21 @@ def discard_this(game: Game, card: CardInstance) -> None:
     game.discard(card)
 
 
+def flip_this(game: Game, card: CardInstance) -> None:
+    """`flip this`: a two-sided card turns to its other side, for good."""
+    game.step()
+    if card.flipped:
+        game.event("flip", f"{card.definition.label} is already flipped", uid=card.uid)
+        return
+    card.flipped = True
+    game.event("flip", f"{card.definition.label} is flipped to its other side", uid=card.uid)
+
+
+def this_flipped(game: Game, card: CardInstance) -> bool:
+    """`this is flipped`."""
+    return card.flipped
+
+
 def end_turn(game: Game, card: CardInstance) -> None:
     """`end turn`."""
     game.end_turn()
@@ -111,7 +126,9 @@ BASE = GameModule(
         "draw": draw,
         "discard_this": discard_this,
         "end_turn": end_turn,
+        "flip_this": flip_this,
     },
+    conditions={"this_flipped": this_flipped},
     values={
         "stat": ValueDef(stat_value, set_stat),
         "location": ValueDef(location, set_location),

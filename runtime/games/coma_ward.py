@@ -87,7 +87,15 @@ def pool_check(
     player = game.player
     dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
     label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
-    return roll_check(game, player, dice, label, stat, rule, arms).successes
+    successes = roll_check(game, player, dice, label, stat, rule, arms).successes
+    if stat == FOCUS:
+        passed = successes >= PASS_FOCUS
+        game.fire("focus_passed" if passed else "focus_failed", list(player.owned))
+    return successes
+
+
+FOCUS = "focus"
+"""The stat whose checks pass at 3 successes; neuroses answer to passing or failing them."""
 
 
 SEARCH_ARMS = (
@@ -276,6 +284,7 @@ def carry_within_limit(game: Game, card: CardInstance) -> bool:
     """Carry the item; past the carry limit the player drops items of their choice."""
     carry(game, card)
     player = game.player
+    game.fire("item_drawn", list(player.owned))
     while items_carried(game, card) > carry_limit(game, card):
         countable = [item for item in player.items if counts_toward_limit(item)]
         if not countable:
@@ -336,8 +345,9 @@ def deal(game: Game, card: CardInstance) -> bool:
 
 
 def deal_played(game: Game, card: CardInstance) -> None:
-    """Playing a neurosis: the player owns it from now on."""
+    """Playing a neurosis: the player owns it, then ends the turn, when strips are checked."""
     deal(game, card)
+    game.end_turn()
 
 
 def play_quirk(game: Game, card: CardInstance) -> None:
@@ -395,4 +405,5 @@ COMA_WARD = BASE.extend(
         "clue": play_clue,
         "neurosis": deal_played,
     },
+    owned={"quirk": True, "neurosis": True},
 )

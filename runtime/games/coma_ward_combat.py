@@ -321,7 +321,7 @@ def _attack_blocks(game: Game, medicine: CardInstance) -> list[tuple[str, Effect
     for block in medicine.definition.blocks:
         rule = game.rules.blocks.get(block.name)
         if rule is not None and rule.trigger == MEDICINE_TRIGGER and block.run is not None:
-            found.append((rule.header or block.name, block.run))
+            found.append((rule.written(block.args), block.run))
     return found
 
 
