@@ -434,6 +434,30 @@ def test_an_order_missing_from_the_chart_reveals_nothing(specimens: CompiledPack
     assert used_up(dice, answers)
 
 
+def test_the_third_clue_reveals_the_phenomenon_even_if_its_card_does_not_say_so(
+    tmp_path: Path,
+) -> None:
+    """The rulebook's prologue ends with the third clue, whatever the clue cards print."""
+    pack = tmp_path / "quiet-clues"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text(PACK_YAML, encoding="utf-8")
+    (pack / "cards.card").write_text(
+        "\n".join(f'clue "Clue {letter}" {{ letter {letter} }}' for letter in "ABC")
+        + '\nphenomenon "Lights Out" { number 1; clue order B C A; mode cooperative }\n',
+        encoding="utf-8",
+    )
+    quiet = _compile(pack)
+    game, dice, answers = new_game(quiet, [], names=["Angelica"])
+    for letter in "BC":
+        game.play(card(quiet, f"Clue {letter}"))
+    assert "phenomenon_revealed" not in game.state.flags
+    game.play(card(quiet, "Clue A"))
+    assert game.state.in_play["phenomenon"].title == "Lights Out"
+    assert "clue order B C A: phenomenon 1, “Lights Out”" in lines(game)
+    assert lines(game).count("the phenomenon is already revealed") == 0
+    assert used_up(dice, answers)
+
+
 # -- Combat ---------------------------------------------------------------------------------------
 
 

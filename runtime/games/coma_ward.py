@@ -298,17 +298,27 @@ def carry_within_limit(game: Game, card: CardInstance) -> bool:
     return True
 
 
+CLUES_TO_REVEAL = 3
+"""The clue whose discovery ends the prologue: the phenomenon is revealed from the chart."""
+
+
 def discover_clue(game: Game, card: CardInstance) -> bool:
-    """A clue ends the draw; before the phenomenon it is found, in order, then it resolves."""
-    if "phenomenon_revealed" not in game.state.flags:
-        game.state.found.append(card)
-        game.event(
-            "clue",
-            f"clue found: {card.title} (clue {len(game.state.found)})",
-            clue=card.title,
-            order=found_symbols(game),
-        )
+    """A clue ends the draw; before the phenomenon it is found, in order, then it resolves,
+    and the third found reveals the phenomenon (if the clue's own text has not already)."""
+    if "phenomenon_revealed" in game.state.flags:
+        game.fire("drawn", [card])
+        return False
+    game.state.found.append(card)
+    game.event(
+        "clue",
+        f"clue found: {card.title} (clue {len(game.state.found)})",
+        clue=card.title,
+        order=found_symbols(game),
+    )
     game.fire("drawn", [card])
+    revealed = "phenomenon_revealed" in game.state.flags
+    if len(game.state.found) >= CLUES_TO_REVEAL and not revealed and not game.ended:
+        reveal_phenomenon(game, card)
     return False
 
 
