@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
 
-.PHONY: demo test lint typecheck unit bench fuzz grammar rulesets clean
+.PHONY: demo demo-specimens test lint typecheck unit bench fuzz grammar rulesets clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,20 +14,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m compileall -q dsl compiler runtime
 	touch $(STAMP)
 
-# The main job on the bundled content.
+# The main job on the bundled content: the Coma Ward pack, checked, tested, played, printed
+# (A4, duplex, PNG previews) and reported into build/, each step timed.
 demo: $(STAMP)
-	$(BIN)/pillbox check $(SPECIMENS)
-	$(BIN)/pillbox test $(SPECIMENS)
-	$(BIN)/pillbox play $(SPECIMENS) "The Figure at the End of the Hall" --seed 12 --choose "Back away" --choose yes --choose "Stay quiet" --choose "Hold your breath"
-	mkdir -p build
-	$(BIN)/pillbox print $(SPECIMENS) -o build/demo-cards.pdf --backs duplex --png build/demo-cards --dpi 100
-	$(BIN)/pillbox report $(SPECIMENS) -o build/demo-report.html
+	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build
+
+# The same on the specimens the project was given.
+demo-specimens: $(STAMP)
+	$(BIN)/python scripts/demo.py --pack $(SPECIMENS) --build build/specimens \
+		--play "The Figure at the End of the Hall" --choose "Back away" --choose yes
 
 test: $(STAMP) lint unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check dsl compiler runtime tests bench
-	$(BIN)/ruff format --check --quiet dsl compiler runtime tests bench
+	$(BIN)/ruff check dsl compiler runtime tests bench scripts
+	$(BIN)/ruff format --check --quiet dsl compiler runtime tests bench scripts
 	$(BIN)/mypy
 
 unit: $(STAMP)
