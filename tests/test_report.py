@@ -287,6 +287,23 @@ def test_an_option_no_better_on_any_stat_and_worse_on_one_is_flagged(made_up: Pa
     assert "health (-0.005 against +0.000), terror (-0.995 against -1.000)" in gamble
 
 
+def test_options_that_draw_or_move_differently_are_not_compared(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path / "p",
+        cards="""hallucination "The Drawer" {
+    situation "A drawer hangs open."
+    option "Reach in" { gain terror 1; draw item }
+    option "Walk on" { say "You leave it." }
+    option "Slam it" { gain terror 1 }
+    option "Run" { gain terror 1; move to stairs }
+}""",
+    )
+    drawer = flags_of(analyse(compiled(pack), []), "The Drawer")
+    dominated = {f.text.split(" and worse")[0] for f in drawer.flags if f.kind == "dominated"}
+    # An item drawn or a place reached has no value to weigh against terror.
+    assert dominated == {"“Slam it” is never better than “Walk on”"}
+
+
 def test_variants_apart_by_more_than_the_threshold_are_flagged_on_both(made_up: Path) -> None:
     analysis = analyse(compiled(made_up), [])
     variants = [f for f in analysis.flags if f.kind == "variants"]

@@ -371,7 +371,9 @@ def dominance_flags(report: CardReport, stats: Sequence[str], signs: dict[str, i
     """A flag for each option no better than another option on any stat and worse on one.
 
     Only options compete (a card's effect blocks are not alternatives); only stats that are
-    good or bad count, and death (less is better). Draws, moves and other effects do not.
+    good or bad count, and death (less is better). Draws, moves and other effects have no
+    value to weigh, so two options are compared only when they do the same of those: the
+    same expected draws of each deck and the same other effects.
     """
     if not report.card.options or not signs:
         return []
@@ -380,8 +382,11 @@ def dominance_flags(report: CardReport, stats: Sequence[str], signs: dict[str, i
     for block in report.blocks:
         mean = block.expected(rated)
         scores.append({**{s: signs[s] * mean[s] for s in rated}, "death": -block.odds.death})
+    besides = [_besides(block.odds) for block in report.blocks]
     flags = []
     for i, j in combinations(range(len(report.blocks)), 2):
+        if besides[i] != besides[j]:
+            continue
         for better, worse in ((i, j), (j, i)):
             a, b = scores[better], scores[worse]
             if all(a[k] >= b[k] for k in a) and any(a[k] > b[k] for k in a):
@@ -395,6 +400,15 @@ def dominance_flags(report: CardReport, stats: Sequence[str], signs: dict[str, i
                 )
                 flags.append(Flag("dominated", report.anchor, report.card.label, text))
     return flags
+
+
+def _besides(odds: BlockOdds) -> tuple[tuple[tuple[str, Fraction], ...], frozenset[str]]:
+    """What a block does besides stats and death: its expected draws and its other effects."""
+    draws: dict[str, Fraction] = {}
+    for outcome in odds.outcomes:
+        for deck, count in outcome.draws.items():
+            draws[deck] = draws.get(deck, Fraction(0)) + outcome.weight * count
+    return tuple(sorted(draws.items())), frozenset(a for o in odds.outcomes for a in o.also)
 
 
 def _difference(stat: str, worse: BlockReport, better: BlockReport) -> str:
