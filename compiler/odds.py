@@ -151,7 +151,7 @@ def odds_text(card: CardDef, blocks: list[BlockOdds], table: Table) -> list[str]
     for block in blocks:
         out += ["", f"  {block.name}"]
         rows = [
-            (_percent(o.probability), " › ".join(o.path) or "(always)", _result(o))
+            (_percent(o.probability), " › ".join(o.path) or "(always)", outcome_result(o))
             for o in block.outcomes
         ]
         width = max(len(path) for _, path, _ in rows)
@@ -171,7 +171,8 @@ def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:.1f} %"
 
 
-def _result(outcome: Outcome) -> str:
+def outcome_result(outcome: Outcome) -> str:
+    """What an outcome does, in a few words: `terror +1; draw 1 item`."""
     parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
     parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
     parts += list(outcome.also)
@@ -192,9 +193,9 @@ def show_odds(
     try:
         blocks = card_odds(table, card)
     except (RunawayError, TooManyPaths) as error:
-        problem = _walk_failed(card, str(error), error)
+        problem = walk_failed(card, str(error), error)
     except Exception as error:  # a card's code failing is reported on its line
-        problem = _walk_failed(card, runtime_failure(error), error)
+        problem = walk_failed(card, runtime_failure(error), error)
     else:
         if request.as_json:
             emit(json.dumps(odds_json(card, blocks, table), indent=2, ensure_ascii=False))
@@ -206,7 +207,8 @@ def show_odds(
     return EXIT_CONTENT
 
 
-def _walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
+def walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
+    """E0604 at the card line where the walk failed (or the card's first line)."""
     line, column = card_line(error, card.file) or (card.line, 1)
     return Diagnostic(
         "E0604",

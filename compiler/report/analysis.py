@@ -24,13 +24,13 @@ from typing import Any
 
 from compiler.build import CompiledPack
 from compiler.commands import apply_settings
-from compiler.odds import given, odds_table
+from compiler.odds import given, odds_table, walk_failed
 from compiler.ruleset import Ruleset
-from dsl.spans import Diagnostic, Span
+from dsl.spans import Diagnostic
 from runtime.cards import CardDef
 from runtime.game import Game, RunawayError
-from runtime.odds import BlockOdds, Branches, BranchPoint, Outcome, Table, TooManyPaths, card_odds
-from runtime.testing import card_line, runtime_failure
+from runtime.odds import BlockOdds, Branches, BranchPoint, Table, TooManyPaths, card_odds
+from runtime.testing import runtime_failure
 
 IR = dict[str, Any]
 
@@ -195,10 +195,10 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
         try:
             report.blocks = _blocks(walks, index, card, report.ir, ruleset, start)
         except (RunawayError, TooManyPaths) as error:
-            problems.append(_walk_failed(card, str(error), error))
+            problems.append(walk_failed(card, str(error), error))
             continue
         except Exception as error:  # a card's code failing is reported on its line
-            problems.append(_walk_failed(card, runtime_failure(error), error))
+            problems.append(walk_failed(card, runtime_failure(error), error))
             continue
         for block in report.blocks:
             block.flags = branch_flags(report, block, walks.base.branches)
@@ -471,23 +471,3 @@ def against(one: Fraction, other: Fraction) -> str:
     """`+0.56 against +0.00`, with as many decimals as it takes (up to 4) to tell them apart."""
     digits = next((d for d in (2, 3, 4) if round(float(one), d) != round(float(other), d)), 4)
     return f"{signed(one, digits)} against {signed(other, digits)}"
-
-
-def outcome_result(outcome: Outcome) -> str:
-    """What an outcome does, in a few words."""
-    parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
-    parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
-    parts += list(outcome.also)
-    if outcome.death:
-        parts.append("death")
-    return "; ".join(parts) or "no change"
-
-
-def _walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
-    line, column = card_line(error, card.file) or (card.line, 1)
-    return Diagnostic(
-        "E0604",
-        "error",
-        f"the odds of {card.label} cannot be worked out: {message}",
-        Span(card.file, line, column, line, column + 1),
-    )

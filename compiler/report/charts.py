@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from compiler.report.analysis import BlockReport, Column, outcome_result, percent
+from compiler.odds import outcome_result
+from compiler.report.analysis import BlockReport, Column, percent
 from runtime.odds import Outcome
 
 PLOT_HEIGHT = 132.0
