@@ -101,17 +101,79 @@ def _mm(box: tuple[float, ...]) -> tuple[float, float, float, float]:
     return left, bottom, right, top
 
 
+Matrix = tuple[float, float, float, float, float, float]
+Bounds = tuple[float, float, float, float]  # left, bottom, right, top, in points
+
+
+def _then(inner: Matrix, outer: Matrix) -> Matrix:
+    """The matrix that applies `inner`, then `outer` (PDF's a b c d e f)."""
+    a, b, c, d, e, f = inner
+    A, B, C, D, E, F = outer
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D,
+            e * A + f * C + E, e * B + f * D + F)  # fmt: skip
+
+
+def _moved(bounds: Bounds, matrix: Matrix) -> Bounds:
+    """A rectangle's bounds after the matrix (an axis-aligned one stays one)."""
+    a, b, c, d, e, f = matrix
+    left, bottom, right, top = bounds
+    xs, ys = [], []
+    for x, y in ((left, bottom), (left, top), (right, bottom), (right, top)):
+        xs.append(a * x + c * y + e)
+        ys.append(b * x + d * y + f)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _clip(obj: Any) -> Bounds | None:
+    """The bounds of an object's clip path, in page space (pdfium keeps it there)."""
+    clip = pdfium_c.FPDFPageObj_GetClipPath(obj.raw)
+    if not clip:
+        return None
+    xs, ys = [], []
+    for path in range(pdfium_c.FPDFClipPath_CountPaths(clip)):
+        for index in range(pdfium_c.FPDFClipPath_CountPathSegments(clip, path)):
+            segment = pdfium_c.FPDFClipPath_GetPathSegment(clip, path, index)
+            x, y = ctypes.c_float(), ctypes.c_float()
+            pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
+            xs.append(x.value)
+            ys.append(y.value)
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
 def _filled_boxes(page: Any) -> Iterator[Box]:
-    """The page's own filled paths (not those inside form XObjects, in another space)."""
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=1):
-        fill_mode, stroke = ctypes.c_int(), ctypes.c_int()
-        pdfium_c.FPDFPath_GetDrawMode(obj.raw, fill_mode, stroke)
-        if fill_mode.value == pdfium_c.FPDF_FILLMODE_NONE:
-            continue
-        red, green, blue, alpha = (ctypes.c_uint() for _ in range(4))
-        pdfium_c.FPDFPageObj_GetFillColor(obj.raw, red, green, blue, alpha)
-        left, bottom, right, top = _mm(obj.get_bounds())
-        yield Box(left, bottom, right - left, top - bottom, (red.value, green.value, blue.value))
+    """The page's filled paths, in page space, as far as they show.
+
+    A card on a sheet is a face page drawn as a Form XObject: its paths are in the form's
+    space, so they are moved by the form's matrix (and those of the forms around them), and
+    cut to the clip the sheet draws the form with (shared cut lines hide inner bleeds).
+    """
+    identity: Matrix = (1, 0, 0, 1, 0, 0)
+
+    def walk(form: Any, level: int, matrix: Matrix, clip: Bounds | None) -> Iterator[Box]:
+        for obj in page.get_objects(max_depth=1, form=form, level=level):
+            if obj.type == pdfium_c.FPDF_PAGEOBJ_FORM:
+                inner = tuple(obj.get_matrix().get())
+                yield from walk(obj, level + 1, _then(inner, matrix), clip or _clip(obj))
+                continue
+            if obj.type != pdfium_c.FPDF_PAGEOBJ_PATH:
+                continue
+            fill_mode, stroke = ctypes.c_int(), ctypes.c_int()
+            pdfium_c.FPDFPath_GetDrawMode(obj.raw, fill_mode, stroke)
+            if fill_mode.value == pdfium_c.FPDF_FILLMODE_NONE:
+                continue
+            red, green, blue, alpha = (ctypes.c_uint() for _ in range(4))
+            pdfium_c.FPDFPageObj_GetFillColor(obj.raw, red, green, blue, alpha)
+            left, bottom, right, top = _moved(obj.get_bounds(), matrix)
+            if clip is not None:
+                left, bottom = max(left, clip[0]), max(bottom, clip[1])
+                right, top = min(right, clip[2]), min(top, clip[3])
+                if right <= left or top <= bottom:
+                    continue
+            left, bottom, right, top = _mm((left, bottom, right, top))
+            color = (red.value, green.value, blue.value)
+            yield Box(left, bottom, right - left, top - bottom, color)
+
+    yield from walk(None, 0, identity, None)
 
 
 def _points(box: Box) -> tuple[float, float, float, float]:
@@ -234,7 +296,9 @@ def _copies(card: dict[str, Any]) -> int:
     return copies if isinstance(copies, int) and copies > 0 else 1
 
 
-def test_a4_pages_hold_nine_poker_cards_each_with_its_3mm_bleed(a4_sheets: Path) -> None:
+def test_a4_pages_hold_nine_poker_cards_sharing_cut_lines_with_room_for_marks(
+    a4_sheets: Path,
+) -> None:
     pages = read_pdf(a4_sheets / "out.pdf")
     faces = sum(_copies(card) for card in _specimen_cards())
     assert faces == 24
@@ -246,15 +310,23 @@ def test_a4_pages_hold_nine_poker_cards_each_with_its_3mm_bleed(a4_sheets: Path)
     for page in pages:
         cards = page.cards(*POKER, bleed=3.0)
         counts.append(len(cards))
-        for card in cards:
-            assert_size(card, 69.5, 94.9)
         assert no_overlaps(cards)
     assert counts == [9, 9, 6]
     full = pages[0].cards(*POKER, bleed=3.0)
     assert centred(full, A4)
-    # Separate bleeds, three by three: the bleeds of neighbours touch, pitch 69.5 × 94.9.
-    assert sorted({round(c.x, 2) for c in full}) == [0.75, 70.25, 139.75]
-    assert sorted({round(A4[1] - c.top, 2) for c in full}) == [6.15, 101.05, 195.95]
+    # Separate bleeds (69.5 mm a card) would leave 0.75 mm at the sides: no room for crop
+    # marks, nor for a printer's margin. So the cards share cut lines, 3 mm bleed around the
+    # grid only: the corners carry it on two sides, the middle card on none.
+    assert [(round(c.w, 1), round(c.h, 1)) for c in full] == [
+        (66.5, 91.9), (63.5, 91.9), (66.5, 91.9),
+        (66.5, 88.9), (63.5, 88.9), (66.5, 88.9),
+        (66.5, 91.9), (63.5, 91.9), (66.5, 91.9),
+    ]  # fmt: skip
+    assert sorted({round(c.x, 2) for c in full}) == [6.75, 73.25, 136.75]
+    assert sorted({round(A4[1] - c.top, 2) for c in full}) == [12.15, 104.05, 192.95]
+    # At least 5 mm of paper outside the bleed on every side.
+    assert min(c.x for c in full) >= 5 and A4[0] - max(c.right for c in full) >= 5
+    assert min(c.y for c in full) >= 5 and A4[1] - max(c.top for c in full) >= 5
 
 
 def test_every_title_is_in_the_pdf_text_on_a_card_once_per_copy(a4_sheets: Path) -> None:
@@ -273,6 +345,7 @@ def test_every_title_is_in_the_pdf_text_on_a_card_once_per_copy(a4_sheets: Path)
 
 
 def test_crop_marks_sit_on_the_cut_lines_outside_every_card(a4_sheets: Path) -> None:
+    left, bottom = (A4[0] - 3 * 63.5) / 2, (A4[1] - 3 * 88.9) / 2
     for page in read_pdf(a4_sheets / "out.pdf"):
         cards = page.cards(*POKER, bleed=3.0)
         marks = page.marks()
@@ -280,13 +353,14 @@ def test_crop_marks_sit_on_the_cut_lines_outside_every_card(a4_sheets: Path) -> 
         for mark in marks:
             assert not any(mark.overlaps(card) for card in cards), mark
             assert min(mark.x, mark.y) >= 0 and mark.right <= A4[0] and mark.top <= A4[1]
-        # Every vertical cut line (a trim edge, 3 mm inside a card's background) is marked
-        # above and below the grid.
-        cuts = distinct([c.x + 3 for c in cards] + [c.right - 3 for c in cards])
-        assert len(cuts) == 6
-        vertical = [m.x + m.w / 2 for m in marks if m.h > m.w]
-        assert all(any(close(x, cut) for cut in cuts) for x in vertical), (vertical, cuts)
-        assert all(sum(close(x, cut) for x in vertical) == 2 for cut in cuts), (vertical, cuts)
+        # Each of the four cut lines each way is marked at both ends, outside the bleed, with
+        # a whole 5 mm mark: the margins have room for them.
+        vertical = sorted(m.x + m.w / 2 for m in marks if m.h > m.w)
+        horizontal = sorted(m.y + m.h / 2 for m in marks if m.w > m.h)
+        expected_x = [left + k * 63.5 for k in range(4) for _ in range(2)]
+        expected_y = [bottom + k * 88.9 for k in range(4) for _ in range(2)]
+        assert all(close(x, e) for x, e in zip(vertical, expected_x, strict=True)), vertical
+        assert all(close(y, e) for y, e in zip(horizontal, expected_y, strict=True)), horizontal
         for mark in marks:
             if mark.h > mark.w:
                 assert_size(mark, 0.2, 5.0)

@@ -1,13 +1,18 @@
 """Where each card goes on the paper: the sheet grid, cut marks, mirrored backs, single pages.
 
-All geometry is the tool's own CSS, in millimetres, so a pack's templates can style a card but
-never move it: what the tests measure is what a printer gets.
+Every distinct face is laid out once by WeasyPrint as a page of its own, the card plus its
+bleed on every side (`face_pages`); this module then says where each copy of that page goes on
+the printed pages, what part of it shows there, and where the crop marks are. All of it is the
+tool's own geometry, in millimetres, so a pack's templates can style a card but never move it:
+what the tests measure is what a printer gets.
+
+Pages here are in PDF coordinates: millimetres from the bottom left corner of the paper.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
 from compiler.printing.sizes import PrintOptions
@@ -18,10 +23,23 @@ MARK_LENGTH = 5.0
 MARK_GAP = 1.0
 """Crop marks stop this far short of the cut area, so no mark is printed on a card."""
 
+MARK_WIDTH = 0.2
+"""Crop marks are this thick."""
+
+MIN_MARGIN = 5.0
+"""Separate bleeds that leave less paper than this outside the cards give way to shared cut
+lines: home printers cannot print to the edge, and the crop marks need the room."""
+
+MARK_ROOM = 10.0
+"""`--layout single` pages reach this far past the bleed on every side, for the crop marks."""
+
+Rect = tuple[float, float, float, float]
+"""x, y, width, height in millimetres, from the bottom left corner of the page."""
+
 
 @dataclass(frozen=True)
 class Face:
-    """One card face (or back) ready to place: its HTML and the class of its background."""
+    """One card face (or back) ready to lay out: its HTML and the class of its background."""
 
     html: str
     kind: str
@@ -34,8 +52,8 @@ class Grid:
 
     cols: int
     rows: int
-    left: float  # x of the first column's trim box
-    top: float  # y of the first row's trim box
+    left: float  # x of the first column's trim box, from the paper's left edge
+    top: float  # y of the first row's trim box, from the paper's top edge
     pitch_x: float  # from one trim box to the next
     pitch_y: float
     bleed: float
@@ -66,7 +84,8 @@ class Grid:
 
 
 def sheet_grid(options: PrintOptions) -> Grid:
-    """The most cards a sheet holds; separate bleeds when that costs no card, else shared."""
+    """The most cards a sheet holds; separate bleeds only when that costs no card and leaves
+    a margin of MIN_MARGIN all round, else shared cut lines."""
     paper_w, paper_h = options.paper_size
     w, h, b = options.width, options.height, options.bleed
 
@@ -77,7 +96,10 @@ def sheet_grid(options: PrintOptions) -> Grid:
 
     separate = count(w + 2 * b, h + 2 * b, 0.0)
     shared = count(w, h, 2 * b)
-    use_shared = b > 0 and shared[0] * shared[1] > separate[0] * separate[1]
+    margin = min(paper_w - separate[0] * (w + 2 * b), paper_h - separate[1] * (h + 2 * b)) / 2
+    use_shared = b > 0 and (
+        shared[0] * shared[1] > separate[0] * separate[1] or margin < MIN_MARGIN - 1e-9
+    )
     cols, rows = shared if use_shared else separate
     if cols * rows == 0:
         cols, rows = 1, 1  # a card as big as the paper: one per sheet, centred
@@ -97,29 +119,47 @@ def sheet_grid(options: PrintOptions) -> Grid:
     )
 
 
-def _mm(value: float) -> str:
-    return f"{value:.3f}mm"
+@dataclass(frozen=True)
+class Placed:
+    """One face page drawn on a printed page: which, where, and the part of it that shows."""
+
+    item: int  # index of the face page among those laid out
+    x: float  # where the face page's bottom left corner (its bleed's) goes
+    y: float
+    clip: Rect  # the trim box and whatever bleed this position keeps; the rest is cut away
 
 
-def _box(left: float, top: float, width: float, height: float) -> str:
-    return f"left:{_mm(left)};top:{_mm(top)};width:{_mm(width)};height:{_mm(height)}"
+@dataclass
+class PageSpec:
+    """A printed page: its size, the faces on it, its crop marks and its print boxes."""
+
+    width: float
+    height: float
+    placed: list[Placed] = field(default_factory=list)
+    marks: list[Rect] = field(default_factory=list)
+    trim: Rect | None = None
+    bleed: Rect | None = None
 
 
-def _slot(face: Face, x: float, y: float, bleeds: tuple[float, ...], options: PrintOptions) -> str:
-    """A card at trim position (x, y): its background over the bleed, its face on the trim."""
+def _place(
+    item: int, x: float, y: float, bleeds: tuple[float, ...], options: PrintOptions
+) -> Placed:
+    """The face page `item` with its trim box's bottom left corner at (x, y).
+
+    The face page carries the full bleed on every side; `bleeds` (top, right, bottom, left)
+    says how much of it this position keeps.
+    """
     top, right, bottom, left = bleeds
-    outer = _box(x - left, y - top, options.width + left + right, options.height + top + bottom)
-    inner = _box(left, top, options.width, options.height)
-    return (
-        f'<div class="slot kind-{escape(face.kind)}" style="{outer}">'
-        f'<div class="trim" data-card="{escape(face.key)}" style="{inner}">{face.html}</div></div>'
-    )
+    w, h, b = options.width, options.height, options.bleed
+    clip = (x - left, y - bottom, w + left + right, h + top + bottom)
+    return Placed(item, x - b, y - b, clip)
 
 
-def _marks(grid: Grid, options: PrintOptions) -> list[str]:
+def _marks(grid: Grid, options: PrintOptions) -> list[Rect]:
     """Crop marks at every cut line, in the margins around the grid, outside the bleed."""
     paper_w, paper_h = options.paper_size
     w, h = options.width, options.height
+    # Cut lines as distances from the left and top edges of the paper.
     xs = sorted(
         {round(grid.left + c * grid.pitch_x + dx, 3) for c in range(grid.cols) for dx in (0, w)}
     )
@@ -128,91 +168,125 @@ def _marks(grid: Grid, options: PrintOptions) -> list[str]:
     )
     grid_top, grid_bottom = ys[0] - grid.bleed, ys[-1] + grid.bleed
     grid_left, grid_right = xs[0] - grid.bleed, xs[-1] + grid.bleed
-    marks = []
+    half = MARK_WIDTH / 2
+    marks: list[Rect] = []
     for x in xs:
         above = min(MARK_LENGTH, grid_top - MARK_GAP)
         below = min(MARK_LENGTH, paper_h - grid_bottom - MARK_GAP)
         if above > 0.5:
-            marks.append(_box(x - 0.1, grid_top - MARK_GAP - above, 0.2, above))
+            marks.append((x - half, paper_h - grid_top + MARK_GAP, MARK_WIDTH, above))
         if below > 0.5:
-            marks.append(_box(x - 0.1, grid_bottom + MARK_GAP, 0.2, below))
+            marks.append((x - half, paper_h - grid_bottom - MARK_GAP - below, MARK_WIDTH, below))
     for y in ys:
         before = min(MARK_LENGTH, grid_left - MARK_GAP)
         after = min(MARK_LENGTH, paper_w - grid_right - MARK_GAP)
         if before > 0.5:
-            marks.append(_box(grid_left - MARK_GAP - before, y - 0.1, before, 0.2))
+            marks.append((grid_left - MARK_GAP - before, paper_h - y - half, before, MARK_WIDTH))
         if after > 0.5:
-            marks.append(_box(grid_right + MARK_GAP, y - 0.1, after, 0.2))
-    return [f'<div class="mark" style="{style}"></div>' for style in marks]
+            marks.append((grid_right + MARK_GAP, paper_h - y - half, after, MARK_WIDTH))
+    return marks
 
 
-def sheet_pages(faces: list[Face], backs: list[Face] | None, options: PrintOptions) -> str:
-    """The body of a sheet document: face pages, each followed by its mirrored back page."""
+def sheet_layout(
+    faces: list[int], backs: list[int] | None, options: PrintOptions
+) -> list[PageSpec]:
+    """Sheets of face pages, each followed by its back page mirrored for a long-edge flip.
+
+    `faces` names the face page of every card to print, copies included, in order; `backs`
+    the back page behind each of them.
+    """
     grid = sheet_grid(options)
-    paper_w, _ = options.paper_size
-    marks = "".join(_marks(grid, options)) if options.marks else ""
+    paper_w, paper_h = options.paper_size
+    w, h = options.width, options.height
+    marks = _marks(grid, options) if options.marks else []
     pages = []
     for start in range(0, len(faces), grid.per_page):
-        chunk = faces[start : start + grid.per_page]
-        slots = [
-            _slot(face, *grid.trim(i), grid.bleeds(i), options) for i, face in enumerate(chunk)
-        ]
-        pages.append(f'<div class="sheet">{"".join(slots)}{marks}</div>')
+        sheet = PageSpec(paper_w, paper_h, marks=marks)
+        for i, item in enumerate(faces[start : start + grid.per_page]):
+            x, top = grid.trim(i)
+            sheet.placed.append(_place(item, x, paper_h - top - h, grid.bleeds(i), options))
+        pages.append(sheet)
         if backs is not None:
-            mirrored = []
-            for i, back in enumerate(backs[start : start + grid.per_page]):
-                x, y = grid.trim(i)
-                top, right, bottom, left = grid.bleeds(i)
+            back = PageSpec(paper_w, paper_h, marks=marks)
+            for i, item in enumerate(backs[start : start + grid.per_page]):
+                x, top = grid.trim(i)
+                above, right, below, left = grid.bleeds(i)
                 # A long-edge flip turns x into paper_w - x: the back lies behind its face.
-                mirrored.append(
-                    _slot(back, paper_w - x - options.width, y, (top, left, bottom, right), options)
+                mirrored = (above, left, below, right)
+                back.placed.append(
+                    _place(item, paper_w - x - w, paper_h - top - h, mirrored, options)
                 )
-            pages.append(f'<div class="sheet back">{"".join(mirrored)}{marks}</div>')
-    return "".join(pages)
+            pages.append(back)
+    return pages
 
 
-_NO_BODY_MARGIN = "html, body { margin: 0; padding: 0 }"
-"""Without it the browser's 8px body margin moves every card (and breaks the duplex mirror)."""
+def single_layout(
+    faces: list[int], backs: list[int] | None, options: PrintOptions
+) -> list[PageSpec]:
+    """One card a page for print shops: TrimBox the card, BleedBox the card and its bleed,
+    and with crop marks, MARK_ROOM more paper around the bleed for them."""
+    w, h, b = options.width, options.height, options.bleed
+    room = MARK_ROOM if options.marks else 0.0
+    width, height = w + 2 * (b + room), h + 2 * (b + room)
+    x, y = room + b, room + b  # the trim box's bottom left corner
+    marks: list[Rect] = []
+    if options.marks:
+        length = min(MARK_LENGTH, room - MARK_GAP)
+        half = MARK_WIDTH / 2
+        for cut in (x, x + w):  # vertical cut lines, marked below and above the bleed
+            marks.append((cut - half, room - MARK_GAP - length, MARK_WIDTH, length))
+            marks.append((cut - half, height - room + MARK_GAP, MARK_WIDTH, length))
+        for cut in (y, y + h):  # horizontal ones, left and right of it
+            marks.append((room - MARK_GAP - length, cut - half, length, MARK_WIDTH))
+            marks.append((width - room + MARK_GAP, cut - half, length, MARK_WIDTH))
+    pages = []
+    for index, item in enumerate(faces):
+        for side in [item] + ([backs[index]] if backs is not None else []):
+            page = PageSpec(width, height, marks=marks, trim=(x, y, w, h))
+            page.bleed = (room, room, w + 2 * b, h + 2 * b)
+            page.placed.append(_place(side, x, y, (b, b, b, b), options))
+            pages.append(page)
+    return pages
 
 
-def sheet_css(options: PrintOptions) -> str:
-    """The tool's own page and geometry rules for sheets."""
-    paper_w, paper_h = options.paper_size
-    return (
-        f"@page {{ size: {_mm(paper_w)} {_mm(paper_h)}; margin: 0 }}\n"
-        f"{_NO_BODY_MARGIN}\n"
-        f".sheet {{ position: relative; width: {_mm(paper_w)}; height: {_mm(paper_h)};"
-        " overflow: hidden; break-after: page }\n"
-        ".sheet:last-child { break-after: auto }\n"
-        ".slot { position: absolute; overflow: hidden }\n"
-        ".trim { position: absolute; overflow: hidden }\n"
-        ".mark { position: absolute; background: #000 }\n"
+# ---------------------------------------------------------------- the face pages
+
+
+def _mm(value: float) -> str:
+    return f"{value:.3f}mm"
+
+
+def _box(left: float, top: float, width: float, height: float) -> str:
+    return f"left:{_mm(left)};top:{_mm(top)};width:{_mm(width)};height:{_mm(height)}"
+
+
+def face_pages(faces: list[Face], options: PrintOptions) -> str:
+    """The body of a face document: each face on a page of its own, the card and its bleed;
+    the card's background fills the bleed, its face sits on the trim box."""
+    w, h, b = options.width, options.height, options.bleed
+    outer = _box(0.0, 0.0, w + 2 * b, h + 2 * b)
+    inner = _box(b, b, w, h)
+    return "".join(
+        f'<div class="face"><div class="slot kind-{escape(face.kind)}" style="{outer}">'
+        f'<div class="trim" data-card="{escape(face.key)}" style="{inner}">{face.html}</div>'
+        "</div></div>"
+        for face in faces
     )
 
 
-def single_pages(faces: list[Face], backs: list[Face] | None, options: PrintOptions) -> str:
-    """One card per page: the page is the trim box; the card's background fills the bleed."""
-    b = options.bleed
-    pages = []
-    for index, face in enumerate(faces):
-        sides = [face] + ([backs[index]] if backs is not None else [])
-        for side in sides:
-            pages.append(
-                f'<div class="single">{_slot(side, 0.0, 0.0, (b, b, b, b), options)}</div>'
-            )
-    return "".join(pages)
+_NO_BODY_MARGIN = "html, body { margin: 0; padding: 0 }"
+"""Without it the browser's 8px body margin moves every card off its page."""
 
 
-def single_css(options: PrintOptions) -> str:
-    """Page rules for one card per page: TrimBox the card, BleedBox the card plus bleed."""
-    marks = "crop" if options.marks and options.bleed > 0 else "none"
+def face_css(options: PrintOptions) -> str:
+    """The tool's own page and geometry rules for face documents."""
+    width, height = options.width + 2 * options.bleed, options.height + 2 * options.bleed
     return (
-        f"@page {{ size: {_mm(options.width)} {_mm(options.height)}; margin: 0;"
-        f" bleed: {_mm(options.bleed)}; marks: {marks} }}\n"
+        f"@page {{ size: {_mm(width)} {_mm(height)}; margin: 0 }}\n"
         f"{_NO_BODY_MARGIN}\n"
-        f".single {{ position: relative; width: {_mm(options.width)};"
-        f" height: {_mm(options.height)}; break-after: page }}\n"
-        ".single:last-child { break-after: auto }\n"
+        f".face {{ position: relative; width: {_mm(width)}; height: {_mm(height)};"
+        " overflow: hidden; break-after: page }\n"
+        ".face:last-child { break-after: auto }\n"
         ".slot { position: absolute; overflow: hidden }\n"
         ".trim { position: absolute; overflow: hidden }\n"
     )

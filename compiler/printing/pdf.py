@@ -144,17 +144,32 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise
 
 
-def pdf_to_pngs(data: bytes, names: Sequence[str], folder: Path, dpi: int) -> list[Path]:
-    """One PNG per page of a PDF, named as given, each written atomically."""
+def pdf_to_pngs(
+    chunks: Sequence[bytes],
+    where: Sequence[tuple[int, int]],
+    names: Sequence[str],
+    folder: Path,
+    dpi: int,
+    bleed: float,
+) -> list[Path]:
+    """One PNG per face page (`where`: its chunk PDF and page), trimmed to the card: the page
+    is the card and its bleed, and only the card is shown. Each is written atomically."""
     import io
 
     import pypdfium2 as pdfium
 
+    documents: dict[int, Any] = {}
     written = []
-    document = pdfium.PdfDocument(data)
+    inset = bleed * 72 / 25.4
     try:
-        for index, name in enumerate(names):
-            page = document[index]
+        for (chunk, number), name in zip(where, names, strict=True):
+            if chunk not in documents:
+                documents[chunk] = pdfium.PdfDocument(chunks[chunk])
+            page = documents[chunk][number]
+            # The CropBox, not a crop of the bitmap: the card starts on a whole pixel, as if
+            # it had been laid out on a page of its own size.
+            left, bottom, right, top = page.get_mediabox()
+            page.set_cropbox(left + inset, bottom + inset, right - inset, top - inset)
             image = page.render(scale=dpi / 72).to_pil()
             buffer = io.BytesIO()
             image.save(buffer, format="PNG")
@@ -162,5 +177,6 @@ def pdf_to_pngs(data: bytes, names: Sequence[str], folder: Path, dpi: int) -> li
             write_atomically(target, buffer.getvalue())
             written.append(target)
     finally:
-        document.close()
+        for document in documents.values():
+            document.close()
     return written

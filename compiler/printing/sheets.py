@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,20 +16,21 @@ from compiler.pack import display_path
 from compiler.printing.faces import (
     FIT_STEPS,
     TemplateProblem,
-    _deadline,
     environment,
     face_data,
     render,
     template_names,
 )
-from compiler.printing.layout import Face, sheet_css, sheet_pages, single_css, single_pages
-from compiler.printing.pdf import Rendered, pdf_to_pngs, render_pdf, write_atomically
+from compiler.printing.impose import impose
+from compiler.printing.layout import Face, sheet_layout, single_layout
+from compiler.printing.pdf import pdf_to_pngs, write_atomically
+from compiler.printing.render import LayoutStopped, lay_out_faces
 from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
 Progress = Callable[[int, int], None]
-"""Told (cards done, cards in all) as faces render; the PDF itself is one last step."""
+"""Told (faces done, faces in all) as the faces are laid out; the PDF itself is one last step."""
 
 ASSETS = Path(__file__).resolve().parent / "templates"
 """The package's own files WeasyPrint may read besides the pack's."""
@@ -155,80 +156,74 @@ def print_pack(
         )
         return result
     renderer = _Renderer(checked, options, checked.title or checked.name)
-    roots = [ASSETS] + ([checked.root] if checked.root else [])
-    smallest: set[int] = set()
     try:
         stylesheet = renderer.stylesheet()
-        while True:
-            laid = _lay_out(renderer, cards, options, smallest, progress)
-            rendered = _render(laid.body, laid.geometry, stylesheet, checked, roots)
-            clipped = {int(key) for key in rendered.clipped if key.isdigit()}
+        faces = _faces(renderer, cards, options)
+        laid = _LaidOut(checked, options, stylesheet)
+        laid.add(faces.items, progress)
+        clipped = laid.clipped(range(len(cards))) - faces.smallest
+        if clipped:
             # Text the page cut off at the estimated size gets one more try at the smallest.
-            if not clipped - smallest:
-                break
-            smallest |= clipped
-            progress = None
+            again = sorted(clipped)
+            redone = [renderer.face(cards[index], str(index), smallest=True)[0] for index in again]
+            laid.add(redone, None, again)
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
         return result
-    data = rendered.data
-    faces, per_card = laid.faces, laid.per_card
-    result.diagnostics += _refusals(rendered.refused, checked)
+    result.diagnostics += _refusals(laid.refused, checked)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
-    overflowing = laid.overflowing | clipped
+    overflowing = faces.overflowing | laid.clipped(range(len(cards)))
     result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
     if result.failed:
         return result
-    write_atomically(target, data)
-    result.cards = len(faces)
-    result.pages = _page_count(data)
+    arrange = single_layout if options.layout == "single" else sheet_layout
+    pages = arrange(faces.copies, faces.backs if options.backs else None, options)
+    write_atomically(target, impose(laid.data, laid.where, pages))
+    result.cards = len(faces.copies)
+    result.pages = len(pages)
     if png_folder is not None:
-        result.pngs = _previews(per_card, cards, stylesheet, checked, options, png_folder, dpi)
+        png_folder.mkdir(parents=True, exist_ok=True)
+        names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
+        pages_of_cards = laid.where[: len(cards)]
+        result.pngs = pdf_to_pngs(laid.data, pages_of_cards, names, png_folder, dpi, options.bleed)
     return result
 
 
 @dataclass
-class _Laid:
-    """Every face rendered and placed: the document body and what went into it."""
+class _Faces:
+    """The face pages to lay out (each card's face once, each deck's back once) and which of
+    them every printed card (copies expanded) shows on its front and its back."""
 
-    body: str
-    geometry: str
-    faces: list[Face]
-    per_card: list[Face]
-    overflowing: set[int]
+    items: list[Face] = field(default_factory=list)
+    copies: list[int] = field(default_factory=list)
+    backs: list[int] = field(default_factory=list)
+    overflowing: set[int] = field(default_factory=set)  # too long even at the smallest text
+    smallest: set[int] = field(default_factory=set)  # already at the smallest text
 
 
-def _lay_out(
-    renderer: _Renderer,
-    cards: list[IR],
-    options: PrintOptions,
-    smallest: set[int],
-    progress: Progress | None,
-) -> _Laid:
-    """Render each card's face (and back), expand copies, and place them on pages."""
-    faces: list[Face] = []
-    backs: list[Face] | None = [] if options.backs else None
-    per_card: list[Face] = []
-    overflowing: set[int] = set()
+def _faces(renderer: _Renderer, cards: list[IR], options: PrintOptions) -> _Faces:
+    """Render each card's face through its template once, and each deck's back once."""
+    faces = _Faces()
+    fronts: list[int] = []
+    back_of: list[Face] = []
     for index, card in enumerate(cards):
-        face, overflow, at_smallest = renderer.face(card, str(index), index in smallest)
+        face, overflow, at_smallest = renderer.face(card, str(index))
         if overflow:
-            overflowing.add(index)
+            faces.overflowing.add(index)
         if at_smallest:
-            smallest.add(index)  # already as small as text goes: no layout again for it
-        back = renderer.back(card) if backs is not None else None
-        per_card.append(face)
-        for _ in range(_copies(card)):
-            faces.append(face)
-            if backs is not None and back is not None:
-                backs.append(back)
-        if progress is not None:
-            progress(index + 1, len(cards))
-    if options.layout == "single":
-        body, geometry = single_pages(faces, backs, options), single_css(options)
-    else:
-        body, geometry = sheet_pages(faces, backs, options), sheet_css(options)
-    return _Laid(body, geometry, faces, per_card, overflowing)
+            faces.smallest.add(index)  # already as small as text goes: no layout again for it
+        faces.items.append(face)
+        fronts += [index] * _copies(card)
+        if options.backs:
+            back_of += [renderer.back(card)] * _copies(card)
+    distinct: dict[Face, int] = {}
+    for back in back_of:
+        if back not in distinct:
+            distinct[back] = len(faces.items)
+            faces.items.append(back)
+    faces.copies = fronts
+    faces.backs = [distinct[back] for back in back_of]
+    return faces
 
 
 LAYOUT_SECONDS = 30.0
@@ -237,54 +232,61 @@ LAYOUT_SECONDS_PER_FACE = 0.25
 (in a pack's templates or cards.css) take time exponential in their depth; a few make hours."""
 
 
-class _LayoutExpired(BaseException):
-    """WeasyPrint ran out of time (not an Exception: WeasyPrint catches those, and OSError)."""
+@dataclass
+class _LaidOut:
+    """The face pages laid out so far: the chunk PDFs and where in them each face page is."""
 
+    checked: CheckedPack
+    options: PrintOptions
+    stylesheet: str
+    data: list[bytes] = field(default_factory=list)
+    where: list[tuple[int, int]] = field(default_factory=list)  # face page -> (chunk, page)
+    refused: list[str] = field(default_factory=list)
+    _clipped: set[str] = field(default_factory=set)
 
-def _render(
-    body: str,
-    geometry: str,
-    stylesheet: str,
-    checked: CheckedPack,
-    roots: list[Path],
-    limited: bool = True,
-) -> Rendered:
-    # The design comes first so the tool's geometry wins wherever the two disagree.
-    html = (
-        '<!DOCTYPE html><html><head><meta charset="utf-8">'
-        f"<style>{_css_text(stylesheet)}</style><style>{geometry}</style>"
-        f"</head><body>{body}</body></html>"
-    )
-    base = (checked.root or Path.cwd()).resolve()
-    if not limited:
-        return render_pdf(html, base, roots)
-    seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * body.count('class="trim"')
-    import weasyprint  # noqa: F401  (not under the deadline: its first import takes a while)
-
-    try:
-        with _deadline(seconds, _LayoutExpired):
-            return render_pdf(html, base, roots)
-    except (_LayoutExpired, RecursionError) as error:
-        where = display_path(checked.root / "templates") if checked.root else "templates"
-        stopped = (
-            f"took longer than {seconds:g} s"
-            if isinstance(error, _LayoutExpired)
-            else "is nested too deeply"
-        )
-        raise TemplateProblem(
-            Diagnostic(
-                "E0701",
-                "error",
-                f"laying out the cards {stopped}: the templates or cards.css are too complex",
-                Span.whole_file(where),
-                "keep flex, grid and columns inside one another to a few levels",
+    def add(
+        self, faces: list[Face], progress: Progress | None, replace: list[int] | None = None
+    ) -> None:
+        """Lay these faces out, as new face pages or in place of those `replace` names."""
+        roots = [ASSETS] + ([self.checked.root] if self.checked.root else [])
+        base = (self.checked.root or Path.cwd()).resolve()
+        seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
+        try:
+            chunks = lay_out_faces(
+                faces, self.options, self.stylesheet, base, roots, seconds, progress
             )
-        ) from None
+        except LayoutStopped as stopped:
+            raise TemplateProblem(self._stopped(stopped, seconds)) from None
+        pages = [
+            (len(self.data) + number, page)
+            for number, chunk in enumerate(chunks)
+            for page in range(chunk.pages)
+        ]
+        if replace is None:
+            self.where += pages
+        else:
+            for target, page in zip(replace, pages, strict=True):
+                self.where[target] = page
+            self._clipped -= {str(index) for index in replace}
+        for chunk in chunks:
+            self.data.append(chunk.data)
+            self.refused += chunk.refused
+            self._clipped |= chunk.clipped
 
+    def clipped(self, cards: Iterable[int]) -> set[int]:
+        """Which of these cards lost text to clipping in their latest layout."""
+        return {index for index in cards if str(index) in self._clipped}
 
-def _css_text(css: str) -> str:
-    """A stylesheet safe to put inside <style>: it cannot close the element."""
-    return re.sub(r"</", r"<\\/", css)
+    def _stopped(self, stopped: LayoutStopped, seconds: float) -> Diagnostic:
+        where = display_path(self.checked.root / "templates") if self.checked.root else "templates"
+        how = "is nested too deeply" if stopped.too_deep else f"took longer than {seconds:g} s"
+        return Diagnostic(
+            "E0701",
+            "error",
+            f"laying out the cards {how}: the templates or cards.css are too complex",
+            Span.whole_file(where),
+            "keep flex, grid and columns inside one another to a few levels",
+        )
 
 
 def _refusals(refused: list[str], checked: CheckedPack) -> list[Diagnostic]:
@@ -299,35 +301,3 @@ def _refusals(refused: list[str], checked: CheckedPack) -> list[Diagnostic]:
         )
         for url in dict.fromkeys(refused)
     ]
-
-
-def _previews(
-    faces: list[Face],
-    cards: list[IR],
-    stylesheet: str,
-    checked: CheckedPack,
-    options: PrintOptions,
-    folder: Path,
-    dpi: int,
-) -> list[Path]:
-    """One PNG per card (copies once), without bleed or marks."""
-    from dataclasses import replace
-
-    plain = replace(options, bleed=0.0, marks=False, layout="single")
-    roots = [ASSETS] + ([checked.root] if checked.root else [])
-    body = single_pages(faces, None, plain)
-    # Unlimited: the same faces were just laid out within the limit, on sheets.
-    rendered = _render(body, single_css(plain), stylesheet, checked, roots, limited=False)
-    folder.mkdir(parents=True, exist_ok=True)
-    names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
-    return pdf_to_pngs(rendered.data, names, folder, dpi)
-
-
-def _page_count(data: bytes) -> int:
-    import pypdfium2 as pdfium
-
-    document = pdfium.PdfDocument(data)
-    try:
-        return len(document)
-    finally:
-        document.close()

@@ -1,0 +1,177 @@
+"""WeasyPrint runs that lay out the face pages: here for a few faces, else in worker processes.
+
+The faces are cut into chunks, contiguous slices each laid out as one WeasyPrint document (one
+page a face); forked workers lay the chunks out side by side and send back the PDF, the URLs
+the fence refused and the cards whose text was clipped. A worker that overruns the deadline is
+killed, which stops a layout (and the PDF drawing after it) wherever it is.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from compiler.printing.faces import _deadline
+from compiler.printing.layout import Face, face_css, face_pages
+from compiler.printing.pdf import render_pdf
+from compiler.printing.sizes import PrintOptions
+
+PARALLEL_FACES = 32
+"""Fewer faces than this are laid out in this process: a fork and a second font setup cost more
+than the second core saves on a small job."""
+
+CHUNK_FACES = 24
+"""A chunk holds at least this many faces: each document has fixed costs (its fonts, above all)."""
+
+CHUNKS_PER_WORKER = 3
+"""More chunks than workers, so a worker that finishes early (its faces had less text, or it
+shares its core with less) takes another instead of waiting for the slowest."""
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Chunk:
+    """One laid-out document: its PDF, the URLs refused and the cards whose text was cut."""
+
+    data: bytes
+    refused: list[str] = field(default_factory=list)
+    clipped: set[str] = field(default_factory=set)
+    too_deep: bool = False  # WeasyPrint recursed past Python's limit
+    pages: int = 0  # faces laid out in it, a page each
+
+
+class LayoutStopped(Exception):
+    """The layout overran its deadline or nested too deeply; nothing was made."""
+
+    def __init__(self, too_deep: bool) -> None:
+        super().__init__("nested too deeply" if too_deep else "too slow")
+        self.too_deep = too_deep
+
+
+class _Expired(BaseException):
+    """The deadline, in this process (not an Exception: WeasyPrint catches those, and OSError)."""
+
+
+def document(faces: Sequence[Face], options: PrintOptions, stylesheet: str) -> str:
+    """The HTML of a face document: the design first, so the tool's geometry wins."""
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        f"<style>{_css_text(stylesheet)}</style><style>{face_css(options)}</style>"
+        f"</head><body>{face_pages(list(faces), options)}</body></html>"
+    )
+
+
+def _css_text(css: str) -> str:
+    """A stylesheet safe to put inside <style>: it cannot close the element."""
+    return css.replace("</", "<\\/")
+
+
+def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
+    """Lay out one document and draw its PDF (in a worker, or here under the deadline)."""
+    try:
+        rendered = render_pdf(html, base, roots)
+        data = rendered.data
+    except RecursionError:
+        return Chunk(b"", too_deep=True)
+    # The refusals are read after drawing: drawing (SVG images, attachments) may add some.
+    return Chunk(data, list(rendered.refused), set(rendered.clipped))
+
+
+def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
+    """Contiguous slices of about equal work (HTML length), CHUNKS_PER_WORKER per worker."""
+    count = max(1, min(len(faces) // CHUNK_FACES, workers * CHUNKS_PER_WORKER))
+    total = sum(len(face.html) for face in faces)
+    slices: list[Sequence[Face]] = []
+    start = done = 0
+    for index, face in enumerate(faces):
+        done += len(face.html)
+        if done * count >= total * (len(slices) + 1) and len(slices) < count - 1:
+            slices.append(faces[start : index + 1])
+            start = index + 1
+    slices.append(faces[start:])
+    return [part for part in slices if part]
+
+
+def lay_out_faces(
+    faces: Sequence[Face],
+    options: PrintOptions,
+    stylesheet: str,
+    base: Path,
+    roots: Sequence[Path],
+    seconds: float,
+    progress: Progress | None = None,
+) -> list[Chunk]:
+    """Every face as a page of its own, in order across the chunks; LayoutStopped past the
+    deadline or too deep a nesting, with nothing left running."""
+    cores = os.cpu_count() or 1
+    parts = chunks_of(faces, cores) if len(faces) >= PARALLEL_FACES and cores > 1 else [faces]
+    htmls = [document(part, options, stylesheet) for part in parts]
+    if len(htmls) == 1:
+        chunks = [_here(htmls[0], base, roots, seconds)]
+    else:
+        sizes = [len(part) for part in parts]
+        chunks = _in_workers(htmls, sizes, base, roots, seconds, min(cores, len(htmls)), progress)
+    if any(chunk.too_deep for chunk in chunks):
+        raise LayoutStopped(too_deep=True)
+    for chunk, part in zip(chunks, parts, strict=True):
+        chunk.pages = len(part)
+    if progress is not None:
+        progress(len(faces), len(faces))
+    return chunks
+
+
+def _here(html: str, base: Path, roots: Sequence[Path], seconds: float) -> Chunk:
+    import weasyprint  # noqa: F401  (not under the deadline: its first import takes a while)
+
+    try:
+        with _deadline(seconds, _Expired):
+            return _lay_out(html, base, roots)
+    except _Expired:
+        raise LayoutStopped(too_deep=False) from None
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C is the parent's to handle: it stops the workers itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _in_workers(
+    htmls: list[str],
+    sizes: list[int],
+    base: Path,
+    roots: Sequence[Path],
+    seconds: float,
+    workers: int,
+    progress: Progress | None,
+) -> list[Chunk]:
+    import time
+
+    import weasyprint  # noqa: F401  (imported once here, so the forked workers have it)
+
+    # Fork: the workers start at once with WeasyPrint, the fence and the templates loaded.
+    context = multiprocessing.get_context("fork")
+    pool = context.Pool(workers, initializer=_quiet_worker)
+    try:
+        deadline = time.monotonic() + seconds
+        results = pool.imap(partial(_lay_out, base=base, roots=list(roots)), htmls)
+        chunks, done = [], 0
+        for size in sizes:
+            try:
+                chunk = results.next(timeout=max(deadline - time.monotonic(), 0.0))
+            except multiprocessing.TimeoutError:
+                raise LayoutStopped(too_deep=False) from None
+            chunks.append(chunk)
+            done += size
+            if progress is not None:
+                progress(done, sum(sizes))
+        return chunks
+    finally:
+        # Kill whatever still runs (past the deadline, or on an error here) and reap it all.
+        pool.terminate()
+        pool.join()
