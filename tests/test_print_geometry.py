@@ -545,11 +545,27 @@ def test_single_pages_have_the_card_as_trim_box_and_its_bleed_as_bleed_box(
         assert close(br - bl, 69.5) and close(bt - bb, 94.9), page.bleed
         assert all(close(inner - outer, 3.0) for inner, outer in ((tl, bl), (tb, bb)))
         assert all(close(outer - inner, 3.0) for inner, outer in ((tr, br), (tt, bt)))
-        assert ml <= bl + TOL and mb <= bb + TOL and mr >= br - TOL and mt >= bt - TOL
+        # The paper reaches 10 mm past the bleed on every side, room for the crop marks.
+        assert all(close(outer, inner - 10) for outer, inner in ((ml, bl), (mb, bb)))
+        assert all(close(outer, inner + 10) for outer, inner in ((mr, br), (mt, bt)))
         # The card's background fills exactly the bleed box.
         (background,) = page.cards(*POKER, bleed=3.0)
         assert close(background.x, bl) and close(background.y, bb)
         assert_size(background, 69.5, 94.9)
+        # A 5 mm mark at each end of each trim line, 1 mm outside the bleed box.
+        marks = page.marks()
+        assert len(marks) == 8 and not any(mark.overlaps(background) for mark in marks)
+        vertical = sorted((m.x + m.w / 2, m.y) for m in marks if m.h > m.w)
+        horizontal = sorted((m.y + m.h / 2, m.x) for m in marks if m.w > m.h)
+        assert [round(x, 1) for x, _ in vertical] == [round(tl, 1)] * 2 + [round(tr, 1)] * 2
+        assert [round(y, 1) for y, _ in horizontal] == [round(tb, 1)] * 2 + [round(tt, 1)] * 2
+        for mark in marks:
+            assert_size(mark, *((0.2, 5.0) if mark.h > mark.w else (5.0, 0.2)))
+            assert (
+                mark.top <= bb - 1 + TOL
+                or mark.y >= bt + 1 - TOL
+                or (mark.right <= bl - 1 + TOL or mark.x >= br + 1 - TOL)
+            )
 
 
 # --- refusals ---------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ def in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lay out in two or more workers from four faces up, in chunks of two faces or more."""
     monkeypatch.setattr(render, "PARALLEL_FACES", 4)
     monkeypatch.setattr(render, "CHUNK_FACES", 2)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(render, "_cores", lambda: 2)
 
 
 def children() -> list[str]:

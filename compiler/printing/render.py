@@ -109,7 +109,7 @@ def lay_out_faces(
 ) -> list[Chunk]:
     """Every face as a page of its own, in order across the chunks; LayoutStopped past the
     deadline or too deep a nesting, with nothing left running."""
-    cores = os.cpu_count() or 1
+    cores = _cores()
     parts = chunks_of(faces, cores) if len(faces) >= PARALLEL_FACES and cores > 1 else [faces]
     htmls = [document(part, options, stylesheet) for part in parts]
     if len(htmls) == 1:
@@ -124,6 +124,16 @@ def lay_out_faces(
     if progress is not None:
         progress(len(faces), len(faces))
     return chunks
+
+
+def _cores() -> int:
+    """The cores this process may run on, if it can fork workers at all (1 if not)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        return os.cpu_count() or 1
 
 
 def _here(html: str, base: Path, roots: Sequence[Path], seconds: float) -> Chunk:
