@@ -25,7 +25,7 @@ SPECIMENS = TESTS / "specimens" / "coma-ward"
 
 @pytest.fixture
 def in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lay out in two or more workers from four faces up, in chunks of two faces or more."""
+    """Lay out in two workers from four faces up, in chunks of two faces or more."""
     monkeypatch.setattr(render, "PARALLEL_FACES", 4)
     monkeypatch.setattr(render, "CHUNK_FACES", 2)
     monkeypatch.setattr(render, "_cores", lambda: 2)
@@ -55,12 +55,13 @@ def cards_of(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
     ]
 
 
-def test_chunks_are_contiguous_and_cover_every_face_once() -> None:
-    faces = [Face("x" * (10 + 40 * (i % 3)), "item", str(i)) for i in range(50)]
+def test_chunks_are_contiguous_cover_every_face_once_and_shrink_towards_the_end() -> None:
+    faces = [Face("x" * (10 + 40 * (i % 3)), "item", str(i)) for i in range(205)]
     parts = render.chunks_of(faces, workers=2)
-    assert 2 <= len(parts) <= 2 * render.CHUNKS_PER_WORKER
     assert [face for part in parts for face in part] == faces
-    assert all(len(part) >= render.CHUNK_FACES // 2 for part in parts)
+    sizes = [len(part) for part in parts]
+    assert sizes == sorted(sizes, reverse=True) and len(sizes) >= 2 * 2
+    assert min(sizes[:-1]) >= render.CHUNK_FACES and sizes[0] <= len(faces) // 4 + 1
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

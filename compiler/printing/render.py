@@ -8,6 +8,7 @@ killed, which stops a layout (and the PDF drawing after it) wherever it is.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -25,12 +26,8 @@ PARALLEL_FACES = 32
 """Fewer faces than this are laid out in this process: a fork and a second font setup cost more
 than the second core saves on a small job."""
 
-CHUNK_FACES = 24
+CHUNK_FACES = 12
 """A chunk holds at least this many faces: each document has fixed costs (its fonts, above all)."""
-
-CHUNKS_PER_WORKER = 3
-"""More chunks than workers, so a worker that finishes early (its faces had less text, or it
-shares its core with less) takes another instead of waiting for the slowest."""
 
 Progress = Callable[[int, int], None]
 
@@ -84,18 +81,16 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
 
 
 def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
-    """Contiguous slices of about equal work (HTML length), CHUNKS_PER_WORKER per worker."""
-    count = max(1, min(len(faces) // CHUNK_FACES, workers * CHUNKS_PER_WORKER))
-    total = sum(len(face.html) for face in faces)
+    """Contiguous slices, large first and smaller towards the end (each a share of what is
+    left), so the workers run out of work at about the same time: how long a face takes
+    varies with its text, and with what else runs on its core."""
     slices: list[Sequence[Face]] = []
-    start = done = 0
-    for index, face in enumerate(faces):
-        done += len(face.html)
-        if done * count >= total * (len(slices) + 1) and len(slices) < count - 1:
-            slices.append(faces[start : index + 1])
-            start = index + 1
-    slices.append(faces[start:])
-    return [part for part in slices if part]
+    start = 0
+    while start < len(faces):
+        size = max(CHUNK_FACES, math.ceil((len(faces) - start) / (2 * workers)))
+        slices.append(faces[start : start + size])
+        start += size
+    return slices
 
 
 def lay_out_faces(
