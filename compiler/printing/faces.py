@@ -368,8 +368,10 @@ def face_data(
     kind = ruleset.kinds.get(card["kind"])
     # Text length in characters, each paragraph and heading costing a part of a line too.
     paragraphs = [*shown, narrated or "", card["title"] * 2, *printed.rules, *printed.flavour]
-    for label, body in (*printed.options, *printed.blocks):
-        paragraphs += [label, label, *body.split("\n")]  # options list their titles twice
+    for label, body in printed.options:
+        paragraphs += [label, label, *body.split("\n")]  # listed first, then above the outcome
+    for label, body in printed.blocks:
+        paragraphs += [label, *body.split("\n")]
     length = sum(len(p) + LINE_COST for p in paragraphs if p)
     area = max(options.width - 8, 10) * max(options.height - 24, 10)
     fit = next(
