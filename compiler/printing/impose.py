@@ -69,8 +69,11 @@ def _forms(
 def impose(
     chunks: Sequence[bytes], where: Sequence[tuple[int, int]], pages: Sequence[PageSpec]
 ) -> bytes:
-    """The PDF of the printed pages; a `Placed.item` is an index into `where`, which names the
-    chunk PDF and the page in it where that face was laid out."""
+    """The PDF of the printed pages.
+
+    A `Placed.item` is an index into `where`, which names the chunk PDF and the page in it
+    where that face was laid out.
+    """
     out = Pdf.new()
     keep: list[Pdf] = []
     try:

@@ -84,8 +84,10 @@ class Grid:
 
 
 def sheet_grid(options: PrintOptions) -> Grid:
-    """The most cards a sheet holds; separate bleeds only when that costs no card and leaves
-    a margin of MIN_MARGIN all round, else shared cut lines."""
+    """The most cards a sheet holds, with separate bleeds or shared cut lines.
+
+    Separate bleeds only when they cost no card and leave MIN_MARGIN of paper all round.
+    """
     paper_w, paper_h = options.paper_size
     w, h, b = options.width, options.height, options.bleed
 
@@ -223,8 +225,10 @@ def sheet_layout(
 def single_layout(
     faces: list[int], backs: list[int] | None, options: PrintOptions
 ) -> list[PageSpec]:
-    """One card a page for print shops: TrimBox the card, BleedBox the card and its bleed,
-    and with crop marks, MARK_ROOM more paper around the bleed for them."""
+    """One card a page for print shops: TrimBox the card, BleedBox the card and its bleed.
+
+    With crop marks, the paper reaches MARK_ROOM past the bleed for them.
+    """
     w, h, b = options.width, options.height, options.bleed
     room = MARK_ROOM if options.marks else 0.0
     width, height = w + 2 * (b + room), h + 2 * (b + room)
@@ -261,8 +265,10 @@ def _box(left: float, top: float, width: float, height: float) -> str:
 
 
 def face_pages(faces: list[Face], options: PrintOptions) -> str:
-    """The body of a face document: each face on a page of its own, the card and its bleed;
-    the card's background fills the bleed, its face sits on the trim box."""
+    """The body of a face document: each face on a page of its own, the card and its bleed.
+
+    The card's background fills the bleed; its face sits on the trim box.
+    """
     w, h, b = options.width, options.height, options.bleed
     outer = _box(0.0, 0.0, w + 2 * b, h + 2 * b)
     inner = _box(b, b, w, h)

@@ -73,8 +73,7 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
 class Rendered:
     """A laid-out document, the URLs refused on the way, and the cards whose text it clipped.
 
-    The PDF is made only when `data` is first read: a layout that is thrown away (text cut
-    off, laid out again smaller) never pays for embedding fonts.
+    The PDF is drawn when `data` is first read, after the layout has been looked at.
     """
 
     document: Any
@@ -152,8 +151,10 @@ def pdf_to_pngs(
     dpi: int,
     bleed: float,
 ) -> list[Path]:
-    """One PNG per face page (`where`: its chunk PDF and page), trimmed to the card: the page
-    is the card and its bleed, and only the card is shown. Each is written atomically."""
+    """One PNG per face page (`where`: its chunk PDF and page), trimmed to the card.
+
+    The page is the card and its bleed; only the card is shown. Each is written atomically.
+    """
     import io
 
     import pypdfium2 as pdfium

@@ -27,7 +27,8 @@ PARALLEL_FACES = 32
 than the second core saves on a small job."""
 
 CHUNK_FACES = 12
-"""A chunk holds at least this many faces: each document has fixed costs (its fonts, above all)."""
+"""A chunk holds at least this many faces: each document has fixed costs (its stylesheets, its
+fonts, the PDF's frame)."""
 
 Progress = Callable[[int, int], None]
 
@@ -81,9 +82,11 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
 
 
 def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
-    """Contiguous slices, large first and smaller towards the end (each a share of what is
-    left), so the workers run out of work at about the same time: how long a face takes
-    varies with its text, and with what else runs on its core."""
+    """Contiguous slices of the faces, large first and smaller towards the end.
+
+    Each takes a share of what is left, so the workers run out of work at about the same
+    time: how long a face takes varies with its text, and with what else runs on its core.
+    """
     slices: list[Sequence[Face]] = []
     start = 0
     while start < len(faces):
@@ -102,8 +105,11 @@ def lay_out_faces(
     seconds: float,
     progress: Progress | None = None,
 ) -> list[Chunk]:
-    """Every face as a page of its own, in order across the chunks; LayoutStopped past the
-    deadline or too deep a nesting, with nothing left running."""
+    """Every face as a page of its own, in order across the chunks.
+
+    Raises LayoutStopped past the deadline or for too deep a nesting, and leaves nothing
+    running.
+    """
     cores = _cores()
     parts = chunks_of(faces, cores) if len(faces) >= PARALLEL_FACES and cores > 1 else [faces]
     htmls = [document(part, options, stylesheet) for part in parts]
