@@ -52,3 +52,18 @@ def test_long_text_is_shrunk_before_it_is_reported(tmp_path: Path) -> None:
     code, output = run("print", str(pack), "-o", str(tmp_path / "a.pdf"))
     assert code == 0, output
     assert "W0701" not in output  # shrunk one or two steps, it fits
+
+
+def test_a_styled_word_takes_the_space_before_it() -> None:
+    """WeasyPrint leaves a lone first word on a line when an element follows a space at the
+    end of a full line; the space moves inside the element, where the break is right."""
+    from compiler.printing.faces import _Words
+
+    words = _Words({"It hums."}, {"Terror": "terror"})
+    parts = words.parts("If so, reduce your Terror by 1. It hums.")
+    assert [(p["lead"], p["text"]) for p in parts] == [
+        ("", "If so, reduce your"),
+        (" ", "Terror"),
+        ("", " by 1."),
+        (" ", "It hums."),
+    ]

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -315,7 +316,24 @@ class _Words:
                 position = found.end()
             if position < len(piece["text"]):
                 out.append({"style": "plain", "text": piece["text"][position:]})
-        return [p for p in out if p["text"]]
+        return _lead_spaces([p for p in out if p["text"]])
+
+
+def _lead_spaces(parts: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Move the space before a styled segment into it, as its `lead`.
+
+    WeasyPrint breaks a line at its first opportunity, leaving one word alone ("If"), when an
+    inline element starts right after a space at the end of a full line; a space inside the
+    element breaks where it should.
+    """
+    for before, part in pairwise(parts):
+        part.setdefault("lead", "")
+        if part["style"] != "plain" and before["style"] == "plain" and before["text"][-1:] == " ":
+            before["text"] = before["text"][:-1]
+            part["lead"] = " "
+    if parts:
+        parts[0].setdefault("lead", "")
+    return [p for p in parts if p["text"]]
 
 
 def _split(piece: dict[str, str], said: str) -> list[dict[str, str]]:
