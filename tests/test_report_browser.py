@@ -14,11 +14,12 @@ import pytest
 
 from compiler.odds import odds_table
 from runtime.odds import card_odds
-from tests.conftest import TESTS
+from tests.conftest import ROOT, TESTS
 from tests.helpers import run
 from tests.test_report import compiled, read_page
 
 SPECIMENS = TESTS / "specimens" / "coma-ward"
+CONTENT = ROOT / "content" / "coma-ward"
 
 BROWSER_SECONDS = 60
 """A run that takes longer than this is stuck; a normal one takes a second or two."""
@@ -62,20 +63,32 @@ def browse(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess
     return subprocess.run(command, capture_output=True, timeout=BROWSER_SECONDS, check=False)
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=[SPECIMENS, CONTENT], ids=["specimens", "coma-ward-pack"])
+def reported(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """(the pack, its report): the specimens, and the bundled Coma Ward pack."""
+    pack: Path = request.param
     target = tmp_path_factory.mktemp("browser") / "report.html"
-    code, output = run("report", str(SPECIMENS), "-o", str(target))
+    code, output = run("report", str(pack), "-o", str(target))
     assert code == 0, output
-    return target
+    return pack, target
 
 
-def test_chromium_shows_every_card_and_every_chart(report: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def report(reported: tuple[Path, Path]) -> Path:
+    return reported[1]
+
+
+def test_chromium_shows_every_card_and_every_chart(
+    reported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    folder, report = reported
     done = browse(report, tmp_path / "profile", "--dump-dom")
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     dom = done.stdout.decode("utf-8")
     page = read_page(dom)
-    pack = compiled(SPECIMENS)
+    pack = compiled(folder)
     table = odds_table(pack, [])
     assert sorted(a["data-title"] for a in page.cards) == sorted(c.title for c in pack.cards)
     expected = sum(len(card_odds(table, card)) for card in pack.cards)
