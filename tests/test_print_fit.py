@@ -67,3 +67,31 @@ def test_a_styled_word_takes_the_space_before_it() -> None:
         ("", " by 1."),
         (" ", "It hums."),
     ]
+
+
+def test_a_card_with_little_text_prints_larger_with_its_motif(tmp_path: Path) -> None:
+    from compiler.build import load_checked
+    from compiler.printing.faces import face_data
+    from compiler.printing.sizes import resolve_options
+
+    pack = make_pack(
+        tmp_path / "p",
+        items='item "Scalpel" { type weapon; hands 1; attack +1; damage 1 }\n'
+        + 'item "Ledger" { type food\n use { discard this\n'
+        + "".join(
+            f' say "{"A long line of narration that fills the card. " * 3}"\n' for _ in range(6)
+        )
+        + " gain health 1 } }\n",
+    )
+    loaded = load_checked(pack)
+    assert loaded.pack is not None
+    options = resolve_options({}, {})
+    cards = {c["title"]: c for f in loaded.pack.files for c in f.cards}
+    short = face_data(loaded.pack.ruleset, cards["Scalpel"], options, "P").context
+    long = face_data(loaded.pack.ruleset, cards["Ledger"], options, "P").context
+    assert short["roomy"] and short["motif"] == "weapon"
+    assert not long["roomy"]
+    code, output = run(
+        "print", str(pack), "-o", str(tmp_path / "p.pdf"), "--png", str(tmp_path / "png")
+    )
+    assert code == 0, output

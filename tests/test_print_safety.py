@@ -332,6 +332,7 @@ def test_template_names_are_the_tools_own(tmp_path: Path) -> None:
         "back.html",
         "cards.css",
         "_macros.html",
+        "_motifs.html",
         "item.html",
         "room.html",
         "back-item.html",

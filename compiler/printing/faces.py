@@ -49,6 +49,12 @@ CHARS_PER_MM2 = 0.16
 LINE_COST = 22
 """Characters' worth of room a paragraph loses to its last, partly filled line and spacing."""
 
+FACT_COST = 6
+"""Characters' worth of room a tag's frame and gap take (tags flow along a line)."""
+
+ROOMY_SHARE = 0.33
+"""A card whose text takes at most this share of the room is printed larger, with its motif."""
+
 BUNDLED = "compiler.printing"
 
 SHORT_FACT = 28
@@ -57,7 +63,7 @@ SHORT_FACT = 28
 
 def template_names(kinds: Sequence[str], decks: Sequence[str]) -> set[str]:
     """The only names a template may have: the tool decides them, never the pack."""
-    names = {"card.html", "back.html", "cards.css", "_macros.html"}
+    names = {"card.html", "back.html", "cards.css", "_macros.html", "_motifs.html"}
     names |= {f"{kind}.html" for kind in kinds}
     names |= {f"back-{deck}.html" for deck in decks}
     return names
@@ -359,6 +365,11 @@ def _said(effects: Any) -> Iterator[str]:
             yield from _said(value)
 
 
+def notes_text(shown: list[str]) -> list[str]:
+    """The printed properties too long to be tags: they are paragraphs."""
+    return [text for text in shown if len(text) > SHORT_FACT]
+
+
 @dataclass(frozen=True)
 class FaceData:
     """What a face template gets as `card`, and whether the text needed shrinking."""
@@ -380,17 +391,19 @@ def face_data(
     shown = [text for name, text in printed.properties if name != "situation"]
     # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
     facts = [text for text in shown if len(text) <= SHORT_FACT]
-    notes = [words.parts(text) for text in shown if len(text) > SHORT_FACT]
+    notes = [words.parts(text) for text in notes_text(shown)]
     options_ = [{"title": t, "lines": words.lines(body)} for t, body in printed.options]
     blocks = [{"header": h, "lines": words.lines(body)} for h, body in printed.blocks]
     kind = ruleset.kinds.get(card["kind"])
     # Text length in characters, each paragraph and heading costing a part of a line too.
-    paragraphs = [*shown, narrated or "", card["title"] * 2, *printed.rules, *printed.flavour]
+    paragraphs = [*notes_text(shown), narrated or "", card["title"] * 2, *printed.rules]
+    paragraphs += printed.flavour
     for label, body in printed.options:
         paragraphs += [label, label, *body.split("\n")]  # listed first, then above the outcome
     for label, body in printed.blocks:
         paragraphs += [label, *body.split("\n")]
     length = sum(len(p) + LINE_COST for p in paragraphs if p)
+    length += sum(len(fact) + FACT_COST for fact in facts)  # tags share their lines
     area = max(options.width - 8, 10) * max(options.height - 24, 10)
     fit = next(
         (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
@@ -399,6 +412,10 @@ def face_data(
     if smallest:  # the laid-out page cut this card's text at the estimated size
         fit = len(FIT_STEPS) - 1
     overflow = length > area * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+    # Little text (a weapon's tags, a coat's one line): larger type, and the card's motif in
+    # the room left below it, so the card does not read as half empty.
+    roomy = not smallest and length <= area * CHARS_PER_MM2 * ROOMY_SHARE
+    kind_of_item = (card.get("properties") or {}).get("type")
     context = {
         "kind": card["kind"],
         "kind_name": card["kind"].replace("_", " ").title(),
@@ -414,6 +431,8 @@ def face_data(
         "flavour": list(printed.flavour),
         "fit": fit,
         "scale": FIT_STEPS[fit],
+        "roomy": roomy,
+        "motif": kind_of_item if isinstance(kind_of_item, str) else card["kind"],
         "pack": pack_title,
     }
     return FaceData(context, fit, overflow)
