@@ -172,3 +172,22 @@ def test_odds_of_a_blow_split_on_the_clothing_question(tmp_path: Path) -> None:
     code, output = run("odds", str(pack), "The Orderly")
     assert code == 0, output
     assert "Take it" in output and "health -3" in output
+
+
+def test_a_waiting_bonus_can_be_expected(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path / "p",
+        cards="""item "Coffee" {
+    type food
+    use { discard this; bonus next focus +1 }
+    test "perks up" {
+        use "Coffee"
+        expect bonus on next focus == 1
+        expect bonus on next attack == 0
+    }
+}""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 0, output
+    code, output = run("build", str(pack), "--text")
+    assert "Use: Discard this item to add +1 to your next Focus check." in output

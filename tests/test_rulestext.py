@@ -145,7 +145,7 @@ def test_if_else_if_else(coma_ward: Ruleset) -> None:
             "When drawn",
             "If the phenomenon has been revealed, discard this clue, then draw an item. "
             "Otherwise, if the number of clues found is 3, reveal the phenomenon. "
-            "Otherwise, +1 to your next attack check.",
+            "Otherwise, add +1 to your next attack check.",
         ),
     )
     lines = block_text(

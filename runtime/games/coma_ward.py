@@ -198,6 +198,11 @@ def set_clues_found(game: Game, card: CardInstance, value: int) -> None:
     game.event("given", f"clues found: {shown}", order=found_symbols(game))
 
 
+def bonus_waiting(game: Game, card: CardInstance, *, check_name: str) -> int:
+    """`bonus on next focus`: the dice waiting for the next check of that name."""
+    return sum(dice for name, dice in game.player.bonuses if name == check_name)
+
+
 def set_pills_on_this(game: Game, card: CardInstance, value: int) -> None:
     """`given pills on this 2`."""
     card.tokens["pill"] = value
@@ -397,6 +402,7 @@ COMA_WARD = BASE.extend(
         "items_carried": ValueDef(items_carried),
         "carry_limit": ValueDef(carry_limit),
         "pills_on_this": ValueDef(pills_on_this, set_pills_on_this),
+        "bonus_waiting": ValueDef(bonus_waiting),
     },
     conditions={"phenomenon_revealed": phenomenon_revealed},
     procedures={"coma-ward-pool": pool_check},
