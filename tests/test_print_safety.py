@@ -270,6 +270,21 @@ def test_a_file_linked_from_inside_the_pack_to_outside_is_refused(
     assert opened == []
 
 
+def test_a_hard_link_to_a_file_outside_the_pack_is_refused(
+    tmp_path: Path, secret: Path, opened: list[str]
+) -> None:
+    """An unpacked archive can hard-link a pack file to one outside; no path check sees it."""
+    pack = hostile(tmp_path, {"card.html": '<img src="picture.png">{{ card.title }}'})
+    os.link(secret, pack / "picture.png")
+    output = refused(tmp_path, pack)
+    assert "error[E0702]" in output and "picture.png" in output
+    (pack / "picture.png").unlink()
+    os.link(secret, pack / "templates" / "item.html")
+    output = refused(tmp_path, pack)
+    assert "error[E0701]" in output and "is a hard link" in output
+    assert MARKER not in output
+
+
 def test_a_template_linked_to_outside_the_pack_is_never_read(
     tmp_path: Path, secret: Path, opened: list[str]
 ) -> None:

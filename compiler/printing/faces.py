@@ -98,6 +98,12 @@ class _Loader(jinja2.BaseLoader):
         if self.folder is not None:
             path = (self.folder / template).resolve()
             if path.is_relative_to(self.folder) and path.is_file():
+                if path.stat().st_nlink > 1:
+                    raise _problem(
+                        display_path(path),
+                        1,
+                        f"template {template} is a hard link: it may be a file outside the pack",
+                    )
                 if path.stat().st_size > MAX_TEMPLATE_BYTES:
                     raise _problem(display_path(path), 1, f"template {template} is over 256 KB")
                 text = path.read_text(encoding="utf-8", errors="replace")

@@ -16,6 +16,15 @@ from urllib.parse import unquote, urlsplit
 MAX_RESOURCE_BYTES = 20 * 1024 * 1024
 """An image or font larger than this is refused."""
 
+TOOL_FILES = Path(__file__).resolve().parent
+"""pillbox's own printing files, which an installer may hard-link from its cache."""
+
+
+def hard_linked(path: Path) -> bool:
+    """Whether a pack file has other names: a hard link may be one to a file outside the pack
+    (an unpacked archive can make them), which path checks cannot see."""
+    return path.stat().st_nlink > 1
+
 
 def _fetcher_class() -> Any:
     from weasyprint.urls import URLFetcher, URLFetcherResponse
@@ -37,6 +46,8 @@ def _fetcher_class() -> Any:
             path = Path(unquote(parts.path)).resolve()
             inside = any(path.is_relative_to(root) for root in self.roots)
             if not inside or not path.is_file() or path.stat().st_size > MAX_RESOURCE_BYTES:
+                return self._refuse(url)
+            if hard_linked(path) and not path.is_relative_to(TOOL_FILES):
                 return self._refuse(url)
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             return URLFetcherResponse(url, path.read_bytes(), {"Content-Type": kind})
