@@ -467,6 +467,8 @@ class _Generator:
                         "step", [ast.Constant("dice")], **common, faces=_literal(step["dice"])
                     )
                 )
+            elif "next_turn" in step:
+                steps.append(self.runtime_call("step", [ast.Constant("turn")], **common))
             elif "expect" in step:
                 steps.append(self.expect(f"{stem}_expect_{index}", label, test, step, common))
             else:

@@ -631,8 +631,8 @@ class Lowerer:
 
     def _operand(self, phrase: n.Phrase, expected: str | None) -> tuple[IR, str | None]:
         atoms = phrase.atoms
-        if len(atoms) == 1 and isinstance(atoms[0], n.Integer):
-            return {"const": atoms[0].value}, "number"
+        if len(atoms) == 1 and isinstance(atoms[0], n.Integer | n.Signed):
+            return {"const": atoms[0].value}, "number"  # `== -1`: a bonus, a change
         if expected == "place" and len(atoms) == 1 and isinstance(atoms[0], n.Word):
             word = atoms[0].text
             if word in self.ruleset.places:
@@ -675,6 +675,8 @@ class Lowerer:
                 steps.append({"choose": {kind: value}, "at": where})
             elif isinstance(step, n.Use):
                 steps.append({step.action: step.card.value, "at": where})
+            elif isinstance(step, n.NextTurn):
+                steps.append({"next_turn": True, "at": where})
             elif isinstance(step, n.ForceDice):
                 faces = []
                 for face in step.faces:

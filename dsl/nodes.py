@@ -294,7 +294,14 @@ class Expect:
     span: Span
 
 
-TestStep = Given | Answer | Use | ForceDice | Expect
+@dataclass(frozen=True, slots=True)
+class NextTurn:
+    """`next turn` inside a test: the turn ends, if it has not, and a new one begins."""
+
+    span: Span
+
+
+TestStep = Given | Answer | Use | NextTurn | ForceDice | Expect
 
 
 @dataclass(frozen=True, slots=True)

@@ -286,6 +286,9 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         assert isinstance(card, n.Text)
         return n.Use(card, self._span(children), "carry")
 
+    def next_turn(self, children: list[Any]) -> n.NextTurn:
+        return n.NextTurn(self._span(children))
+
     def play(self, children: list[Any]) -> n.Use:
         card = self._make_atom(children[1])
         assert isinstance(card, n.Text)

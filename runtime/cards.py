@@ -54,7 +54,7 @@ class BlockDef:
 class TestStep:
     """One line of a card test."""
 
-    action: str  # "set", "choose", "use", "carry", "play", "dice", "expect"
+    action: str  # "set", "choose", "use", "carry", "play", "turn", "dice", "expect"
     line: int
     column: int
     text: str = ""  # what the line says, for messages

@@ -118,6 +118,10 @@ def _run_steps(
             pending.append(step)
         elif step.action == "carry":
             _carry(game, this, step)
+        elif step.action == "turn":
+            if pending or not acted:
+                act()
+            _next_turn(game)
         elif step.action == "expect":
             if pending or not acted:
                 act()
@@ -151,6 +155,13 @@ def _carry(game: Game, this: CardInstance, step: TestStep) -> CardInstance:
         pile.append(card)
         game.event("given", f"{'owning' if owned else 'carrying'} {card.definition.label}")
     return card
+
+
+def _next_turn(game: Game) -> None:
+    """`next turn`: the turn ends (its end-of-turn effects run) and the player's next begins."""
+    game.end_turn()
+    game.player.turn_over = False
+    game.event("turn", f"{game.player.name}'s next turn begins")
 
 
 def _play(game: Game, this: CardInstance, step: TestStep) -> None:

@@ -210,6 +210,35 @@ quirk "Counter" {
     assert code == 0, output
 
 
+def test_next_turn_ends_the_turn_and_begins_another(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        quirks="""
+quirk "Pacer" {
+    condition "You end a turn on the stairs."
+    when your turn ends { if location == stairs { place pill on this } }
+    test "two more turns on the stairs" {
+        given location stairs
+        next turn
+        next turn
+        expect pills on this == 2
+    }
+}
+""",
+        items="""
+item "Syrup" {
+    type medicine
+    use { discard this; bonus next focus -1 }
+    test "drowsy" { use "Syrup"; expect bonus on next focus == -1 }
+}
+""",
+    )
+    code, output = run("check", str(pack), "--validate-ir")
+    assert code == 0, output
+    code, output = run("test", str(pack), "-v")
+    assert code == 0, output
+
+
 def test_k_selects_tests_by_name(tmp_path: Path) -> None:
     pack = shout_pack(
         tmp_path,

@@ -384,7 +384,9 @@ def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> li
     steps: list[str] = []
     for _ in range(draw(st.integers(0, 6))):
         step = draw(
-            st.sampled_from(["given", "choose", "answer", "dice", "use", "carry", "play", "expect"])
+            st.sampled_from(
+                ["given", "choose", "answer", "dice", "use", "carry", "play", "next", "expect"]
+            )
         )
         if step == "given":
             settings_ = []
@@ -409,6 +411,8 @@ def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> li
             steps.append("dice " + " ".join(map(str, faces)))
         elif step in ("use", "carry", "play") and pack_titles:
             steps.append(f"{step} {quoted(draw(st.sampled_from(pack_titles)))}")
+        elif step == "next":
+            steps.append("next turn")
         elif step == "expect":
             steps.append(f"expect {condition(draw)}")
     name = draw(TITLES)
