@@ -7,7 +7,7 @@ written (its header and its ranges, in the card's own words), and the results ar
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -22,6 +22,7 @@ from compiler.commands import (
     find_card,
     load_compiled,
 )
+from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
@@ -39,7 +40,7 @@ def branch_points(checked: CheckedPack) -> dict[tuple[str, int], BranchPoint]:
     for card_file in checked.files:
         lines = card_file.text.splitlines()
         for card in card_file.cards:
-            for node in _nodes(card):
+            for node in card_effects(card):
                 table = node.get("check") or node.get("roll")
                 if not isinstance(table, dict) or "outcomes" not in table:
                     continue
@@ -49,17 +50,6 @@ def branch_points(checked: CheckedPack) -> dict[tuple[str, int], BranchPoint]:
                     tuple(_arm(lines, outcome) for outcome in table["outcomes"]),
                 )
     return found
-
-
-def _nodes(tree: Any) -> Iterator[IR]:
-    """Every mapping inside the IR of a card, depth first."""
-    if isinstance(tree, dict):
-        yield tree
-        for value in tree.values():
-            yield from _nodes(value)
-    elif isinstance(tree, list):
-        for value in tree:
-            yield from _nodes(value)
 
 
 def _header(lines: list[str], at: list[int]) -> str:

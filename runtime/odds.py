@@ -23,7 +23,7 @@ from runtime import distributions
 from runtime.cards import CardDef, CardInstance, Effect
 from runtime.dice import Arm, PoolFaces, PoolResult, Roll
 from runtime.distributions import check_outcomes, roll_outcomes
-from runtime.game import Game, RunawayError
+from runtime.game import Game
 from runtime.games import GameModule
 from runtime.rules import GameRules
 
@@ -306,6 +306,3 @@ def walk(
             )
         )
     return result
-
-
-__all__ = ["BlockOdds", "BranchPoint", "Branches", "Outcome", "RunawayError", "Table", "card_odds"]

@@ -338,13 +338,12 @@ def _lead_spaces(parts: list[dict[str, str]]) -> list[dict[str, str]]:
     inline element starts right after a space at the end of a full line; a space inside the
     element breaks where it should.
     """
+    for part in parts:
+        part["lead"] = ""
     for before, part in pairwise(parts):
-        part.setdefault("lead", "")
         if part["style"] != "plain" and before["style"] == "plain" and before["text"][-1:] == " ":
             before["text"] = before["text"][:-1]
             part["lead"] = " "
-    if parts:
-        parts[0].setdefault("lead", "")
     return [p for p in parts if p["text"]]
 
 
