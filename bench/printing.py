@@ -6,7 +6,10 @@ worker processes, impose them on the sheets, write the PDF atomically. WeasyPrin
 lays out and draws the very same face documents the job handed it, one after the other in this
 one process, with nothing else: so the ratio is the job's time over WeasyPrint's serial work
 on the same faces; under 1 when the workers gain more than checking, templates, imposition and
-the fork cost. Both are timed for the sheets of faces and again with `--backs duplex`.
+the fork cost. Both are timed for the sheets of faces and again with `--backs duplex`, with
+the face cache off: the goals are for a cold print.
+Last, the designer's loop: the face cache warm, one card's title edited, the pack checked and
+printed again (only that face is laid out).
 It prints cards per second and the ratio, each against its goal, PASS or MISS; it always exits
 0. Run `python bench/printing.py [--cards N]` or `make bench`.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import tempfile
 import time
@@ -29,6 +33,7 @@ for folder in (ROOT, ROOT / "bench"):
 
 from generate import generate_pack  # noqa: E402
 
+from compiler import cache  # noqa: E402
 from compiler.build import load_checked  # noqa: E402
 from compiler.printing import render, sheets  # noqa: E402
 from compiler.printing.sizes import resolve_options  # noqa: E402
@@ -71,7 +76,8 @@ def measure(pack: Path, target: Path, backs: str) -> tuple[float, float, int]:
 
     render.document = keep  # type: ignore[assignment]
     try:
-        job = best(whole_job)
+        with cache.enabled(False):
+            job = best(whole_job)
     finally:
         render.document = real_document  # type: ignore[assignment]
 
@@ -86,6 +92,28 @@ def measure(pack: Path, target: Path, backs: str) -> tuple[float, float, int]:
     return job, best(weasyprint_alone), seen["faces"]
 
 
+def reprint(pack: Path, target: Path) -> float:
+    """The best time of checking and printing again after one card's title was edited."""
+    card = next(pack.glob("hallucinations-*.card"))
+    text = card.read_text(encoding="utf-8")
+    title = text.split('hallucination "', 1)[1].split('"', 1)[0]
+    edits = iter(range(REPEATS + 1))
+
+    def print_job() -> None:
+        loaded = load_checked(pack)
+        assert loaded.pack is not None, "the generated pack must check"
+        options = resolve_options(loaded.pack.print_settings, {"backs": "none"})
+        assert not sheets.print_pack(loaded.pack, options, target).failed
+
+    def edit_and_print() -> None:
+        card.write_text(text.replace(f'"{title}"', f'"{title} {next(edits)}"', 1), "utf-8")
+        print_job()
+
+    with cache.enabled(True):
+        print_job()  # the cache warm, as after any earlier print
+        return best(edit_and_print)
+
+
 def verdict(good: bool) -> str:
     """PASS or MISS."""
     return "PASS" if good else "MISS"
@@ -97,6 +125,7 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=200)
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pillbox-print-bench-") as scratch:
+        os.environ["PILLBOX_CACHE_DIR"] = str(Path(scratch) / "cache")  # not the user's own
         pack = generate_pack(Path(scratch) / "pack", cards=arguments.cards, files=4)
         target = Path(scratch) / "cards.pdf"
         for backs, label in (("none", "faces"), ("duplex", "--backs duplex")):
@@ -112,6 +141,12 @@ def main() -> None:
                 f"  WeasyPrint alone     {alone:6.2f} s   ratio {ratio:.2f} "
                 f"(goal ≤ {GOAL_RATIO}) {verdict(ratio <= GOAL_RATIO)}"
             )
+        again = reprint(pack, target)
+        print(f"print again after editing one card, the face cache warm, best of {REPEATS}:")
+        print(
+            f"  pillbox print        {again:6.2f} s   {arguments.cards / again:6.1f} cards/s "
+            "(not the goal's figure: that is the cold print above)"
+        )
 
 
 if __name__ == "__main__":

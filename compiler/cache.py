@@ -42,6 +42,11 @@ def enabled(on: bool) -> Iterator[None]:
         _ENABLED[0] = before
 
 
+def is_enabled() -> bool:
+    """Whether caches are read and written here (not inside `enabled(False)`)."""
+    return _ENABLED[0]
+
+
 @functools.cache
 def tool_fingerprint() -> str:
     """A hash of pillbox's own code and data: any edit to them makes every cache entry stale."""
@@ -77,7 +82,8 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _read(path: Path, stamp: dict[str, Any]) -> Any:
+def read_json(path: Path, stamp: dict[str, Any]) -> Any:
+    """A cache file's data, or None if it is missing, damaged or stamped otherwise."""
     try:
         with _no_gc():
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -88,21 +94,26 @@ def _read(path: Path, stamp: dict[str, Any]) -> Any:
     return data.get("data")
 
 
-def _write(path: Path, stamp: dict[str, Any], data: Any) -> None:
-    """Write atomically; a cache that cannot be written is not an error."""
+def write_json(path: Path, stamp: dict[str, Any], data: Any) -> None:
+    """Write a stamped cache file atomically; a cache that cannot be written is not an error."""
+    write_file(path, json.dumps({**stamp, "data": data}, separators=(",", ":")).encode())
+
+
+def write_file(path: Path, data: bytes) -> bool:
+    """Write a cache file atomically, in a folder only this user may read; False if it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        text = json.dumps({**stamp, "data": data}, separators=(",", ":"))
-        handle, temporary = tempfile.mkstemp(prefix=".check-", suffix=".tmp", dir=path.parent)
+        handle, temporary = tempfile.mkstemp(prefix=".cache-", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
             os.replace(temporary, path)
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
     except OSError:
-        return
+        return False
+    return True
 
 
 @dataclass
@@ -124,7 +135,7 @@ class CheckCache:
 
     def summary(self, key: str) -> dict[str, Any] | None:
         """The whole report of the last run, if every file is as it was then."""
-        found = _read(self.base.with_suffix(".summary.json"), self.stamp)
+        found = read_json(self.base.with_suffix(".summary.json"), self.stamp)
         if isinstance(found, dict) and found.get("key") == key:
             report = found.get("report")
             return report if isinstance(report, dict) else None
@@ -132,12 +143,14 @@ class CheckCache:
 
     def put_summary(self, key: str, report: dict[str, Any]) -> None:
         """Remember this run's whole report."""
-        _write(self.base.with_suffix(".summary.json"), self.stamp, {"key": key, "report": report})
+        write_json(
+            self.base.with_suffix(".summary.json"), self.stamp, {"key": key, "report": report}
+        )
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached result of one file, by its key."""
         if self._files is None:
-            found = _read(self.base.with_suffix(".files.json"), self.stamp)
+            found = read_json(self.base.with_suffix(".files.json"), self.stamp)
             self._files = found if isinstance(found, dict) else {}
         result = self._files.get(key)
         if isinstance(result, dict):
@@ -153,7 +166,7 @@ class CheckCache:
     def save(self) -> None:
         """Keep the results used this run, dropping those of files that changed or went."""
         if self.dirty or (self._files is not None and len(self.used) != len(self._files)):
-            _write(self.base.with_suffix(".files.json"), self.stamp, self.used)
+            write_json(self.base.with_suffix(".files.json"), self.stamp, self.used)
 
 
 MAX_DOCUMENTS = 64
@@ -163,7 +176,7 @@ def remembered_document(kind: str, text: str) -> dict[str, Any] | None:
     """A YAML document (pack.yaml, a ruleset) that passed its schema before, as plain data."""
     if not _ENABLED[0]:
         return None
-    found = _read(cache_dir() / "documents.json", _document_stamp())
+    found = read_json(cache_dir() / "documents.json", _document_stamp())
     if not isinstance(found, dict):
         return None
     entry = found.get(_document_key(kind, text))
@@ -175,12 +188,12 @@ def remember_document(kind: str, text: str, payload: dict[str, Any]) -> None:
     if not _ENABLED[0]:
         return
     path = cache_dir() / "documents.json"
-    found = _read(path, _document_stamp())
+    found = read_json(path, _document_stamp())
     entries = dict(found) if isinstance(found, dict) else {}
     entries[_document_key(kind, text)] = payload
     while len(entries) > MAX_DOCUMENTS:
         entries.pop(next(iter(entries)))
-    _write(path, _document_stamp(), entries)
+    write_json(path, _document_stamp(), entries)
 
 
 def _document_stamp() -> dict[str, Any]:

@@ -344,6 +344,9 @@ def build(
 @click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
+@click.option(
+    "--no-cache", is_flag=True, help="Lay every face out again; do not keep them for next time."
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(
@@ -358,10 +361,12 @@ def print_command(
     only: str | None,
     png: Path | None,
     dpi: int,
+    no_cache: bool,
     ruleset: str | None,
     color: str,
 ) -> None:
     """Lay the cards out as print-and-play PDF sheets (or one card per page)."""
+    from compiler import cache
     from compiler.commands import PrintRequest, print_cards
 
     overrides = {
@@ -374,7 +379,10 @@ def print_command(
     }
     request = PrintRequest(output, overrides, only, png, dpi)
     progress = _progress_bar if sys.stderr.isatty() else None
-    code = _usage(lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress))
+    with cache.enabled(not no_cache):
+        code = _usage(
+            lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress)
+        )
     sys.exit(code)
 
 

@@ -103,7 +103,10 @@ def impose(
                 page.BleedBox = _box(spec.bleed)
             out.pages.append(pikepdf.Page(page))
         buffer = io.BytesIO()
-        out.save(buffer, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+        # The /ID from the content, not the clock: the same cards give the same bytes.
+        out.save(
+            buffer, object_stream_mode=pikepdf.ObjectStreamMode.generate, deterministic_id=True
+        )
         return buffer.getvalue()
     finally:
         out.close()

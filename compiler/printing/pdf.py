@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import mimetypes
 import os
@@ -36,6 +37,7 @@ def _fetcher_class() -> Any:
             super().__init__(timeout=1, allowed_protocols={"file", "data"})
             self.roots = [root.resolve() for root in roots]
             self.refused: list[str] = []
+            self.fetched: dict[str, str] = {}  # path -> SHA-256 of what was read
 
         def fetch(self, url: str, headers: Any = None) -> Any:
             if url.startswith("data:"):
@@ -50,7 +52,9 @@ def _fetcher_class() -> Any:
             if hard_linked(path) and not path.is_relative_to(TOOL_FILES):
                 return self._refuse(url)
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-            return URLFetcherResponse(url, path.read_bytes(), {"Content-Type": kind})
+            data = path.read_bytes()
+            self.fetched[str(path)] = hashlib.sha256(data).hexdigest()
+            return URLFetcherResponse(url, data, {"Content-Type": kind})
 
         def _refuse(self, url: str) -> Any:
             self.refused.append(url)
@@ -82,13 +86,15 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
 
 @dataclass
 class Rendered:
-    """A laid-out document, the URLs refused on the way, and the cards whose text it clipped.
+    """A laid-out document, the URLs refused on the way, the files read (path -> SHA-256), and
+    the cards whose text it clipped.
 
     The PDF is drawn when `data` is first read, after the layout has been looked at.
     """
 
     document: Any
     refused: list[str]
+    fetched: dict[str, str]
     clipped: set[str]
     _data: bytes | None = None
 
@@ -113,8 +119,8 @@ def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
         clipped: set[str] = set()
         for page in document.pages:
             _clipped_lines(page._page_box, None, float("inf"), clipped)
-    # The live list: drawing the PDF (SVG images, attachments) may refuse more URLs.
-    return Rendered(document, fetcher.refused, clipped)
+    # The live list and dict: drawing the PDF (SVG images, attachments) may fetch more.
+    return Rendered(document, fetcher.refused, fetcher.fetched, clipped)
 
 
 CLIP_SLACK = 0.75

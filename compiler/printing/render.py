@@ -35,11 +35,12 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class Chunk:
-    """One laid-out document: its PDF, the URLs refused and the cards whose text was cut."""
+    """One laid-out document: its PDF, the URLs refused, the files read, the cards cut off."""
 
     data: bytes
     refused: list[str] = field(default_factory=list)
     clipped: set[str] = field(default_factory=set)
+    fetched: dict[str, str] = field(default_factory=dict)  # files read: path -> SHA-256
     too_deep: bool = False  # WeasyPrint recursed past Python's limit
     pages: int = 0  # faces laid out in it, a page each
 
@@ -77,8 +78,8 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
         data = rendered.data
     except RecursionError:
         return Chunk(b"", too_deep=True)
-    # The refusals are read after drawing: drawing (SVG images, attachments) may add some.
-    return Chunk(data, list(rendered.refused), set(rendered.clipped))
+    # Read after drawing: drawing (SVG images, attachments) may fetch or refuse more.
+    return Chunk(data, list(rendered.refused), set(rendered.clipped), dict(rendered.fetched))
 
 
 def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:

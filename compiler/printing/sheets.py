@@ -13,6 +13,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
 from compiler.pack import display_path
+from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import (
     FIT_STEPS,
     TemplateProblem,
@@ -22,7 +23,7 @@ from compiler.printing.faces import (
     template_names,
 )
 from compiler.printing.impose import impose
-from compiler.printing.layout import Face, sheet_layout, single_layout
+from compiler.printing.layout import Face, face_css, sheet_layout, single_layout
 from compiler.printing.pdf import pdf_to_pngs, write_atomically
 from compiler.printing.render import LayoutStopped, lay_out_faces
 from compiler.printing.sizes import PrintOptions
@@ -170,6 +171,7 @@ def print_pack(
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
         return result
+    laid.save_cache()
     result.diagnostics += _refusals(laid.refused, checked)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
@@ -234,7 +236,11 @@ LAYOUT_SECONDS_PER_FACE = 0.25
 
 @dataclass
 class _LaidOut:
-    """The face pages laid out so far: the chunk PDFs and where in them each face page is."""
+    """The face pages laid out so far: the chunk PDFs and where in them each face page is.
+
+    Pages kept from an earlier print (`facecache`) are taken as they are; only the others are
+    laid out.
+    """
 
     checked: CheckedPack
     options: PrintOptions
@@ -242,12 +248,55 @@ class _LaidOut:
     data: list[bytes] = field(default_factory=list)
     where: list[tuple[int, int]] = field(default_factory=list)  # face page -> (chunk, page)
     refused: list[str] = field(default_factory=list)
+    cache: FaceCache | None = None
     _clipped: set[str] = field(default_factory=set)
+    _cached_chunks: dict[str, int] = field(default_factory=dict)  # digest -> index in data
+
+    def __post_init__(self) -> None:
+        if self.checked.root is not None:
+            design = self.stylesheet + "\0" + face_css(self.options)
+            self.cache = FaceCache.open(self.checked.root, design)
 
     def add(
         self, faces: list[Face], progress: Progress | None, replace: list[int] | None = None
     ) -> None:
         """Lay these faces out, as new face pages or in place of those `replace` names."""
+        if replace is not None:
+            self._clipped -= {str(index) for index in replace}  # their new layout decides
+        pages: list[tuple[int, int] | None] = [self._kept(face) for face in faces]
+        missing = [face for face, page in zip(faces, pages, strict=True) if page is None]
+        if missing:
+            new = iter(self._lay_out(missing, progress))
+            pages = [page if page is not None else next(new) for page in pages]
+        laid = [page for page in pages if page is not None]
+        if replace is None:
+            self.where += laid
+        else:
+            for target, page in zip(replace, laid, strict=True):
+                self.where[target] = page
+
+    def save_cache(self) -> None:
+        """Keep this print's face pages for the next one."""
+        if self.cache is not None:
+            self.cache.save()
+
+    def _kept(self, face: Face) -> tuple[int, int] | None:
+        """The face's page from an earlier print, if the cache has it whole."""
+        hit = self.cache.find(face) if self.cache is not None else None
+        if hit is None:
+            return None
+        if hit.chunk not in self._cached_chunks:
+            data = self.cache.read(hit.chunk) if self.cache is not None else None
+            if data is None:
+                return None
+            self._cached_chunks[hit.chunk] = len(self.data)
+            self.data.append(data)
+        if hit.clipped:
+            self._clipped.add(face.key)
+        return self._cached_chunks[hit.chunk], hit.page
+
+    def _lay_out(self, faces: list[Face], progress: Progress | None) -> list[tuple[int, int]]:
+        """Lay faces out with WeasyPrint; the chunk and page of each, in order."""
         roots = [ASSETS] + ([self.checked.root] if self.checked.root else [])
         base = (self.checked.root or Path.cwd()).resolve()
         seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
@@ -257,21 +306,17 @@ class _LaidOut:
             )
         except LayoutStopped as stopped:
             raise TemplateProblem(self._stopped(stopped, seconds)) from None
-        pages = [
-            (len(self.data) + number, page)
-            for number, chunk in enumerate(chunks)
-            for page in range(chunk.pages)
-        ]
-        if replace is None:
-            self.where += pages
-        else:
-            for target, page in zip(replace, pages, strict=True):
-                self.where[target] = page
-            self._clipped -= {str(index) for index in replace}
+        pages = []
+        start = 0
         for chunk in chunks:
+            pages += [(len(self.data), page) for page in range(chunk.pages)]
+            if self.cache is not None:
+                self.cache.keep(faces[start : start + chunk.pages], chunk)
+            start += chunk.pages
             self.data.append(chunk.data)
             self.refused += chunk.refused
             self._clipped |= chunk.clipped
+        return pages
 
     def clipped(self, cards: Iterable[int]) -> set[int]:
         """Which of these cards lost text to clipping in their latest layout."""

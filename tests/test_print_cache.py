@@ -1,0 +1,227 @@
+"""A re-print lays out only the faces that changed; what it prints is the same as a fresh print.
+
+The face cache (compiler/printing/facecache.py) keeps the chunk PDFs WeasyPrint made, keyed by
+each face's HTML, the card design and the geometry. These tests count the faces handed to
+WeasyPrint, and compare the PDFs byte for byte with prints that used no cache.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.printing import facecache, sheets
+from tests.conftest import TESTS
+from tests.helpers import make_pack, run
+
+SPECIMENS = TESTS / "specimens" / "coma-ward"
+AXE = "Fire Axe"
+
+
+@pytest.fixture
+def laid_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many faces each call handed to WeasyPrint."""
+    counts: list[int] = []
+    real = sheets.lay_out_faces
+
+    def counting(faces: Any, *args: Any) -> Any:
+        counts.append(len(faces))
+        return real(faces, *args)
+
+    monkeypatch.setattr(sheets, "lay_out_faces", counting)
+    yield counts
+
+
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    """A copy of the specimens, free to edit."""
+    return Path(shutil.copytree(SPECIMENS, tmp_path / "pack"))
+
+
+def _print(pack: Path, out: Path, *args: str) -> str:
+    code, output = run("print", str(pack), "-o", str(out), "--backs", "duplex", *args)
+    assert code == 0, output
+    return output
+
+
+def _cache_folders() -> list[Path]:
+    from compiler.cache import cache_dir
+
+    return sorted(cache_dir().glob("print-*"))
+
+
+def test_a_second_print_lays_nothing_out_and_writes_the_same_bytes(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    assert sum(laid_out) > 20
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert laid_out == []
+    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+
+
+def test_editing_one_card_lays_out_that_face_alone(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    card = next(p for p in pack.rglob("*.card") if f'"{AXE}"' in p.read_text())
+    card.write_text(card.read_text().replace(f'"{AXE}"', '"Rusted Fire Axe"'))
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert laid_out == [1]
+    fresh = tmp_path / "fresh.pdf"
+    laid_out.clear()
+    _print(pack, fresh, "--no-cache")
+    assert sum(laid_out) > 20
+    assert _pdf_text(tmp_path / "b.pdf") == _pdf_text(fresh)
+    assert "Rusted Fire Axe" in _pdf_text(fresh)
+
+
+def test_faces_kept_from_several_worker_chunks_print_the_same(
+    pack: Path, tmp_path: Path, laid_out: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler.printing import render
+
+    monkeypatch.setattr(render, "PARALLEL_FACES", 4)
+    monkeypatch.setattr(render, "CHUNK_FACES", 2)
+    monkeypatch.setattr(render, "_cores", lambda: 2)
+    _print(pack, tmp_path / "a.pdf")
+    (folder,) = _cache_folders()
+    assert len(list(folder.glob("*.pdf"))) > 2
+    card = next(p for p in pack.rglob("*.card") if f'"{AXE}"' in p.read_text())
+    card.write_text(card.read_text().replace(f'"{AXE}"', '"Rusted Fire Axe"'))
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert laid_out == [1]
+    _print(pack, tmp_path / "fresh.pdf", "--no-cache")
+    assert _pdf_text(tmp_path / "b.pdf") == _pdf_text(tmp_path / "fresh.pdf")
+
+
+def test_no_cache_lays_everything_out_and_keeps_nothing(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf", "--no-cache")
+    _print(pack, tmp_path / "b.pdf", "--no-cache")
+    assert laid_out[0] == laid_out[-1] > 20
+    assert _cache_folders() == []
+
+
+def test_a_new_card_design_or_card_size_misses(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    first = sum(laid_out)
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf", "--card", "tarot")
+    assert sum(laid_out) == first
+    laid_out.clear()
+    (pack / "templates").mkdir(exist_ok=True)
+    css = (Path(sheets.ASSETS) / "cards.css").read_text() + "\n.title { color: #123456; }\n"
+    (pack / "templates" / "cards.css").write_text(css)
+    _print(pack, tmp_path / "c.pdf")
+    assert sum(laid_out) == first
+
+
+def test_a_changed_image_is_drawn_anew(tmp_path: Path, laid_out: list[int]) -> None:
+    scalpel = 'item "Scalpel" {\n    type weapon\n    hands 1\n    attack +1\n    damage 1\n}\n'
+    pack = make_pack(tmp_path / "pack", cards=scalpel)
+    (pack / "templates").mkdir()
+    (pack / "templates" / "back.html").write_text('<img src="back.svg" alt="">')
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect {}/></svg>'
+    (pack / "back.svg").write_text(svg.format('width="10" height="10" fill="red"'))
+    _print(pack, tmp_path / "a.pdf")
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert laid_out == []
+    (pack / "back.svg").write_text(svg.format('width="10" height="10" fill="blue"'))
+    _print(pack, tmp_path / "c.pdf")
+    assert laid_out == [2]  # the chunk that read it: the face and the back, laid out together
+    assert (tmp_path / "b.pdf").read_bytes() != (tmp_path / "c.pdf").read_bytes()
+
+
+def test_a_damaged_or_missing_chunk_is_laid_out_again(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    first = sum(laid_out)
+    (folder,) = _cache_folders()
+    chunks = sorted(folder.glob("*.pdf"))
+    data = bytearray(chunks[0].read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    chunks[0].write_bytes(bytes(data))
+    for chunk in chunks[1:]:
+        chunk.unlink()
+    (folder / "index.json").write_text((folder / "index.json").read_text())
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert sum(laid_out) == first
+    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+
+
+def test_a_foreign_or_broken_index_is_a_miss_not_an_error(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    first = sum(laid_out)
+    (folder,) = _cache_folders()
+    index = folder / "index.json"
+    text = index.read_text()
+    # Entries pointing out of the cache folder are not followed (26 faces make one chunk).
+    digest = text.split('"faces":{"', 1)[1].split('":["', 1)[1][:64]
+    index.write_text(text.replace(digest, "../../../../etc/passwd"))
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert sum(laid_out) == first
+    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+    index.write_text("{ not json")
+    laid_out.clear()
+    _print(pack, tmp_path / "c.pdf")
+    assert sum(laid_out) == first
+
+
+def test_text_cut_off_is_still_reported_from_the_cache(tmp_path: Path) -> None:
+    sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
+    card = (
+        'hallucination "The Long Corridor" {\n'
+        f'    situation "{sentence * 30}"\n'
+        '    option "Keep walking" { gain terror 1 }\n'
+        '    option "Turn back" { lose terror 1 }\n}\n'
+    )
+    pack = make_pack(tmp_path / "pack", cards=card)
+    for out in ("a.pdf", "b.pdf"):
+        code, output = run("print", str(pack), "-o", str(tmp_path / out))
+        assert code == 0, output
+        assert "warning[W0701]: the text of hallucination 'The Long Corridor'" in output
+
+
+def test_the_cache_stays_within_its_size(
+    pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, laid_out: list[int]
+) -> None:
+    monkeypatch.setattr(facecache, "MAX_BYTES", 1)
+    _print(pack, tmp_path / "a.pdf")
+    _print(pack, tmp_path / "b.pdf", "--card", "tarot")
+    (folder,) = _cache_folders()
+    # Only the chunks of the latest print are kept: it never drops its own.
+    kept = {p.name for p in folder.glob("*.pdf")}
+    laid_out.clear()
+    _print(pack, tmp_path / "c.pdf", "--card", "tarot")
+    assert laid_out == []
+    assert {p.name for p in folder.glob("*.pdf")} == kept
+    laid_out.clear()
+    _print(pack, tmp_path / "d.pdf")
+    assert sum(laid_out) > 20
+
+
+def _pdf_text(path: Path) -> str:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(path)
+    try:
+        return "\n".join(page.get_textpage().get_text_range() for page in document)
+    finally:
+        document.close()
