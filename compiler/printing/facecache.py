@@ -1,12 +1,13 @@
 """Face pages laid out before, kept between prints so that a re-print lays out only what changed.
 
 WeasyPrint takes nearly all of a print's time, tens of milliseconds a face. A face's page is
-found again by a key made of everything its layout depends on: the face's HTML and background
-class, the card design (cards.css), the page geometry (card size and bleed), and the versions
-of WeasyPrint and of pillbox's own code. The chunk PDF that holds the page is kept whole,
-because its pages share their fonts, and it is named by its SHA-256, checked when it is read
-back. The pack files a chunk read (images, fonts) are kept with their hashes: a chunk whose
-files changed is not used. A chunk that refused a URL is never kept (that print fails anyway).
+found again by a key made of everything its layout depends on: the face's HTML, background
+class and image, the card design (cards.css), the page geometry (card size and bleed), and
+the versions of WeasyPrint and of pillbox's own code. The chunk PDF that holds the page is
+kept whole, because its pages share their fonts, and it is named by its SHA-256, checked when
+it is read back. The pack files a chunk read (images, fonts) are kept with their hashes: a
+chunk whose files changed is not used. A chunk that refused a URL is never kept (that print
+fails anyway).
 
 The cache sits beside the check cache (`compiler.cache.cache_dir`), a folder per pack. It holds
 PDFs that pillbox wrote and one JSON index; nothing in it is executed. A damaged entry is a
@@ -75,7 +76,7 @@ class FaceCache:
     def key(self, face: Face) -> str:
         """What the face's page depends on, hashed (not which card it is: that is not drawn)."""
         digest = hashlib.sha256(self.design.encode())
-        for part in (face.kind, face.html):
+        for part in (face.kind, face.html, face.image):
             digest.update(b"\0" + part.encode())
         return digest.hexdigest()
 

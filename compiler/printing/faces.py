@@ -93,25 +93,46 @@ class _Loader(jinja2.BaseLoader):
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
         """The text of an allowed template, from the pack when it has one."""
-        if template not in self.allowed or "/" in template or "\\" in template:
+        if template not in self.allowed:
             raise jinja2.TemplateNotFound(template)
-        if self.folder is not None:
-            path = (self.folder / template).resolve()
-            if path.is_relative_to(self.folder) and path.is_file():
-                if path.stat().st_nlink > 1:
-                    raise _problem(
-                        display_path(path),
-                        1,
-                        f"template {template} is a hard link: it may be a file outside the pack",
-                    )
-                if path.stat().st_size > MAX_TEMPLATE_BYTES:
-                    raise _problem(display_path(path), 1, f"template {template} is over 256 KB")
-                text = path.read_text(encoding="utf-8", errors="replace")
-                return text, display_path(path), lambda: True
+        path = self.pack_file(template, MAX_TEMPLATE_BYTES, "template")
+        if path is not None:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            return text, display_path(path), lambda: True
         bundled = resources.files(BUNDLED).joinpath("templates", template)
         if not bundled.is_file():
             raise jinja2.TemplateNotFound(template)
         return bundled.read_text(encoding="utf-8"), f"<pillbox>/templates/{template}", lambda: True
+
+    def pack_file(self, name: str, limit: int, what: str) -> Path | None:
+        """The pack's own file of this name in its templates folder, if it has a safe one.
+
+        Raises TemplateProblem for a hard link (it may be a file outside the pack) or a file
+        over `limit` bytes.
+        """
+        if self.folder is None or "/" in name or "\\" in name:
+            return None
+        path = (self.folder / name).resolve()
+        if not path.is_relative_to(self.folder) or not path.is_file():
+            return None
+        shown = display_path(path)
+        if path.stat().st_nlink > 1:
+            raise _problem(
+                shown, 1, f"{what} {name} is a hard link: it may be a file outside the pack"
+            )
+        if path.stat().st_size > limit:
+            raise _problem(shown, 1, f"{what} {name} is over {_size(limit)}")
+        return path
+
+
+def pack_file(env: jinja2.Environment, name: str, limit: int, what: str) -> Path | None:
+    """The pack's own file of this name in its templates folder, if it has a safe one."""
+    loader = env.loader
+    return loader.pack_file(name, limit, what) if isinstance(loader, _Loader) else None
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit // 2**10} KB"
 
 
 MAX_NUMBER_BITS = 4096

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from html import escape
+from urllib.parse import quote
 
 from compiler.printing.sizes import PrintOptions
 
@@ -39,11 +40,13 @@ Rect = tuple[float, float, float, float]
 
 @dataclass(frozen=True)
 class Face:
-    """One card face (or back) ready to lay out: its HTML and the class of its background."""
+    """One card face (or back) ready to lay out: its HTML, the class of its background, and an
+    image that covers the card and its bleed (a pack's back image), named from the pack folder."""
 
     html: str
     kind: str
     key: str = ""  # which card this is, so clipped text can be traced back to it
+    image: str = ""  # a path inside the pack folder, made by pillbox (never by the pack)
 
 
 @dataclass(frozen=True)
@@ -273,11 +276,20 @@ def face_pages(faces: list[Face], options: PrintOptions) -> str:
     outer = _box(0.0, 0.0, w + 2 * b, h + 2 * b)
     inner = _box(b, b, w, h)
     return "".join(
-        f'<div class="face"><div class="slot kind-{escape(face.kind)}" style="{outer}">'
+        f'<div class="face"><div class="slot kind-{escape(face.kind)}" '
+        f'style="{outer}{_cover(face.image)}">'
         f'<div class="trim" data-card="{escape(face.key)}" style="{inner}">{face.html}</div>'
         "</div></div>"
         for face in faces
     )
+
+
+def _cover(image: str) -> str:
+    """An image covering the whole slot, card and bleed, cut to fill it."""
+    if not image:
+        return ""
+    # Percent-encoded, the URL holds no quote, backslash or bracket to break out of url('').
+    return f";background:url('{quote(image)}') center / cover no-repeat"
 
 
 _NO_BODY_MARGIN = "html, body { margin: 0; padding: 0 }"

@@ -16,15 +16,17 @@ from compiler.pack import display_path
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import (
     FIT_STEPS,
+    MAX_TEMPLATE_BYTES,
     TemplateProblem,
     environment,
     face_data,
+    pack_file,
     render,
     template_names,
 )
 from compiler.printing.impose import impose
 from compiler.printing.layout import Face, face_css, sheet_layout, single_layout
-from compiler.printing.pdf import pdf_to_pngs, write_atomically
+from compiler.printing.pdf import MAX_RESOURCE_BYTES, pdf_to_pngs, write_atomically
 from compiler.printing.render import LayoutStopped, lay_out_faces
 from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic, Span
@@ -32,6 +34,9 @@ from dsl.spans import Diagnostic, Span
 IR = dict[str, Any]
 Progress = Callable[[int, int], None]
 """Told (faces done, faces in all) as the faces are laid out; the PDF itself is one last step."""
+
+BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp")
+"""A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
 
 ASSETS = Path(__file__).resolve().parent / "templates"
 """The package's own files WeasyPrint may read besides the pack's."""
@@ -99,12 +104,24 @@ class _Renderer:
         return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
 
     def back(self, card: IR) -> Face:
-        """The back of a card: its deck's back template, else the common one."""
+        """The back of a card: the pack's for its deck (template, else image), else the pack's
+        common back (template, else image), else the bundled one."""
         kind = self.checked.ruleset.kinds.get(card["kind"])
         deck = (kind.deck if kind is not None else None) or card["kind"]
-        name = f"back-{deck}.html" if self.has(f"back-{deck}.html") else "back.html"
+        for stem in (f"back-{deck}", "back"):
+            if self._pack_file(f"{stem}.html", MAX_TEMPLATE_BYTES, "template"):
+                return self._back_template(f"{stem}.html", deck)
+            for suffix in BACK_IMAGE_SUFFIXES:
+                if self._pack_file(stem + suffix, MAX_RESOURCE_BYTES, "back image"):
+                    return Face("", "back", image=f"templates/{stem}{suffix}")
+        return self._back_template("back.html", deck)
+
+    def _back_template(self, name: str, deck: str) -> Face:
         context = {"deck": deck, "deck_name": deck.replace("_", " ").title(), "pack": self.title}
         return Face(render(self.env, name, {"back": context}), "back")
+
+    def _pack_file(self, name: str, limit: int, what: str) -> bool:
+        return pack_file(self.env, name, limit, what) is not None
 
     def stylesheet(self) -> str:
         """The card design: the pack's `templates/cards.css`, else the bundled one (not run)."""
