@@ -93,7 +93,7 @@ class _Loader(jinja2.BaseLoader):
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
         """The text of an allowed template, from the pack when it has one."""
-        if template not in self.allowed:
+        if template not in self.allowed or "/" in template or "\\" in template:
             raise jinja2.TemplateNotFound(template)
         path = self.pack_file(template, MAX_TEMPLATE_BYTES, "template")
         if path is not None:
