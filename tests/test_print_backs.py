@@ -143,3 +143,39 @@ def test_without_duplex_backs_no_back_image_is_read(tmp_path: Path) -> None:
         image.truncate(21 * 2**20)
     code, output = run("print", str(pack), "-o", str(tmp_path / "out.pdf"))
     assert code == 0, output
+
+
+# --- images that are missing or broken: an error at the file, never a silent hole -------------
+
+
+def _fails(tmp_path: Path, pack: Path) -> str:
+    out = tmp_path / "out.pdf"
+    out.write_bytes(PREVIOUS)
+    code, output = run("print", str(pack), "-o", str(out), "--backs", "duplex")
+    assert code == 1, output
+    assert "Traceback" not in output
+    assert out.read_bytes() == PREVIOUS
+    return output
+
+
+def test_an_unreadable_back_image_is_an_error_at_its_file(tmp_path: Path) -> None:
+    pack = _pack(tmp_path, {"back-item.png": "this is text, not a picture"})
+    for _ in range(2):  # the failed layout is not kept in the cache either
+        output = _fails(tmp_path, pack)
+        assert "templates/back-item.png:1:1: error[E0704]: a template asks for 'file://" in output
+        assert "it cannot be read as an image" in output
+
+
+def test_an_image_missing_from_the_pack_is_an_error(tmp_path: Path) -> None:
+    pack = _pack(tmp_path, {"back.html": '<img src="pictures/bak.png" alt="">'})
+    output = _fails(tmp_path, pack)
+    assert "error[E0704]" in output and "bak.png': there is no such file in the pack" in output
+    assert "outside the pack" not in output
+
+
+def test_an_oversized_image_a_template_asks_for_is_refused(tmp_path: Path) -> None:
+    pack = _pack(tmp_path, {"back.html": '<img src="big.png" alt="">'})
+    with open(pack / "big.png", "wb") as image:
+        image.truncate(21 * 2**20)
+    output = _fails(tmp_path, pack)
+    assert "big.png:1:1: error[E0704]" in output and "over 20 MB: refused" in output

@@ -6,6 +6,7 @@ import hashlib
 import logging
 import mimetypes
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,15 @@ def hard_linked(path: Path) -> bool:
     return path.stat().st_nlink > 1
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A URL a face asked for and did not get, and why: `outside` the allowed folders or the
+    network, a hard `link`, `missing` from the pack, too `large`, or `unreadable` as an image."""
+
+    url: str
+    reason: str
+
+
 def _fetcher_class() -> Any:
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
@@ -36,7 +46,7 @@ def _fetcher_class() -> Any:
         def __init__(self, roots: Sequence[Path]) -> None:
             super().__init__(timeout=1, allowed_protocols={"file", "data"})
             self.roots = [root.resolve() for root in roots]
-            self.refused: list[str] = []
+            self.refused: list[Refusal] = []
             self.fetched: dict[str, str] = {}  # path -> SHA-256 of what was read
 
         def fetch(self, url: str, headers: Any = None) -> Any:
@@ -44,23 +54,40 @@ def _fetcher_class() -> Any:
                 return super().fetch(url, headers)
             parts = urlsplit(url)
             if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
-                return self._refuse(url)
+                return self._refuse(url, "outside")
             path = Path(unquote(parts.path)).resolve()
-            inside = any(path.is_relative_to(root) for root in self.roots)
-            if not inside or not path.is_file() or path.stat().st_size > MAX_RESOURCE_BYTES:
-                return self._refuse(url)
+            if not any(path.is_relative_to(root) for root in self.roots):
+                return self._refuse(url, "outside")
+            if not path.is_file():
+                return self._refuse(url, "missing")
+            if path.stat().st_size > MAX_RESOURCE_BYTES:
+                return self._refuse(url, "large")
             if hard_linked(path) and not path.is_relative_to(TOOL_FILES):
-                return self._refuse(url)
+                return self._refuse(url, "link")
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             data = path.read_bytes()
             self.fetched[str(path)] = hashlib.sha256(data).hexdigest()
             return URLFetcherResponse(url, data, {"Content-Type": kind})
 
-        def _refuse(self, url: str) -> Any:
-            self.refused.append(url)
+        def _refuse(self, url: str, reason: str) -> Any:
+            self.refused.append(Refusal(url, reason))
             raise ValueError(f"pillbox does not fetch {url}")
 
     return FencedFetcher
+
+
+_FAILED_IMAGE = re.compile(r"Failed to load image at '(?P<url>[^']*)'")
+"""WeasyPrint's log line for an image it could not use (it draws nothing in its place)."""
+
+
+def _unreadable(messages: Sequence[str], refused: list[Refusal]) -> None:
+    """Add the images WeasyPrint failed to read that the fence had let through."""
+    known = {refusal.url for refusal in refused}
+    for message in messages:
+        found = _FAILED_IMAGE.search(message)
+        if found and found["url"] not in known:
+            known.add(found["url"])
+            refused.append(Refusal(found["url"], "unreadable"))
 
 
 @contextmanager
@@ -93,7 +120,7 @@ class Rendered:
     """
 
     document: Any
-    refused: list[str]
+    refused: list[Refusal]
     fetched: dict[str, str]
     clipped: set[str]
     _data: bytes | None = None
@@ -102,8 +129,9 @@ class Rendered:
     def data(self) -> bytes:
         """The PDF."""
         if self._data is None:
-            with _quiet_weasyprint():
+            with _quiet_weasyprint() as messages:
                 data = self.document.write_pdf()
+            _unreadable(messages, self.refused)
             assert isinstance(data, bytes)
             self._data = data
         return self._data
@@ -114,11 +142,12 @@ def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
     from weasyprint import HTML
 
     fetcher = _fetcher_class()(roots)
-    with _quiet_weasyprint():
+    with _quiet_weasyprint() as messages:
         document = HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=fetcher).render()
         clipped: set[str] = set()
         for page in document.pages:
             _clipped_lines(page._page_box, None, float("inf"), clipped)
+    _unreadable(messages, fetcher.refused)
     # The live list and dict: drawing the PDF (SVG images, attachments) may fetch more.
     return Rendered(document, fetcher.refused, fetcher.fetched, clipped)
 

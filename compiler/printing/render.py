@@ -19,7 +19,7 @@ from pathlib import Path
 
 from compiler.printing.faces import _deadline
 from compiler.printing.layout import Face, face_css, face_pages
-from compiler.printing.pdf import render_pdf
+from compiler.printing.pdf import Refusal, render_pdf
 from compiler.printing.sizes import PrintOptions
 
 PARALLEL_FACES = 32
@@ -38,7 +38,7 @@ class Chunk:
     """One laid-out document: its PDF, the URLs refused, the files read, the cards cut off."""
 
     data: bytes
-    refused: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
     clipped: set[str] = field(default_factory=set)
     fetched: dict[str, str] = field(default_factory=dict)  # files read: path -> SHA-256
     too_deep: bool = False  # WeasyPrint recursed past Python's limit

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -26,7 +27,7 @@ from compiler.printing.faces import (
 )
 from compiler.printing.impose import impose
 from compiler.printing.layout import Face, face_css, sheet_layout, single_layout
-from compiler.printing.pdf import MAX_RESOURCE_BYTES, pdf_to_pngs, write_atomically
+from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal, pdf_to_pngs, write_atomically
 from compiler.printing.render import LayoutStopped, lay_out_faces
 from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic, Span
@@ -264,7 +265,7 @@ class _LaidOut:
     stylesheet: str
     data: list[bytes] = field(default_factory=list)
     where: list[tuple[int, int]] = field(default_factory=list)  # face page -> (chunk, page)
-    refused: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
     cache: FaceCache | None = None
     _clipped: set[str] = field(default_factory=set)
     _cached_chunks: dict[str, int] = field(default_factory=dict)  # digest -> index in data
@@ -351,15 +352,42 @@ class _LaidOut:
         )
 
 
-def _refusals(refused: list[str], checked: CheckedPack) -> list[Diagnostic]:
-    where = display_path(checked.root / "templates") if checked.root else "templates"
-    return [
-        Diagnostic(
-            "E0702",
-            "error",
-            f"a template asks for {url[:120]!r}, outside the pack folder: refused",
-            Span.whole_file(where),
-            "images and fonts must be files inside the pack folder, named relative to it",
+_REFUSED = {
+    "outside": ", outside the pack folder: refused",
+    "link": ", a hard link (it may lead outside the pack): refused",
+    "missing": ": there is no such file in the pack",
+    "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
+    "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
+}
+_HELP = {
+    "E0702": "images and fonts must be files inside the pack folder, named relative to it",
+    "E0704": "check the file's name and that it is a PNG, JPEG, SVG, WebP or GIF image",
+}
+
+
+def _refusals(refused: list[Refusal], checked: CheckedPack) -> list[Diagnostic]:
+    """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable."""
+    templates = display_path(checked.root / "templates") if checked.root else "templates"
+    found = []
+    for refusal in dict.fromkeys(refused):
+        code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
+        where = _pack_file_named(refusal.url, checked.root) if code == "E0704" else None
+        found.append(
+            Diagnostic(
+                code,
+                "error",
+                f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
+                Span.whole_file(where or templates),
+                _HELP[code],
+            )
         )
-        for url in dict.fromkeys(refused)
-    ]
+    return found
+
+
+def _pack_file_named(url: str, root: Path | None) -> str | None:
+    """The pack file a `file:` URL names, as the diagnostics show files; None if none."""
+    parts = urlsplit(url)
+    if root is None or parts.scheme != "file":
+        return None
+    path = Path(unquote(parts.path)).resolve()
+    return display_path(path) if path.is_file() and path.is_relative_to(root.resolve()) else None
