@@ -48,6 +48,9 @@ def test_wheel_carries_data_and_runs_from_anywhere(tmp_path: Path) -> None:
         "dsl/_lark_parser.py",
         "compiler/cli.py",
         "runtime/games/coma_ward.py",
+        "compiler/printing/templates/cards.css",
+        "compiler/printing/fonts/DejaVuSerif.ttf",
+        "compiler/printing/fonts/LICENSE",
     ):
         assert needed in names, needed
     target = tmp_path / "site"

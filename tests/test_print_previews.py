@@ -5,7 +5,9 @@ The goldens in tests/golden/png are what `pillbox print tests/specimens/coma-war
 templates) or to the words on a card shows here: look at the new previews, and if they are
 right, `make test UPDATE=1` (pytest --update-goldens) rewrites the goldens.
 
-Fonts rasterise a little differently from one machine to another, so two images match when
+The fonts are pillbox's own (compiler/printing/fonts), so every machine lays the same words
+out alike; the rasteriser still draws edges a little differently here and there, so two images
+match when
 they have the same size, their mean difference is under MEAN_LIMIT per channel, and under
 FAR_SHARE of their pixels differ by more than FAR (anti-aliasing moves edges, not glyphs).
 """
@@ -98,3 +100,31 @@ def test_the_comparison_tolerates_anti_aliasing_but_not_a_changed_card(tmp_path:
     assert difference(golden, tmp_path / "blank.png") is not None
     card.resize((card.width + 1, card.height)).save(tmp_path / "wide.png")
     assert "size" in (difference(golden, tmp_path / "wide.png") or "")
+
+
+def test_the_pdf_uses_the_shipped_fonts_and_no_installed_one(tmp_path: Path) -> None:
+    import pikepdf
+
+    out = tmp_path / "cards.pdf"
+    code, output = run("print", str(SPECIMENS), "-o", str(out), "--backs", "duplex")
+    assert code == 0, output
+    fonts: set[str] = set()
+
+    def walk(resources: pikepdf.Dictionary) -> None:
+        fonts.update(str(font.BaseFont) for font in resources.get("/Font", {}).values())
+        for form in resources.get("/XObject", {}).values():
+            if "/Resources" in form:
+                walk(form.Resources)
+
+    with pikepdf.open(out) as pdf:
+        for page in pdf.pages:
+            walk(page.Resources)
+    # Subset fonts are named TAG+Family-Style.
+    families = {name.split("+", 1)[-1] for name in fonts}
+    assert families >= {
+        "Pillbox-Serif",
+        "Pillbox-Serif-Bold",
+        "Pillbox-Serif-Italic",
+        "Pillbox-Sans",
+    }
+    assert all(family.startswith("Pillbox-") for family in families), families

@@ -56,6 +56,7 @@ class FaceCache:
     chunks: dict[str, dict[str, str]] = field(default_factory=dict)  # digest -> files read
     used: set[str] = field(default_factory=set)  # chunks this print read or wrote
     _checked: dict[str, bool] = field(default_factory=dict)
+    _hashes: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, pack_root: Path, design: str) -> FaceCache | None:
@@ -141,9 +142,15 @@ class FaceCache:
             self._checked[digest] = (
                 isinstance(files, dict)
                 and (self.folder / f"{digest}.pdf").is_file()
-                and all(_file_hash(Path(path)) == sha for path, sha in files.items())
+                and all(self._hash(path) == sha for path, sha in files.items())
             )
         return self._checked[digest]
+
+    def _hash(self, path: str) -> str | None:
+        """A file's SHA-256, read once a print however many chunks read it (fonts: all)."""
+        if path not in self._hashes:
+            self._hashes[path] = _file_hash(Path(path))
+        return self._hashes[path]
 
 
 def _stamp() -> dict[str, Any]:

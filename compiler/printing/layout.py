@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 from urllib.parse import quote
 
 from compiler.printing.sizes import PrintOptions
@@ -296,10 +297,33 @@ _NO_BODY_MARGIN = "html, body { margin: 0; padding: 0 }"
 """Without it the browser's 8px body margin moves every card off its page."""
 
 
+FONTS = Path(__file__).resolve().parent / "fonts"
+"""The fonts pillbox ships (DejaVu, under its own licence in that folder), so that a print
+looks the same, and fits the same, on every machine, whatever fonts it has installed."""
+
+SHIPPED_FONTS = (
+    ("Pillbox Serif", "DejaVuSerif.ttf", "normal", "normal"),
+    ("Pillbox Serif", "DejaVuSerif-Bold.ttf", "bold", "normal"),
+    ("Pillbox Serif", "DejaVuSerif-Italic.ttf", "normal", "italic"),
+    ("Pillbox Serif", "DejaVuSerif-BoldItalic.ttf", "bold", "italic"),
+    ("Pillbox Sans", "DejaVuSans.ttf", "normal", "normal"),
+    ("Pillbox Sans", "DejaVuSans-Bold.ttf", "bold", "normal"),
+)
+"""The families a design may name; their own names, so no installed font can stand in."""
+
+
+def _font_faces() -> str:
+    return "".join(
+        f"@font-face {{ font-family: '{family}'; src: url('{(FONTS / file).as_uri()}');"
+        f" font-weight: {weight}; font-style: {style} }}\n"
+        for family, file, weight, style in SHIPPED_FONTS
+    )
+
+
 def face_css(options: PrintOptions) -> str:
-    """The tool's own page and geometry rules for face documents."""
+    """The tool's own page and geometry rules for face documents, and its shipped fonts."""
     width, height = options.width + 2 * options.bleed, options.height + 2 * options.bleed
-    return (
+    return _font_faces() + (
         f"@page {{ size: {_mm(width)} {_mm(height)}; margin: 0 }}\n"
         f"{_NO_BODY_MARGIN}\n"
         f".face {{ position: relative; width: {_mm(width)}; height: {_mm(height)};"

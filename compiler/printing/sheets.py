@@ -26,7 +26,7 @@ from compiler.printing.faces import (
     template_names,
 )
 from compiler.printing.impose import impose
-from compiler.printing.layout import Face, face_css, sheet_layout, single_layout
+from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal, pdf_to_pngs, write_atomically
 from compiler.printing.render import LayoutStopped, lay_out_faces
 from compiler.printing.sizes import PrintOptions
@@ -315,7 +315,7 @@ class _LaidOut:
 
     def _lay_out(self, faces: list[Face], progress: Progress | None) -> list[tuple[int, int]]:
         """Lay faces out with WeasyPrint; the chunk and page of each, in order."""
-        roots = [ASSETS] + ([self.checked.root] if self.checked.root else [])
+        roots = [ASSETS, FONTS] + ([self.checked.root] if self.checked.root else [])
         base = (self.checked.root or Path.cwd()).resolve()
         seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
         try:
