@@ -344,9 +344,7 @@ def build(
 @click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
-@click.option(
-    "--no-cache", is_flag=True, help="Lay every face out again; do not keep them for next time."
-)
+@click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(

@@ -179,3 +179,11 @@ def test_an_oversized_image_a_template_asks_for_is_refused(tmp_path: Path) -> No
         image.truncate(21 * 2**20)
     output = _fails(tmp_path, pack)
     assert "big.png:1:1: error[E0704]" in output and "over 20 MB: refused" in output
+
+
+def test_an_unreadable_image_with_a_quote_in_its_name_is_still_found(tmp_path: Path) -> None:
+    # WeasyPrint's log shows such a URL in double quotes; the URL is read from the record.
+    pack = _pack(tmp_path, {"back.html": '<img src="it&#39;s.png" alt="">'})
+    (pack / "it's.png").write_text("not a picture")
+    output = _fails(tmp_path, pack)
+    assert "it's.png:1:1: error[E0704]" in output

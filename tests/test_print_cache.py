@@ -7,8 +7,9 @@ WeasyPrint, and compare the PDFs byte for byte with prints that used no cache.
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from tests.helpers import make_pack, run
 
 SPECIMENS = TESTS / "specimens" / "coma-ward"
 AXE = "Fire Axe"
+SCALPEL = 'item "Scalpel" {\n    type weapon\n    hands 1\n    attack +1\n    damage 1\n}\n'
 
 
 @pytest.fixture
@@ -128,8 +130,7 @@ def test_a_new_card_design_or_card_size_misses(
 
 
 def test_a_changed_image_is_drawn_anew(tmp_path: Path, laid_out: list[int]) -> None:
-    scalpel = 'item "Scalpel" {\n    type weapon\n    hands 1\n    attack +1\n    damage 1\n}\n'
-    pack = make_pack(tmp_path / "pack", cards=scalpel)
+    pack = make_pack(tmp_path / "pack", cards=SCALPEL)
     (pack / "templates").mkdir()
     (pack / "templates" / "back.html").write_text('<img src="back.svg" alt="">')
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect {}/></svg>'
@@ -156,35 +157,55 @@ def test_a_damaged_or_missing_chunk_is_laid_out_again(
     chunks[0].write_bytes(bytes(data))
     for chunk in chunks[1:]:
         chunk.unlink()
-    (folder / "index.json").write_text((folder / "index.json").read_text())
     laid_out.clear()
     _print(pack, tmp_path / "b.pdf")
     assert sum(laid_out) == first
     assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
 
 
-def test_a_foreign_or_broken_index_is_a_miss_not_an_error(
+def _set_every(field: int, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(index: dict[str, Any]) -> None:
+        for entry in index["data"]["faces"].values():
+            entry[field] = value
+
+    return change
+
+
+TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
+    # A chunk named out of the cache folder is not followed.
+    "a path for a chunk": _set_every(0, "../../../../etc/passwd"),
+    **{f"page {bad!r}": _set_every(1, bad) for bad in (99, -1, True, "0", 1.0)},
+    "a file read, pointed at /dev/zero": lambda index: [
+        info["files"].update({"/dev/zero": ["/dev/zero", "0" * 64]})
+        for info in index["data"]["chunks"].values()
+    ],
+}
+
+
+def test_a_tampered_or_broken_index_is_a_miss_not_an_error(
     pack: Path, tmp_path: Path, laid_out: list[int]
 ) -> None:
+    import json
+
     _print(pack, tmp_path / "a.pdf")
     first = sum(laid_out)
     (folder,) = _cache_folders()
     index = folder / "index.json"
-    text = index.read_text()
-    # Entries pointing out of the cache folder are not followed (26 faces make one chunk).
-    digest = text.split('"faces":{"', 1)[1].split('":["', 1)[1][:64]
-    index.write_text(text.replace(digest, "../../../../etc/passwd"))
-    laid_out.clear()
-    _print(pack, tmp_path / "b.pdf")
-    assert sum(laid_out) == first
-    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+    for name, tamper in TAMPERINGS.items():
+        data = json.loads(index.read_text())
+        tamper(data)
+        index.write_text(json.dumps(data))
+        laid_out.clear()
+        _print(pack, tmp_path / "b.pdf")
+        assert sum(laid_out) == first, name  # all 26 faces make one chunk
+        assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes(), name
     index.write_text("{ not json")
     laid_out.clear()
     _print(pack, tmp_path / "c.pdf")
     assert sum(laid_out) == first
 
 
-def test_text_cut_off_is_still_reported_from_the_cache(tmp_path: Path) -> None:
+def test_text_cut_off_is_still_reported_from_the_cache(tmp_path: Path, laid_out: list[int]) -> None:
     sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
     card = (
         'hallucination "The Long Corridor" {\n'
@@ -197,6 +218,7 @@ def test_text_cut_off_is_still_reported_from_the_cache(tmp_path: Path) -> None:
         code, output = run("print", str(pack), "-o", str(tmp_path / out))
         assert code == 0, output
         assert "warning[W0701]: the text of hallucination 'The Long Corridor'" in output
+    assert laid_out == [1]  # the first print only: the second took the page, and its warning
 
 
 def test_the_cache_stays_within_its_size(
@@ -215,6 +237,79 @@ def test_the_cache_stays_within_its_size(
     laid_out.clear()
     _print(pack, tmp_path / "d.pdf")
     assert sum(laid_out) > 20
+
+
+def test_an_image_link_pointed_elsewhere_is_drawn_anew(tmp_path: Path, laid_out: list[int]) -> None:
+    from PIL import Image
+
+    pack = make_pack(tmp_path / "pack", cards=SCALPEL)
+    (pack / "templates").mkdir()
+    (pack / "templates" / "back.html").write_text('<img src="art/back.png" alt="">')
+    (pack / "art").mkdir()
+    Image.new("RGB", (8, 8), (200, 30, 30)).save(pack / "art" / "red.png")
+    Image.new("RGB", (8, 8), (30, 60, 200)).save(pack / "art" / "blue.png")
+    (pack / "art" / "back.png").symlink_to("red.png")
+    _print(pack, tmp_path / "a.pdf")
+    (pack / "art" / "back.png").unlink()
+    (pack / "art" / "back.png").symlink_to("blue.png")
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert laid_out == [2]
+    _print(pack, tmp_path / "fresh.pdf", "--no-cache")
+    assert (tmp_path / "b.pdf").read_bytes() == (tmp_path / "fresh.pdf").read_bytes()
+
+
+def test_an_image_turned_into_a_fifo_never_blocks_the_cache(
+    tmp_path: Path, laid_out: list[int]
+) -> None:
+    import signal
+
+    from PIL import Image
+
+    pack = make_pack(tmp_path / "pack", cards=SCALPEL)
+    (pack / "templates").mkdir()
+    (pack / "templates" / "back.html").write_text('<img src="back.png" alt="">')
+    Image.new("RGB", (8, 8), (200, 30, 30)).save(pack / "back.png")
+    _print(pack, tmp_path / "a.pdf")
+    (pack / "back.png").unlink()
+    os.mkfifo(pack / "back.png")
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(60)  # a blocking read would hang here: fail instead
+    try:
+        code, output = run("print", str(pack), "-o", str(tmp_path / "b.pdf"), "--backs", "duplex")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert code == 1, output
+    assert "error[E0704]" in output
+
+
+def test_a_cache_that_cannot_be_cleaned_never_fails_a_print(
+    pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _print(pack, tmp_path / "a.pdf")
+    (folder,) = _cache_folders()
+    stuck = folder / ("0" * 64 + ".pdf")
+    stuck.mkdir()  # unlink() fails on it, as on a file another user owns
+    os.utime(stuck, (0, 0))
+    monkeypatch.setattr(facecache, "MAX_BYTES", 1)
+    _print(pack, tmp_path / "b.pdf", "--card", "tarot")
+    assert stuck.is_dir()
+
+
+def test_a_design_that_styles_faces_by_position_is_not_cached(
+    pack: Path, tmp_path: Path, laid_out: list[int]
+) -> None:
+    (pack / "templates").mkdir(exist_ok=True)
+    css = (Path(sheets.ASSETS) / "cards.css").read_text()
+    (pack / "templates" / "cards.css").write_text(
+        css + "\n.face:nth-child(2) .title { color: red }\n"
+    )
+    _print(pack, tmp_path / "a.pdf")
+    laid_out.clear()
+    _print(pack, tmp_path / "b.pdf")
+    assert sum(laid_out) > 20
+    assert _cache_folders() == []
 
 
 def _pdf_text(path: Path) -> str:

@@ -7,9 +7,8 @@ right, `make test UPDATE=1` (pytest --update-goldens) rewrites the goldens.
 
 The fonts are pillbox's own (compiler/printing/fonts), so every machine lays the same words
 out alike; the rasteriser still draws edges a little differently here and there, so two images
-match when
-they have the same size, their mean difference is under MEAN_LIMIT per channel, and under
-FAR_SHARE of their pixels differ by more than FAR (anti-aliasing moves edges, not glyphs).
+match when they have the same size, their mean difference is under MEAN_LIMIT per channel, and
+under FAR_SHARE of their pixels differ by more than FAR (anti-aliasing moves edges, not glyphs).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class Face:
     html: str
     kind: str
     key: str = ""  # which card this is, so clipped text can be traced back to it
-    image: str = ""  # a path inside the pack folder, made by pillbox (never by the pack)
+    image: str = ""  # a path inside the pack folder; pillbox names it (from the deck's name)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ import hashlib
 import logging
 import mimetypes
 import os
-import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,7 +46,8 @@ def _fetcher_class() -> Any:
             super().__init__(timeout=1, allowed_protocols={"file", "data"})
             self.roots = [root.resolve() for root in roots]
             self.refused: list[Refusal] = []
-            self.fetched: dict[str, str] = {}  # path -> SHA-256 of what was read
+            # Each path asked for -> the file it led to (links followed) and its SHA-256.
+            self.fetched: dict[str, tuple[str, str]] = {}
 
         def fetch(self, url: str, headers: Any = None) -> Any:
             if url.startswith("data:"):
@@ -55,7 +55,8 @@ def _fetcher_class() -> Any:
             parts = urlsplit(url)
             if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
                 return self._refuse(url, "outside")
-            path = Path(unquote(parts.path)).resolve()
+            asked = unquote(parts.path)
+            path = Path(asked).resolve()
             if not any(path.is_relative_to(root) for root in self.roots):
                 return self._refuse(url, "outside")
             if not path.is_file():
@@ -66,7 +67,7 @@ def _fetcher_class() -> Any:
                 return self._refuse(url, "link")
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             data = path.read_bytes()
-            self.fetched[str(path)] = hashlib.sha256(data).hexdigest()
+            self.fetched[asked] = (str(path), hashlib.sha256(data).hexdigest())
             return URLFetcherResponse(url, data, {"Content-Type": kind})
 
         def _refuse(self, url: str, reason: str) -> Any:
@@ -76,36 +77,40 @@ def _fetcher_class() -> Any:
     return FencedFetcher
 
 
-_FAILED_IMAGE = re.compile(r"Failed to load image at '(?P<url>[^']*)'")
-"""WeasyPrint's log line for an image it could not use (it draws nothing in its place)."""
+_FAILED_IMAGE = "Failed to load image at"
+"""How WeasyPrint's log line for an image it could not use begins (it draws nothing there)."""
 
 
-def _unreadable(messages: Sequence[str], refused: list[Refusal]) -> None:
+def _unreadable(failed: Sequence[str], refused: list[Refusal]) -> None:
     """Add the images WeasyPrint failed to read that the fence had let through."""
     known = {refusal.url for refusal in refused}
-    for message in messages:
-        found = _FAILED_IMAGE.search(message)
-        if found and found["url"] not in known:
-            known.add(found["url"])
-            refused.append(Refusal(found["url"], "unreadable"))
+    for url in failed:
+        if url not in known:
+            known.add(url)
+            refused.append(Refusal(url, "unreadable"))
 
 
 @contextmanager
 def _quiet_weasyprint() -> Iterator[list[str]]:
-    """Collect WeasyPrint's warnings instead of letting them print."""
+    """Keep WeasyPrint's warnings from printing; collect the URLs of images it failed to load.
+
+    The URL is taken from the record's arguments, not its text: that shows it with repr().
+    """
     logger = logging.getLogger("weasyprint")
-    seen: list[str] = []
+    failed: list[str] = []
 
     class Keep(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            seen.append(record.getMessage())
+            about_an_image = isinstance(record.msg, str) and record.msg.startswith(_FAILED_IMAGE)
+            if about_an_image and isinstance(record.args, tuple) and record.args:
+                failed.append(str(record.args[0]))
 
     handler = Keep(logging.WARNING)
     old_propagate = logger.propagate
     logger.addHandler(handler)
     logger.propagate = False
     try:
-        yield seen
+        yield failed
     finally:
         logger.removeHandler(handler)
         logger.propagate = old_propagate
@@ -113,15 +118,15 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
 
 @dataclass
 class Rendered:
-    """A laid-out document, the URLs refused on the way, the files read (path -> SHA-256), and
-    the cards whose text it clipped.
+    """A laid-out document, the URLs refused on the way, the files read (each path asked for ->
+    the file it led to and its SHA-256), and the cards whose text it clipped.
 
     The PDF is drawn when `data` is first read, after the layout has been looked at.
     """
 
     document: Any
     refused: list[Refusal]
-    fetched: dict[str, str]
+    fetched: dict[str, tuple[str, str]]
     clipped: set[str]
     _data: bytes | None = None
 

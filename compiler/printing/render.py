@@ -40,7 +40,7 @@ class Chunk:
     data: bytes
     refused: list[Refusal] = field(default_factory=list)
     clipped: set[str] = field(default_factory=set)
-    fetched: dict[str, str] = field(default_factory=dict)  # files read: path -> SHA-256
+    fetched: dict[str, tuple[str, str]] = field(default_factory=dict)  # as Rendered's
     too_deep: bool = False  # WeasyPrint recursed past Python's limit
     pages: int = 0  # faces laid out in it, a page each
 

@@ -36,7 +36,7 @@ IR = dict[str, Any]
 Progress = Callable[[int, int], None]
 """Told (faces done, faces in all) as the faces are laid out; the PDF itself is one last step."""
 
-BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp")
+BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif")
 """A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
 
 ASSETS = Path(__file__).resolve().parent / "templates"
@@ -176,9 +176,12 @@ def print_pack(
         return result
     renderer = _Renderer(checked, options, checked.title or checked.name)
     try:
-        stylesheet = renderer.stylesheet()
         faces = _faces(renderer, cards, options)
-        laid = _LaidOut(checked, options, stylesheet)
+        laid = _LaidOut(checked, options, renderer.stylesheet())
+    except TemplateProblem as problem:
+        result.diagnostics.append(problem.diagnostic)
+        return result
+    try:
         laid.add(faces.items, progress)
         clipped = laid.clipped(range(len(cards))) - faces.smallest
         if clipped:
@@ -189,7 +192,8 @@ def print_pack(
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
         return result
-    laid.save_cache()
+    finally:
+        laid.save_cache()  # what was laid out is kept, even when a later step failed
     result.diagnostics += _refusals(laid.refused, checked)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
@@ -272,8 +276,13 @@ class _LaidOut:
 
     def __post_init__(self) -> None:
         if self.checked.root is not None:
-            design = self.stylesheet + "\0" + face_css(self.options)
-            self.cache = FaceCache.open(self.checked.root, design)
+            geometry = face_css(self.options)
+            self.cache = FaceCache.open(self.checked.root, self.stylesheet, geometry, self._roots)
+
+    @property
+    def _roots(self) -> list[Path]:
+        """The folders WeasyPrint may read: pillbox's own assets and fonts, and the pack."""
+        return [ASSETS, FONTS] + ([self.checked.root] if self.checked.root else [])
 
     def add(
         self, faces: list[Face], progress: Progress | None, replace: list[int] | None = None
@@ -300,11 +309,13 @@ class _LaidOut:
 
     def _kept(self, face: Face) -> tuple[int, int] | None:
         """The face's page from an earlier print, if the cache has it whole."""
-        hit = self.cache.find(face) if self.cache is not None else None
+        if self.cache is None:
+            return None
+        hit = self.cache.find(face)
         if hit is None:
             return None
         if hit.chunk not in self._cached_chunks:
-            data = self.cache.read(hit.chunk) if self.cache is not None else None
+            data = self.cache.read(hit.chunk)
             if data is None:
                 return None
             self._cached_chunks[hit.chunk] = len(self.data)
@@ -315,12 +326,11 @@ class _LaidOut:
 
     def _lay_out(self, faces: list[Face], progress: Progress | None) -> list[tuple[int, int]]:
         """Lay faces out with WeasyPrint; the chunk and page of each, in order."""
-        roots = [ASSETS, FONTS] + ([self.checked.root] if self.checked.root else [])
         base = (self.checked.root or Path.cwd()).resolve()
         seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
         try:
             chunks = lay_out_faces(
-                faces, self.options, self.stylesheet, base, roots, seconds, progress
+                faces, self.options, self.stylesheet, base, self._roots, seconds, progress
             )
         except LayoutStopped as stopped:
             raise TemplateProblem(self._stopped(stopped, seconds)) from None
