@@ -9,22 +9,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-
 from compiler.build import CheckedPack
 from compiler.pack import display_path
+from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
-from compiler.printing.faces import (
-    FIT_STEPS,
-    MAX_TEMPLATE_BYTES,
-    TemplateProblem,
-    environment,
-    face_data,
-    pack_file,
-    render,
-    template_names,
-)
+from compiler.printing.faces import TemplateProblem
 from compiler.printing.impose import impose
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal, pdf_to_pngs, write_atomically
@@ -35,9 +24,6 @@ from dsl.spans import Diagnostic, Span
 IR = dict[str, Any]
 Progress = Callable[[int, int], None]
 """Told (faces done, faces in all) as the faces are laid out; the PDF itself is one last step."""
-
-BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif")
-"""A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
 
 ASSETS = Path(__file__).resolve().parent / "templates"
 """The package's own files WeasyPrint may read besides the pack's."""
@@ -63,73 +49,6 @@ def select(cards: list[IR], only: str | None) -> list[IR]:
     if not only:
         return cards
     return [c for c in cards if c["kind"] == only or c["title"] == only]
-
-
-@dataclass
-class _Renderer:
-    """Renders faces and backs once per card, through the sandbox."""
-
-    checked: CheckedPack
-    options: PrintOptions
-    title: str
-    env: ImmutableSandboxedEnvironment = field(init=False)
-
-    def __post_init__(self) -> None:
-        ruleset = self.checked.ruleset
-        decks = [*ruleset.decks, *ruleset.kinds]
-        folder = self.checked.root / "templates" if self.checked.root else None
-        self.env = environment(folder, template_names(list(ruleset.kinds), decks))
-
-    def has(self, name: str) -> bool:
-        """Whether the pack or the tool has a template of this name.
-
-        It is not compiled here: compiling runs its constant expressions, so only `render`
-        compiles, under its limits, and reports what goes wrong at the template's line.
-        """
-        loader = self.env.loader
-        assert loader is not None
-        try:
-            loader.get_source(self.env, name)
-        except jinja2.TemplateNotFound:
-            return False
-        return True
-
-    def template_for(self, kind: str) -> str:
-        """The kind's own template if there is one, else the generic card."""
-        return f"{kind}.html" if self.has(f"{kind}.html") else "card.html"
-
-    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
-        """A card's face, and whether its text overflows even when shrunk."""
-        data = face_data(self.checked.ruleset, card, self.options, self.title, smallest)
-        html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
-        return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
-
-    def back(self, card: IR) -> Face:
-        """The back of a card: the pack's for its deck (template, else image), else the pack's
-        common back (template, else image), else the bundled one."""
-        kind = self.checked.ruleset.kinds.get(card["kind"])
-        deck = (kind.deck if kind is not None else None) or card["kind"]
-        for stem in (f"back-{deck}", "back"):
-            if self._pack_file(f"{stem}.html", MAX_TEMPLATE_BYTES, "template"):
-                return self._back_template(f"{stem}.html", deck)
-            for suffix in BACK_IMAGE_SUFFIXES:
-                if self._pack_file(stem + suffix, MAX_RESOURCE_BYTES, "back image"):
-                    return Face("", "back", image=f"templates/{stem}{suffix}")
-        return self._back_template("back.html", deck)
-
-    def _back_template(self, name: str, deck: str) -> Face:
-        context = {"deck": deck, "deck_name": deck.replace("_", " ").title(), "pack": self.title}
-        return Face(render(self.env, name, {"back": context}), "back")
-
-    def _pack_file(self, name: str, limit: int, what: str) -> bool:
-        return pack_file(self.env, name, limit, what) is not None
-
-    def stylesheet(self) -> str:
-        """The card design: the pack's `templates/cards.css`, else the bundled one (not run)."""
-        loader = self.env.loader
-        assert loader is not None
-        source, _, _ = loader.get_source(self.env, "cards.css")
-        return source
 
 
 def _copies(card: IR) -> int:
@@ -174,7 +93,7 @@ def print_pack(
             )
         )
         return result
-    renderer = _Renderer(checked, options, checked.title or checked.name)
+    renderer = CardRenderer(checked, options)
     try:
         faces = _faces(renderer, cards, options)
         laid = _LaidOut(checked, options, renderer.stylesheet())
@@ -225,7 +144,7 @@ class _Faces:
     smallest: set[int] = field(default_factory=set)  # already at the smallest text
 
 
-def _faces(renderer: _Renderer, cards: list[IR], options: PrintOptions) -> _Faces:
+def _faces(renderer: CardRenderer, cards: list[IR], options: PrintOptions) -> _Faces:
     """Render each card's face through its template once, and each deck's back once."""
     faces = _Faces()
     fronts: list[int] = []

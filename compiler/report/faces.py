@@ -13,14 +13,13 @@ Policy forbids scripts and fetches as well.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html import escape
 from html.parser import HTMLParser
 from typing import Any
 
-import jinja2
-
 from compiler.build import CheckedPack
-from compiler.printing.faces import environment, face_data, render, template_names
+from compiler.printing.cards import CardRenderer
 from compiler.printing.sizes import PrintOptions
 
 IR = dict[str, Any]
@@ -30,38 +29,22 @@ SCOPE = ".pillbox-face"
 
 
 class FaceRenderer:
-    """Renders card faces through the print sandbox, with the pack's templates if it has any."""
+    """Card faces as print renders them (`CardRenderer`), cleaned and scoped for a browser."""
 
     def __init__(self, checked: CheckedPack, options: PrintOptions) -> None:
-        ruleset = checked.ruleset
-        decks = [*ruleset.decks, *ruleset.kinds]
-        folder = checked.root / "templates" if checked.root else None
-        self.checked = checked
+        self.cards = CardRenderer(checked, options)
         self.options = options
-        self.title = checked.title or checked.name
-        self.env = environment(folder, template_names(list(ruleset.kinds), decks))
-
-    def _source(self, name: str) -> str | None:
-        loader = self.env.loader
-        assert loader is not None
-        try:
-            return loader.get_source(self.env, name)[0]
-        except jinja2.TemplateNotFound:
-            return None
 
     def face(self, card: IR) -> str:
         """The card's face as print renders it, cleaned for a browser (TemplateProblem if the
         template fails)."""
-        data = face_data(self.checked.ruleset, card, self.options, self.title)
-        kind = f"{card['kind']}.html"
-        name = kind if self._source(kind) is not None else "card.html"
-        return clean_html(render(self.env, name, {"card": data.context}))
+        return clean_html(self.cards.face(card, "")[0].html)
 
     def stylesheet(self) -> str:
         """The card design (the pack's cards.css, else the bundled one), scoped and cleaned,
         over a reset: a face inherits nothing from the page around it."""
         reset = f"{SCOPE} {{ all: initial; display: block; }}\n"
-        return reset + scope_css(self._source("cards.css") or "", SCOPE)
+        return reset + scope_css(self.cards.stylesheet(), SCOPE)
 
     def geometry(self) -> str:
         """The print geometry of a face box, after the design so that it wins, as in print."""
@@ -162,61 +145,55 @@ def _string_end(css: str, start: int) -> int:
     return min(i + 1, len(css))
 
 
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Each character from `start` that is not inside a string or escaped, with its index."""
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char in "\"'":
+            i = _string_end(text, i)
+        elif char == "\\":
+            i += 2
+        else:
+            yield i, char
+            i += 1
+
+
 def _statements(css: str) -> list[tuple[str, str | None]]:
     """Top-level `prelude { body }` rules and `statement;`s."""
     out: list[tuple[str, str | None]] = []
-    i, start, n = 0, 0, len(css)
-    while i < n:
-        char = css[i]
-        if char in "\"'":
-            i = _string_end(css, i)
-        elif char == "\\":
-            i += 2
-        elif char == "{":
+    start = 0
+    for i, char in _outside_strings(css):
+        if i < start:
+            continue  # inside a block already taken whole
+        if char == "{":
             end = _closing(css, i)
             out.append((css[start:i].strip(), css[i + 1 : end]))
-            i = start = end + 1
+            start = end + 1
         elif char == ";":
             out.append((css[start:i].strip(), None))
-            i = start = i + 1
+            start = i + 1
         elif char == "}":
-            i = start = i + 1  # a stray brace: dropped, as a browser drops it
-        else:
-            i += 1
+            start = i + 1  # a stray brace: dropped, as a browser drops it
     return out
 
 
 def _closing(css: str, opening: int) -> int:
-    depth, i = 0, opening
-    while i < len(css):
-        char = css[i]
-        if char in "\"'":
-            i = _string_end(css, i)
-            continue
-        if char == "\\":
-            i += 2
-            continue
+    depth = 0
+    for i, char in _outside_strings(css, opening):
         if char == "{":
             depth += 1
         elif char == "}":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return len(css)
 
 
 def _split(text: str, separator: str) -> list[str]:
     """Split at `separator` outside strings, brackets and parentheses."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        char = text[i]
-        if char in "\"'":
-            i = _string_end(text, i)
-            continue
-        if char == "\\":
-            i += 2
-            continue
+    parts, depth, start = [], 0, 0
+    for i, char in _outside_strings(text):
         if char in "([":
             depth += 1
         elif char in ")]":
@@ -224,7 +201,6 @@ def _split(text: str, separator: str) -> list[str]:
         elif char == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
-        i += 1
     parts.append(text[start:])
     return parts
 

@@ -1,0 +1,105 @@
+"""Cards rendered through the sandbox into face HTML: a card's face, a deck's back, the design.
+
+Print lays these out; the report shows the same faces in a browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from compiler.build import CheckedPack
+from compiler.printing.faces import (
+    FIT_STEPS,
+    MAX_TEMPLATE_BYTES,
+    environment,
+    face_data,
+    pack_file,
+    render,
+    template_names,
+)
+from compiler.printing.layout import Face
+from compiler.printing.pdf import MAX_RESOURCE_BYTES
+from compiler.printing.sizes import PrintOptions
+
+IR = dict[str, Any]
+
+BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif")
+"""A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
+
+
+@dataclass
+class CardRenderer:
+    """Renders faces and backs once per card, through the sandbox."""
+
+    checked: CheckedPack
+    options: PrintOptions
+    title: str = field(init=False)
+    env: ImmutableSandboxedEnvironment = field(init=False)
+    _backs: dict[str, Face] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.title = self.checked.title or self.checked.name
+        ruleset = self.checked.ruleset
+        decks = [*ruleset.decks, *ruleset.kinds]
+        folder = self.checked.root / "templates" if self.checked.root else None
+        self.env = environment(folder, template_names(list(ruleset.kinds), decks))
+
+    def has(self, name: str) -> bool:
+        """Whether the pack or the tool has a template of this name.
+
+        It is not compiled here: compiling runs its constant expressions, so only `render`
+        compiles, under its limits, and reports what goes wrong at the template's line.
+        """
+        loader = self.env.loader
+        assert loader is not None
+        try:
+            loader.get_source(self.env, name)
+        except jinja2.TemplateNotFound:
+            return False
+        return True
+
+    def template_for(self, kind: str) -> str:
+        """The kind's own template if there is one, else the generic card."""
+        return f"{kind}.html" if self.has(f"{kind}.html") else "card.html"
+
+    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
+        """A card's face, and whether its text overflows even when shrunk."""
+        data = face_data(self.checked.ruleset, card, self.options, self.title, smallest)
+        html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
+        return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
+
+    def back(self, card: IR) -> Face:
+        """The back of a card: the pack's for its deck (template, else image), else the pack's
+        common back (template, else image), else the bundled one."""
+        kind = self.checked.ruleset.kinds.get(card["kind"])
+        deck = (kind.deck if kind is not None else None) or card["kind"]
+        if deck not in self._backs:  # a back depends on its deck alone
+            self._backs[deck] = self._back_of(deck)
+        return self._backs[deck]
+
+    def _back_of(self, deck: str) -> Face:
+        for stem in (f"back-{deck}", "back"):
+            if self._pack_file(f"{stem}.html", MAX_TEMPLATE_BYTES, "template"):
+                return self._back_template(f"{stem}.html", deck)
+            for suffix in BACK_IMAGE_SUFFIXES:
+                if self._pack_file(stem + suffix, MAX_RESOURCE_BYTES, "back image"):
+                    return Face("", "back", image=f"templates/{stem}{suffix}")
+        return self._back_template("back.html", deck)
+
+    def _back_template(self, name: str, deck: str) -> Face:
+        context = {"deck": deck, "deck_name": deck.replace("_", " ").title(), "pack": self.title}
+        return Face(render(self.env, name, {"back": context}), "back")
+
+    def _pack_file(self, name: str, limit: int, what: str) -> bool:
+        return pack_file(self.env, name, limit, what) is not None
+
+    def stylesheet(self) -> str:
+        """The card design: the pack's `templates/cards.css`, else the bundled one (not run)."""
+        loader = self.env.loader
+        assert loader is not None
+        source, _, _ = loader.get_source(self.env, "cards.css")
+        return source
