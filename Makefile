@@ -3,16 +3,41 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LATEST := .venv-latest
 SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
 
-.PHONY: demo demo-specimens test lint typecheck unit bench fuzz grammar rulesets clean
+.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench fuzz grammar rulesets clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+# The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
+# gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
+# so nothing installed by hand or by an older lock stays behind.
+LOCKED_VENV = rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.txt
+
+$(STAMP): requirements-dev.txt pyproject.toml
+	$(LOCKED_VENV)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check || { echo "requirements-dev.txt is behind pyproject.toml: run make lock"; exit 1; }
 	$(BIN)/python -m compileall -q dsl compiler runtime
 	touch $(STAMP)
+
+# Refresh the locks after changing the dependencies in pyproject.toml (uv comes from the lock).
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+	--generate-hashes
+lock:
+	test -x $(BIN)/uv || { $(LOCKED_VENV); }
+	$(UV_COMPILE) -o requirements.txt
+	$(UV_COMPILE) --extra dev -o requirements-dev.txt
+
+# The suite against the newest releases pyproject.toml allows, as `pip install pillbox` gets
+# them: in a virtualenv of its own, made anew each time.
+test-latest:
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
+	$(LATEST)/bin/python -m pip list --format freeze | grep -iE '^(weasyprint|fonttools|pikepdf|pypdfium2|lark|jsonschema)='
+	$(LATEST)/bin/python -m pytest $(PYTEST_LATEST)
 
 # The main job on the bundled content: the Coma Ward pack, checked, tested, played, printed
 # (A4, duplex, PNG previews) and reported into build/, each step timed.
@@ -56,4 +81,4 @@ rulesets: $(STAMP)
 	$(BIN)/python -m compiler.precompile
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -116,6 +116,29 @@ def _quiet_weasyprint() -> Iterator[list[str]]:
         logger.propagate = old_propagate
 
 
+FIXED_EPOCH = "0"
+"""The time stamped into each embedded font's `head` table, instead of the clock's."""
+
+
+@contextmanager
+def _fixed_clock() -> Iterator[None]:
+    """Fonts are subset and saved with a fixed date, so the same cards give the same bytes.
+
+    fontTools stamps the current time into a font it saves unless SOURCE_DATE_EPOCH is set,
+    and WeasyPrint saves every font it subsets or cleans with fontTools; the variable is set
+    only while a PDF is drawn.
+    """
+    before = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["SOURCE_DATE_EPOCH"]
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = before
+
+
 @dataclass
 class Rendered:
     """A laid-out document, the URLs refused on the way, the files read (each path asked for ->
@@ -134,7 +157,7 @@ class Rendered:
     def data(self) -> bytes:
         """The PDF."""
         if self._data is None:
-            with _quiet_weasyprint() as messages:
+            with _quiet_weasyprint() as messages, _fixed_clock():
                 data = self.document.write_pdf()
             _unreadable(messages, self.refused)
             assert isinstance(data, bytes)
