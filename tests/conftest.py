@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,27 @@ def expectation(path: Path) -> tuple[int, int | None, list[str]]:
 def validate_ir(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every check in the tests also validates the IR against its schema: bugs surface here."""
     monkeypatch.setenv("PILLBOX_VALIDATE_IR", "1")
+
+
+@dataclass(frozen=True)
+class BundledPrint:
+    """One print of a bundled pack from the work tree: its exit code, output and PDF."""
+
+    code: int
+    output: str
+    pdf: Path
+
+
+@pytest.fixture(scope="session")
+def bundled_prints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BundledPrint]:
+    """Every bundled pack printed once (duplex, no face cache), for the tests that need one."""
+    from tests.helpers import run
+
+    folder = tmp_path_factory.mktemp("bundled-prints")
+    prints = {}
+    for manifest in sorted((ROOT / "content").glob("*/pack.yaml")):
+        pdf = folder / f"{manifest.parent.name}.pdf"
+        options = ("--backs", "duplex", "--no-cache")
+        code, output = run("print", str(manifest.parent), "-o", str(pdf), *options)
+        prints[manifest.parent.name] = BundledPrint(code, output, pdf)
+    return prints

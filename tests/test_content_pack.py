@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from compiler.build import CompiledPack, compile_pack, load_checked
-from tests.conftest import ROOT
+from tests.conftest import ROOT, BundledPrint
 from tests.helpers import run
 
 PACK = ROOT / "content" / "coma-ward"
@@ -133,7 +132,7 @@ def test_every_deck_has_its_own_back() -> None:
     assert {p.stem.removeprefix("back-") for p in (PACK / "templates").glob("back-*.html")} >= decks
 
 
-def test_the_pack_prints_without_overflow(tmp_path: Path) -> None:
-    code, output = run("print", str(PACK), "-o", str(tmp_path / "cw.pdf"), "--backs", "duplex")
-    assert code == 0, output
-    assert "W0701" not in output
+def test_the_pack_prints_without_overflow(bundled_prints: dict[str, BundledPrint]) -> None:
+    printed = bundled_prints[PACK.name]
+    assert printed.code == 0, printed.output
+    assert "W0701" not in printed.output
