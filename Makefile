@@ -66,7 +66,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/odds.py
 
 fuzz: $(STAMP)
-	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py -q -p no:cacheprovider
+	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py \
+		tests/test_fuzz_commands.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.
