@@ -1,0 +1,80 @@
+"""Hostile packs, read and checked: each finding of issue 12 about reading packs gives a clear
+diagnostic and a non-zero exit, never a hang, a traceback or exit 3."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import compiler.pipeline
+from tests.helpers import make_pack, run
+
+MANIFEST = "pack: p\ntitle: T\nversion: 0.1.0\nruleset: coma-ward\n"
+
+
+def hallucinations(prefix: str, count: int) -> str:
+    """`count` one-option hallucinations, each with a test that passes."""
+    return "".join(
+        f'hallucination "{prefix} {i}" {{\n'
+        '    situation "A figure waits at the end of the hall."\n'
+        '    option "Call out" {\n'
+        '        say "It turns."\n'
+        "        gain terror 1\n"
+        "    }\n"
+        '    test "it scares" { choose "Call out"; expect terror == 2 }\n'
+        "}\n"
+        for i in range(count)
+    )
+
+
+# ---------------------------------------------------------------- worker processes
+
+
+@pytest.fixture
+def parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Check every pack, however small, in two worker processes."""
+    monkeypatch.setattr(compiler.pipeline, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    compiler.pipeline.LAST_RUN_WORKERS[0] = 0
+
+
+PARALLEL_COMMANDS = [
+    ("test", "{pack}"),
+    ("build", "{pack}", "--text"),
+    ("build", "{pack}", "-o", "{tmp}/ir"),
+    ("play", "{pack}", "A 1", "--choose", "Call out", "--seed", "1"),
+    ("odds", "{pack}", "A 1"),
+    ("report", "{pack}", "-o", "{tmp}/report.html"),
+    ("print", "{pack}", "--only", "A 1", "-o", "{tmp}/cards.pdf"),
+]
+
+
+@pytest.mark.usefixtures("parallel")
+@pytest.mark.parametrize("command", PARALLEL_COMMANDS, ids=lambda c: " ".join(c[:3:2]))
+def test_every_command_compiles_a_pack_checked_in_worker_processes(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST, a=hallucinations("A", 2), b=hallucinations("B", 2))
+    args = [part.format(pack=folder, tmp=tmp_path) for part in command]
+    code, output = run(*args)
+    assert code == 0, output
+    assert compiler.pipeline.LAST_RUN_WORKERS[0] == 2, "the worker processes did not run"
+
+
+def test_a_real_size_pack_above_the_parallel_threshold_compiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two files of 600 hallucinations: over 256 KB of card text, as the issue found it."""
+    monkeypatch.delenv("PILLBOX_VALIDATE_IR")  # it triples the time and is not what is tested
+    folder = make_pack(
+        tmp_path / "p", MANIFEST, a=hallucinations("A", 600), b=hallucinations("B", 600)
+    )
+    size = sum(f.stat().st_size for f in folder.glob("*.card"))
+    assert size >= compiler.pipeline.PARALLEL_MIN_BYTES
+    code, output = run("build", str(folder))
+    if (os.cpu_count() or 1) > 1:
+        assert compiler.pipeline.LAST_RUN_WORKERS[0] > 1
+    assert code == 0, output[-2000:]
+    assert "compiled 1200 cards from 2 files" in output
