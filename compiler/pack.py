@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.schemaerrors import schema_diagnostics
+from compiler.sources import SOURCES_HELP, SourceGlob, SourceLimit, search_sources
 from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
@@ -132,16 +134,18 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
     """The pack's card files, sorted; files outside the pack or in a pack of their own are not."""
     if pack.listed is not None:
         return [p for p in pack.listed if p.is_file()], []
-    root = pack.root.resolve()
     manifest_span = Span.whole_file(display_path(pack.manifest))
-    found: dict[Path, None] = {}
     problems: list[Diagnostic] = []
-    own_pack: dict[Path, bool] = {}
+    globs: list[SourceGlob] = []
+    spans: list[Span] = []
     for index, pattern in enumerate(pack.sources):
         where = pack.sources_spans[index] if index < len(pack.sources_spans) else manifest_span
         try:
-            matches = sorted(pack.root.glob(pattern))
-        except (ValueError, IndexError, AttributeError, NotImplementedError, OSError) as error:
+            globs.append(SourceGlob.compile(pattern))
+            spans.append(where)
+        except SourceLimit as limit:
+            problems.append(Diagnostic("E0413", "error", str(limit), where, SOURCES_HELP))
+        except (ValueError, re.error) as error:
             problems.append(
                 Diagnostic(
                     "E0403",
@@ -151,20 +155,20 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
                     "write patterns like '**/*.card' or 'cards/*.card'",
                 )
             )
-            continue
-        for path in matches:
-            if not path.is_file() or _in_nested_pack(path, pack.root, own_pack):
-                continue
-            if root not in path.resolve().parents:
-                problems.append(
-                    Diagnostic(
-                        "E0404",
-                        "error",
-                        f"{display_path(path)} lies outside the pack folder; it is not read",
-                        where,
-                    )
-                )
-                continue
+    search = search_sources(pack.root, globs, MANIFEST)
+    for index, reason in sorted(search.stopped.items()):
+        problems.append(Diagnostic("E0413", "error", reason, spans[index], SOURCES_HELP))
+    outside = [(i, p, "is a link to a folder outside the pack") for i, p in search.outside_folders]
+    outside += [(i, p, "lies outside the pack folder") for i, p in search.outside_files]
+    for index, path, why in outside:
+        problems.append(
+            Diagnostic(
+                "E0404", "error", f"{display_path(path)} {why}; it is not read", spans[index]
+            )
+        )
+    found: dict[Path, None] = {}
+    for matches in search.matches:
+        for path in sorted(matches):
             found[path] = None
             if len(found) > MAX_FILES:
                 problems.append(
@@ -177,18 +181,6 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
                 )
                 return list(found), problems
     return list(found), problems
-
-
-def _in_nested_pack(path: Path, root: Path, memo: dict[Path, bool]) -> bool:
-    """A card file below another pack.yaml belongs to that pack, not this one."""
-    folder = path.parent
-    while folder != root and root in folder.parents:
-        if folder not in memo:
-            memo[folder] = (folder / MANIFEST).is_file()
-        if memo[folder]:
-            return True
-        folder = folder.parent
-    return False
 
 
 def _normalise(text: str) -> str:

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import compiler.pipeline
+import compiler.sources
+from compiler.check import check_paths
 from tests.helpers import make_pack, run
 
 MANIFEST = "pack: p\ntitle: T\nversion: 0.1.0\nruleset: coma-ward\n"
+CARD = 'item "Clean Towel" {\n    type clothing\n}\n'
 
 
 def hallucinations(prefix: str, count: int) -> str:
@@ -126,3 +132,97 @@ def test_a_ruleset_pattern_with_too_many_optional_parts_is_refused(tmp_path: Pat
     assert problem["code"] == "E0412"
     assert "more than 8 optional parts" in problem["message"]
     assert (problem["line"], problem["column"]) == (6, 9)
+
+
+# ---------------------------------------------------------------- sources globs
+
+
+def check_in_a_process(folder: Path, seconds: float = 30) -> tuple[int, dict[str, Any]]:
+    """`pillbox check --format json` in a process of its own, killed if it runs too long."""
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler", "check", "--format", "json", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_thirty_double_star_parts_are_one(tmp_path: Path) -> None:
+    """Path.glob tries every way to spread seven folders over thirty `**`: minutes."""
+    deep = tmp_path / "p" / "a" / "b" / "c" / "d" / "e" / "f"
+    deep.mkdir(parents=True)
+    (deep / "deep.card").write_text(CARD.replace("Clean", "Deep"))
+    folder = make_pack(tmp_path / "p", MANIFEST + f'sources: ["{"**/" * 30}*.card"]\n', a=CARD)
+    started = time.perf_counter()
+    code, report = check_in_a_process(folder)
+    assert time.perf_counter() - started < 10
+    assert (code, report["files"], report["diagnostics"]) == (0, 2, [])
+
+
+def test_links_to_folders_are_not_followed_round_a_loop(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST + f'sources: ["{"*/" * 30}*.card"]\n', a=CARD)
+    (folder / "x").symlink_to(".")
+    (folder / "y").symlink_to(".")
+    started = time.perf_counter()
+    code, report = check_in_a_process(folder)
+    assert time.perf_counter() - started < 10
+    assert code == 0
+    assert [d["code"] for d in report["diagnostics"]] == ["W0409"]
+
+
+def test_a_link_to_a_folder_inside_the_pack_gives_no_second_copy(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST)
+    (folder / "cards").mkdir()
+    (folder / "cards" / "a.card").write_text(CARD)
+    (folder / "again").symlink_to("cards")
+    report = check_paths([folder], use_cache=False)
+    assert (report.files, report.diagnostics) == (1, [])
+
+
+def test_a_link_to_a_folder_outside_the_pack_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "stolen.card").write_text(CARD)
+    folder = make_pack(tmp_path / "p", MANIFEST + 'sources: ["**/*.card"]\n', a=CARD)
+    (folder / "borrowed").symlink_to(tmp_path / "elsewhere")
+    report = check_paths([folder], use_cache=False)
+    [problem] = report.diagnostics
+    assert (problem.code, problem.span.line) == ("E0404", 5)
+    assert "borrowed is a link to a folder outside the pack" in problem.message
+    assert report.files == 1
+
+
+def test_a_pattern_deeper_than_the_search_goes_is_refused_at_its_line(tmp_path: Path) -> None:
+    manifest = MANIFEST + f'sources:\n  - "*.card"\n  - "{"*/" * 40}*.card"\n'
+    report = check_paths([make_pack(tmp_path / "p", manifest, a=CARD)], use_cache=False)
+    [problem] = report.diagnostics
+    assert (problem.code, problem.span.line, problem.span.column) == ("E0413", 7, 5)
+    assert "reaches more than 32 folders deep" in problem.message
+    assert report.files == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "value", "words"),
+    [
+        ("MAX_SOURCE_DEPTH", 3, "stops 3 folders deep"),
+        ("MAX_SOURCE_ENTRIES", 5, "more than 5 files and folders"),
+        ("SOURCES_DEADLINE", 0, "more than 0 seconds of looking"),
+    ],
+)
+def test_a_search_past_its_limits_stops_with_a_diagnostic_at_the_pattern(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str, value: float, words: str
+) -> None:
+    monkeypatch.setattr(compiler.sources, limit, value)
+    folder = make_pack(tmp_path / "p", MANIFEST + 'sources: ["**/*.card"]\n')
+    deep = folder / "a" / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    for index in range(300):
+        (folder / "a" / f"{index}.card").write_text(CARD.replace("Clean Towel", f"Towel {index}"))
+    (deep / "deep.card").write_text(CARD)
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 1
+    problems = [d for d in json.loads(output)["diagnostics"] if d["code"] == "E0413"]
+    assert len(problems) == 1, output
+    assert words in problems[0]["message"]
+    assert (problems[0]["line"], problems[0]["column"]) == (5, 11)
