@@ -307,10 +307,15 @@ def _precompiled(path: Path, text: str, shown: str) -> YamlDocument | None:
 
     The bundled rulesets are read on every run; parsing their YAML and loading jsonschema to
     validate them again cost more than the rest of checking a small pack. A stale or missing
-    JSON file only costs that time back: the YAML is then read as any other ruleset.
+    JSON file only costs that time back: the YAML is then read as any other ruleset. Only
+    pillbox's own are trusted so: beside a pack's ruleset the JSON is the pack's, as
+    untrusted as the YAML, and is never read.
     """
+    bundled = bundled_path(path.parent.name)
+    if bundled is None or bundled.resolve() != path.resolve():
+        return None
     compiled = path.with_name(PRECOMPILED)
-    if path.name != "ruleset.yaml" or not compiled.is_file():
+    if not compiled.is_file():
         return None
     try:
         data = json.loads(compiled.read_text(encoding="utf-8"))

@@ -226,3 +226,56 @@ def test_a_search_past_its_limits_stops_with_a_diagnostic_at_the_pattern(
     assert len(problems) == 1, output
     assert words in problems[0]["message"]
     assert (problems[0]["line"], problems[0]["column"]) == (5, 11)
+
+
+# ---------------------------------------------------------------- precompiled rulesets
+
+
+def planted_precompiled(folder: Path, data: dict[str, Any]) -> None:
+    """A ruleset.compiled.json beside the pack's ruleset.yaml that matches its text."""
+    from compiler.ruleset import PRECOMPILED, source_digest
+
+    text = (folder / "ruleset.yaml").read_text()
+    document = {"data": data, "positions": [], "key_positions": []}
+    payload = {"source_sha256": source_digest(text), "document": document}
+    (folder / PRECOMPILED).write_text(json.dumps(payload))
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        "not a mapping",
+        {"terror": {"min": -(10**30), "max": 10**30, "start": 0}},
+    ],
+    ids=["wrong-type", "huge-bounds"],
+)
+def test_a_packs_precompiled_ruleset_is_not_read(tmp_path: Path, stats: object) -> None:
+    manifest = MANIFEST.replace("coma-ward", "ruleset.yaml")
+    folder = make_pack(tmp_path / "p", manifest, a=CARD)
+    (folder / "ruleset.yaml").write_text(
+        "ruleset: mine\ntitle: Mine\nversion: 1\nextends: coma-ward\n"
+    )
+    planted_precompiled(
+        folder,
+        {"ruleset": "mine", "title": "Mine", "version": 1, "extends": "coma-ward", "stats": stats},
+    )
+    code, output = run("check", str(folder))
+    assert (code, output.splitlines()[-1]) == (
+        0,
+        "p: 1 card in 1 file, 0 errors, 0 warnings, 100% of effect lines executable",
+    ), output
+
+
+def test_a_packs_ruleset_yaml_is_validated_whatever_json_lies_beside_it(tmp_path: Path) -> None:
+    manifest = MANIFEST.replace("coma-ward", "ruleset.yaml")
+    folder = make_pack(tmp_path / "p", manifest, a=CARD)
+    (folder / "ruleset.yaml").write_text(
+        "ruleset: mine\ntitle: Mine\nversion: 1\nextends: coma-ward\nstats: nope\n"
+    )
+    planted_precompiled(
+        folder, {"ruleset": "mine", "title": "Mine", "version": 1, "extends": "coma-ward"}
+    )
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 1
+    [problem] = json.loads(output)["diagnostics"]
+    assert (problem["code"], problem["line"]) == ("E0412", 5)
