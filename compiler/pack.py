@@ -158,12 +158,13 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
     search = search_sources(pack.root, globs, MANIFEST)
     for index, reason in sorted(search.stopped.items()):
         problems.append(Diagnostic("E0413", "error", reason, spans[index], SOURCES_HELP))
-    outside = [(i, p, "is a link to a folder outside the pack") for i, p in search.outside_folders]
-    outside += [(i, p, "lies outside the pack folder") for i, p in search.outside_files]
-    for index, path, why in outside:
+    for index, path in search.outside:
         problems.append(
             Diagnostic(
-                "E0404", "error", f"{display_path(path)} {why}; it is not read", spans[index]
+                "E0404",
+                "error",
+                f"{display_path(path)} lies outside the pack folder; it is not read",
+                spans[index],
             )
         )
     found: dict[Path, None] = {}

@@ -3,8 +3,9 @@
 `Path.glob` cannot be bounded: thirty `**/` parts try every way to spread a path over them,
 and `*/` follows links to folders, round and round a link to `.`. Here a pattern is matched
 part by part as a small automaton (a set of positions in the pattern for each folder), every
-folder is listed at most once, links to folders are never followed, and the walk stops at a
-depth, a number of entries and a deadline, saying which limit it met.
+folder is listed at most once, links to folders are never followed (as `**` and `find` do
+not), and the walk stops at a depth, a number of entries and a deadline, saying which limit
+it met.
 """
 
 from __future__ import annotations
@@ -106,8 +107,7 @@ class SourceSearch:
 
     matches: list[list[Path]]
     stopped: dict[int, str] = field(default_factory=dict)
-    outside_folders: list[tuple[int, Path]] = field(default_factory=list)  # links out, not read
-    outside_files: list[tuple[int, Path]] = field(default_factory=list)  # matched, links out
+    outside: list[tuple[int, Path]] = field(default_factory=list)  # matched, but links out
 
 
 @dataclass
@@ -174,12 +174,7 @@ class _Walk:
                 return
             path = folder / name
             if entry.is_symlink():
-                # Never followed: a link can lead round to a folder above. One that leads out
-                # of the pack is said, as a linked file is.
-                if self.outside(path):
-                    index = next(i for i, at in enumerate(inside) if at)
-                    self.found.outside_folders.append((index, path))
-                return
+                return  # never followed: it may lead out of the pack, or round to a folder above
             if depth + 1 > MAX_SOURCE_DEPTH:
                 for index, at in enumerate(inside):
                     if at:
@@ -199,7 +194,7 @@ class _Walk:
             for index, (glob, at) in enumerate(zip(self.globs, positions, strict=True)):
                 if at and glob.accepts(at, name):
                     if outside:
-                        self.found.outside_files.append((index, path))
+                        self.found.outside.append((index, path))
                     else:
                         self.found.matches[index].append(path)
 
