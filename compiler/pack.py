@@ -30,6 +30,23 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
+def hard_linked(path: Path) -> bool:
+    """Whether a pack file has other names: a hard link may be one to a file outside the pack
+    (an unpacked archive can make them), which path checks cannot see."""
+    return path.stat().st_nlink > 1
+
+
+def hard_link_refused(shown: str) -> Diagnostic:
+    """The problem of a pack file that is a hard link: it is not read, so nothing of it shows."""
+    return Diagnostic(
+        "E0414",
+        "error",
+        f"{shown} is a hard link: it may be a file outside the pack, so it is not read",
+        Span.whole_file(shown),
+        "copy the file instead of linking it (cp, not ln or cp -l)",
+    )
+
+
 @dataclass
 class Pack:
     """A loaded pack.yaml: the pack's identity, ruleset reference and source globs."""
@@ -74,6 +91,8 @@ def read_manifest(manifest: Path) -> tuple[str | None, Diagnostic | None]:
                 "it is not read",
                 Span.whole_file(shown),
             )
+        if hard_linked(resolved):
+            return None, hard_link_refused(shown)
         if resolved.stat().st_size > MAX_MANIFEST_BYTES:
             return None, Diagnostic(
                 "E0406", "error", "this pack.yaml is too large", Span.whole_file(shown)
@@ -193,6 +212,8 @@ def read_card_file(path: Path) -> tuple[str | None, Diagnostic | None]:
     """Read a card file as UTF-8 text, or explain why it cannot be read."""
     shown = display_path(path)
     try:
+        if hard_linked(path):
+            return None, hard_link_refused(shown)
         if path.stat().st_size > MAX_CARD_FILE_BYTES:
             return None, Diagnostic(
                 "E0406",

@@ -277,3 +277,32 @@ def test_a_packs_ruleset_yaml_is_validated_whatever_json_lies_beside_it(tmp_path
     assert code == 1
     [problem] = json.loads(output)["diagnostics"]
     assert (problem["code"], problem["line"]) == ("E0412", 5)
+
+
+# ---------------------------------------------------------------- hard links
+
+
+SECRET = 'item "TOPSECRET" {\n    type weapn  # TOPSECRET\n}\n'
+
+
+@pytest.mark.parametrize("linked", ["b.card", "pack.yaml", "ruleset.yaml"])
+def test_hard_linked_pack_files_are_refused_and_never_echoed(tmp_path: Path, linked: str) -> None:
+    outside = tmp_path / "outside.txt"
+    folder = make_pack(tmp_path / "p", MANIFEST.replace("coma-ward", "ruleset.yaml"), a=CARD)
+    (folder / "ruleset.yaml").write_text(
+        "ruleset: mine\ntitle: Mine\nversion: 1\nextends: coma-ward\n"
+    )
+    if linked == "b.card":
+        outside.write_text(SECRET)
+    else:
+        outside.write_text((folder / linked).read_text() + "# TOPSECRET\n")
+        (folder / linked).unlink()
+    os.link(outside, folder / linked)
+    for output_format in ("text", "json", "github"):
+        code, output = run("check", "--format", output_format, str(folder))
+        assert code == 1, output
+        assert "TOPSECRET" not in output
+    problem = json.loads(run("check", "--format", "json", str(folder))[1])["diagnostics"][0]
+    assert problem["code"] == "E0414"
+    assert problem["file"].endswith(linked)
+    assert (problem["line"], problem["column"]) == (1, 1)
