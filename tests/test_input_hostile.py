@@ -306,3 +306,57 @@ def test_hard_linked_pack_files_are_refused_and_never_echoed(tmp_path: Path, lin
     assert problem["code"] == "E0414"
     assert problem["file"].endswith(linked)
     assert (problem["line"], problem["column"]) == (1, 1)
+
+
+# ---------------------------------------------------------------- huge numbers
+
+
+HEX = "0x" + "f" * 4000
+DECIMAL = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("extra", "at"),
+    [
+        (f"print: {{card: {HEX}}}\n", (5, 15)),
+        (f"print:\n  card: {DECIMAL}\n", (6, 9)),
+        (f"print:\n  {HEX[:1000]}: poker\n", (6, 3)),
+    ],
+    ids=["hex-value", "decimal-value", "hex-key"],
+)
+def test_a_huge_number_in_pack_yaml_is_a_diagnostic_at_its_place(
+    tmp_path: Path, extra: str, at: tuple[int, int]
+) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST + extra, a=CARD)
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 1, output
+    [problem] = json.loads(output)["diagnostics"]
+    assert problem["code"] == "E0415"
+    assert (problem["line"], problem["column"]) == at
+
+
+def test_a_huge_number_in_a_ruleset_is_a_diagnostic_at_its_place(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST.replace("coma-ward", "r.yaml"), a=CARD)
+    (folder / "r.yaml").write_text(
+        "ruleset: r\ntitle: R\nversion: 1\nextends: coma-ward\n"
+        f"stats:\n  terror: {{min: 0, max: {HEX}, start: 0}}\n"
+    )
+    for command in ("check", "test", "build"):
+        code, output = run(command, str(folder))
+        assert code == 1, output
+        assert "r.yaml:6:25: error[E0415]: this number is too large" in output
+
+
+def test_a_huge_number_in_a_card_is_out_of_range_and_quoted_short(tmp_path: Path) -> None:
+    card = (
+        f'item "Pill" {{\n    type food\n    use {{ gain terror {"9" * 100_000} }}\n}}\n'
+        f'item "Tablet" {{\n    type food\n    use {{ gain terror {HEX} }}\n}}\n'
+    )
+    folder = make_pack(tmp_path / "p", MANIFEST, a=card)
+    code, output = run("build", str(folder))
+    assert code == 1, output[:500]
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 1
+    report = json.loads(output)
+    assert [(d["code"], d["line"]) for d in report["diagnostics"]] == [("E0203", 3), ("E0201", 7)]
+    assert all(len(d["message"]) < 200 for d in report["diagnostics"])
