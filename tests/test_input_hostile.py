@@ -360,3 +360,111 @@ def test_a_huge_number_in_a_card_is_out_of_range_and_quoted_short(tmp_path: Path
     report = json.loads(output)
     assert [(d["code"], d["line"]) for d in report["diagnostics"]] == [("E0203", 3), ("E0201", 7)]
     assert all(len(d["message"]) < 200 for d in report["diagnostics"])
+
+
+# ---------------------------------------------------------------- terminal escapes
+
+
+OSC = "\x1b]0;pwned\x07"
+HOSTILE = (
+    f'hallucination "Glass{OSC}" {{\n'
+    f'    situation "A figure{OSC}\x1b[2J waits \u202eereh\u202c at the end\x9b."\n'
+    '    option "Call out" {\n'
+    '        say "It turns\x7f."\n'
+    "        gain terror 1\n"
+    "    }\n"
+    f'    test "scares{OSC}" {{ choose "Call out"; expect terror == 3 }}\n'
+    "}\n"
+)
+RAW = ("\x1b", "\x07", "\x9b", "\x7f", "\u202e", "\u202c")
+
+
+def assert_safe(output: str) -> None:
+    """No control character of the card reaches the terminal as itself."""
+    found = sorted({hex(ord(c)) for c in RAW if c in output})
+    assert not found, f"raw {found} in:\n{output}"
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    """A pack whose card text holds escape sequences, C1 and DEL, and bidi overrides."""
+    return make_pack(tmp_path / "p", MANIFEST, a=HOSTILE)
+
+
+def test_terminal_safe_makes_every_control_character_visible() -> None:
+    from compiler.render import ansi
+    from compiler.terminal import terminal_safe
+
+    controls = "".join(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)])
+    shown = terminal_safe(controls + "\u202a\u202e\u2066\u2069\udcff")
+    assert "\t\n" in shown
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown.replace("\t\n", ""))
+    assert shown.startswith("\u2400\u2401")  # one-column pictures: carets stay in place
+    assert shown.endswith("\\u202a\\u202e\\u2066\\u2069\\udcff")
+    coloured = ansi("error", "error") + OSC
+    assert terminal_safe(coloured, ansi) == "\x1b[1;31merror\x1b[0m\u241b]0;pwned\u2407"
+    assert terminal_safe(coloured) == "\u241b[1;31merror\u241b[0m\u241b]0;pwned\u2407"
+
+
+@pytest.mark.parametrize("output_format", ["text", "github", "json"])
+def test_check_shows_no_raw_control_characters(tmp_path: Path, output_format: str) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST, a=f'item "X" {{\n    type weapn  # {OSC}\n}}\n')
+    code, output = run("check", "--format", output_format, "--color", "never", str(folder))
+    assert code == 1
+    assert_safe(output)
+    if output_format == "json":
+        json.loads(output)
+    if output_format == "text":
+        assert "2 |     type weapn  # \u241b]0;pwned\u2407\n  |          ^^^^^" in output
+
+
+def test_check_keeps_its_own_colours_and_nothing_else(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST, a=f'item "X" {{\n    type weapn  # {OSC}\n}}\n')
+    code, output = run("check", "--color", "always", str(folder))
+    assert code == 1
+    assert "\x1b[1;31merror[E0201]\x1b[0m" in output
+    assert "# \u241b]0;pwned\u2407" in output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("test",),
+        ("test", "-v"),
+        ("play", "Glass" + OSC, "--choose", "Call out", "--seed", "1"),
+        ("odds", "Glass" + OSC),
+        ("build", "--text"),
+        ("build", "--emit", "python"),
+        ("play", "Glass]0;pwned"),  # a usage error that suggests the hostile title
+    ],
+    ids=lambda c: " ".join(c[:2]).replace(OSC, "").replace("\x1b", ""),
+)
+def test_no_command_shows_raw_control_characters(hostile: Path, command: tuple[str, ...]) -> None:
+    name, *rest = command
+    code, output = run(name, str(hostile), *rest)
+    assert code in (0, 1, 2), output
+    assert_safe(output)
+    assert "pwned" in output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("test", "--format", "json"),
+        ("play", "Glass" + OSC, "--choose", "Call out", "--seed", "1", "--json"),
+        ("odds", "Glass" + OSC, "--json"),
+    ],
+    ids=lambda c: c[0],
+)
+def test_json_output_is_safe_and_reads_back_as_the_cards_text(
+    hostile: Path, command: tuple[str, ...]
+) -> None:
+    name, *rest = command
+    code, output = run(name, str(hostile), *rest)
+    assert code in (0, 1), output
+    assert_safe(output)
+    document = json.loads(output)
+    card = document["tests"][0] if name == "test" else document
+    assert card["card"] == "Glass" + OSC  # escaped on the way out, the same text once read
+    if name == "play":
+        assert "\u202eereh\u202c at the end\x9b" in document["log"][0]["text"]
