@@ -112,6 +112,8 @@ class SourceSearch:
 
 @dataclass
 class _Walk:
+    """One walk of the pack folder, depth first, every glob's positions carried along."""
+
     root: Path
     globs: Sequence[SourceGlob]
     skip_marker: str
@@ -120,6 +122,7 @@ class _Walk:
     entries: int = 0
 
     def run(self) -> None:
+        """List each folder some glob can still match in, until done or past a limit."""
         pending = [(self.root, 0, tuple(glob.start() for glob in self.globs))]
         while pending:
             folder, depth, positions = pending.pop()
@@ -154,6 +157,7 @@ class _Walk:
         return False
 
     def stop(self, index: int, reason: str) -> None:
+        """Say why a glob's search stopped short (the first reason is kept)."""
         self.found.stopped.setdefault(index, reason)
 
     def visit(
@@ -164,6 +168,7 @@ class _Walk:
         positions: tuple[frozenset[int], ...],
         pending: list[tuple[Path, int, tuple[frozenset[int], ...]]],
     ) -> None:
+        """Keep a file that matches, or queue a folder some glob can match in."""
         name = entry.name
         if entry.is_dir():
             inside = tuple(
