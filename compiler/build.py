@@ -83,7 +83,7 @@ def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
     texts = read_card_texts(opened.paths, problems)
     sources.update(texts)
     validate = os.environ.get("PILLBOX_VALIDATE_IR") == "1"
-    results = check_files(ruleset, list(texts.items()), validate)
+    results = check_files(ruleset, list(texts.items()), validate, full_ir=True)
     diagnostics = problems + [d for r in results for d in r.diagnostics]
     lowered = [card for r in results for card in r.cards]
     diagnostics += run_passes(ruleset, lowered, PACK_PASSES)

@@ -13,6 +13,7 @@ import click
 
 from compiler import __version__
 from compiler.render import Style
+from compiler.terminal import echo, terminal_safe
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -40,8 +41,10 @@ class _Group(click.Group):
                 traceback.print_exc()
             else:
                 click.echo(
-                    f"pillbox: internal error: {type(error).__name__}: {error} "
-                    "(this is a bug; run again with --debug for the traceback)",
+                    terminal_safe(
+                        f"pillbox: internal error: {type(error).__name__}: {error} "
+                        "(this is a bug; run again with --debug for the traceback)"
+                    ),
                     err=True,
                 )
             ctx.exit(EXIT_INTERNAL)
@@ -103,16 +106,17 @@ def check(
 ) -> None:
     """Check card packs, pack.yaml files or .card files; report every problem in one run."""
     from compiler.check import UsageError, check_paths
-    from compiler.render import ansi, plain, render_github, render_json, render_text, summary_line
+    from compiler.render import plain, render_github, render_json, render_text, summary_line
 
     try:
         report = check_paths(
             list(paths), ruleset, use_cache=not no_cache, validate_ir=validate_ir or None
         )
     except UsageError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.UsageError(terminal_safe(str(error))) from None
     diagnostics = report.diagnostics
-    emit: Callable[[str], None] = click.echo
+    style = _style(color) if output_format == "text" else plain
+    emit = echo(style)
     if output_format == "json":
         emit(
             render_json(
@@ -127,7 +131,6 @@ def check(
         for diagnostic in diagnostics:
             emit(render_github(diagnostic))
     else:
-        style = ansi if _use_colour(color) else plain
         for diagnostic in diagnostics:
             emit(render_text(diagnostic, report.sources, style) + "\n")
     if output_format != "json":
@@ -170,7 +173,7 @@ def _usage(run: Callable[[], int]) -> int:
     try:
         return run()
     except UsageError as error:
-        raise click.UsageError(str(error)) from None
+        raise click.UsageError(terminal_safe(str(error))) from None
 
 
 @main.command("test")
@@ -200,7 +203,9 @@ def test_command(
 
     style = _style(color)
     sys.exit(
-        _usage(lambda: run_tests(pack, ruleset, pattern, output_format, verbose, click.echo, style))
+        _usage(
+            lambda: run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style)
+        )
     )
 
 
@@ -225,7 +230,8 @@ def odds(
     from compiler.odds import OddsRequest, show_odds
 
     request = OddsRequest(title, variant, settings, as_json)
-    sys.exit(_usage(lambda: show_odds(pack, ruleset, request, click.echo, _style(color))))
+    style = _style(color)
+    sys.exit(_usage(lambda: show_odds(pack, ruleset, request, echo(style), style)))
 
 
 @main.command()
@@ -243,7 +249,8 @@ def report(
     from compiler.report.report import ReportRequest, make_report
 
     request = ReportRequest(output, settings)
-    sys.exit(_usage(lambda: make_report(pack, ruleset, request, click.echo, _style(color))))
+    style = _style(color)
+    sys.exit(_usage(lambda: make_report(pack, ruleset, request, echo(style), style)))
 
 
 @main.command()
@@ -296,9 +303,10 @@ def play(
     )
 
     def ask(prompt: str) -> str:
-        return str(click.prompt(prompt, prompt_suffix=" "))
+        return str(click.prompt(terminal_safe(prompt), prompt_suffix=" "))
 
-    sys.exit(_usage(lambda: play_card(pack, ruleset, request, click.echo, ask, _style(color))))
+    style = _style(color)
+    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), ask, style)))
 
 
 @main.command()
@@ -323,10 +331,11 @@ def build(
     """Compile a pack: show its generated Python or rules text, or write its IR."""
     from compiler.commands import build_pack
 
+    style = _style(color)
     sys.exit(
         _usage(
             lambda: build_pack(
-                pack, ruleset, emit_kind == "python", text, output, click.echo, _style(color)
+                pack, ruleset, emit_kind == "python", text, output, echo(style), style
             )
         )
     )
@@ -377,10 +386,9 @@ def print_command(
     }
     request = PrintRequest(output, overrides, only, png, dpi)
     progress = _progress_bar if sys.stderr.isatty() else None
+    style = _style(color)
     with cache.enabled(not no_cache):
-        code = _usage(
-            lambda: print_cards(pack, ruleset, request, click.echo, _style(color), progress)
-        )
+        code = _usage(lambda: print_cards(pack, ruleset, request, echo(style), style, progress))
     sys.exit(code)
 
 

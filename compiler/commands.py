@@ -26,6 +26,7 @@ from compiler.patterns import did_you_mean
 from compiler.printing.pdf import write_atomically
 from compiler.render import Style, plain, render_text
 from compiler.ruleset import Ruleset
+from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef, TestDef
 from runtime.decisions import Decision, DecisionError, DecisionMaker
@@ -60,7 +61,7 @@ def load_compiled(
     if compiled.library.missing:
         # A pack's own ruleset may add vocabulary no runtime module implements: say so once,
         # on stderr, so JSON and emitted code on stdout stay whole.
-        _stderr(
+        echo(style, err=True)(
             style("note:", "note")
             + " the runtime does not simulate "
             + ", ".join(sorted(compiled.library.missing))
@@ -299,7 +300,8 @@ def play_card(
     """Play one card as the narrator would, and show the state after."""
     from runtime.decisions import InteractiveDecisions, PresetThenAsk
 
-    compiled = load_compiled(path, ruleset, emit if not request.as_json else _stderr, style)
+    report_to = emit if not request.as_json else echo(style, err=True)
+    compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return EXIT_CONTENT
     card = find_card(compiled, request.title, request.variant)
@@ -358,12 +360,6 @@ def play_card(
             emit("")
             emit(render_text(problem, compiled.sources(), style))
     return EXIT_CONTENT if problem else EXIT_CLEAN
-
-
-def _stderr(text: str) -> None:
-    import click
-
-    click.echo(text, err=True)
 
 
 def _state_text(game: Game) -> str:

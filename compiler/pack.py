@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.schemaerrors import schema_diagnostics
+from compiler.sources import SOURCES_HELP, SourceGlob, SourceLimit, search_sources
 from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
@@ -26,6 +28,23 @@ def display_path(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:
         return str(path)
+
+
+def hard_linked(path: Path) -> bool:
+    """Whether a pack file has other names: a hard link may be one to a file outside the pack
+    (an unpacked archive can make them), which path checks cannot see."""
+    return path.stat().st_nlink > 1
+
+
+def hard_link_refused(shown: str) -> Diagnostic:
+    """The problem of a pack file that is a hard link: it is not read, so nothing of it shows."""
+    return Diagnostic(
+        "E0414",
+        "error",
+        f"{shown} is a hard link: it may be a file outside the pack, so it is not read",
+        Span.whole_file(shown),
+        "copy the file instead of linking it (cp, not ln or cp -l)",
+    )
 
 
 @dataclass
@@ -72,6 +91,8 @@ def read_manifest(manifest: Path) -> tuple[str | None, Diagnostic | None]:
                 "it is not read",
                 Span.whole_file(shown),
             )
+        if hard_linked(resolved):
+            return None, hard_link_refused(shown)
         if resolved.stat().st_size > MAX_MANIFEST_BYTES:
             return None, Diagnostic(
                 "E0406", "error", "this pack.yaml is too large", Span.whole_file(shown)
@@ -132,16 +153,18 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
     """The pack's card files, sorted; files outside the pack or in a pack of their own are not."""
     if pack.listed is not None:
         return [p for p in pack.listed if p.is_file()], []
-    root = pack.root.resolve()
     manifest_span = Span.whole_file(display_path(pack.manifest))
-    found: dict[Path, None] = {}
     problems: list[Diagnostic] = []
-    own_pack: dict[Path, bool] = {}
+    globs: list[SourceGlob] = []
+    spans: list[Span] = []
     for index, pattern in enumerate(pack.sources):
         where = pack.sources_spans[index] if index < len(pack.sources_spans) else manifest_span
         try:
-            matches = sorted(pack.root.glob(pattern))
-        except (ValueError, IndexError, AttributeError, NotImplementedError, OSError) as error:
+            globs.append(SourceGlob.compile(pattern))
+            spans.append(where)
+        except SourceLimit as limit:
+            problems.append(Diagnostic("E0413", "error", str(limit), where, SOURCES_HELP))
+        except (ValueError, re.error) as error:
             problems.append(
                 Diagnostic(
                     "E0403",
@@ -151,20 +174,21 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
                     "write patterns like '**/*.card' or 'cards/*.card'",
                 )
             )
-            continue
-        for path in matches:
-            if not path.is_file() or _in_nested_pack(path, pack.root, own_pack):
-                continue
-            if root not in path.resolve().parents:
-                problems.append(
-                    Diagnostic(
-                        "E0404",
-                        "error",
-                        f"{display_path(path)} lies outside the pack folder; it is not read",
-                        where,
-                    )
-                )
-                continue
+    search = search_sources(pack.root, globs, MANIFEST)
+    for index, reason in sorted(search.stopped.items()):
+        problems.append(Diagnostic("E0413", "error", reason, spans[index], SOURCES_HELP))
+    for index, path in search.outside:
+        problems.append(
+            Diagnostic(
+                "E0404",
+                "error",
+                f"{display_path(path)} lies outside the pack folder; it is not read",
+                spans[index],
+            )
+        )
+    found: dict[Path, None] = {}
+    for matches in search.matches:
+        for path in sorted(matches):
             found[path] = None
             if len(found) > MAX_FILES:
                 problems.append(
@@ -179,18 +203,6 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
     return list(found), problems
 
 
-def _in_nested_pack(path: Path, root: Path, memo: dict[Path, bool]) -> bool:
-    """A card file below another pack.yaml belongs to that pack, not this one."""
-    folder = path.parent
-    while folder != root and root in folder.parents:
-        if folder not in memo:
-            memo[folder] = (folder / MANIFEST).is_file()
-        if memo[folder]:
-            return True
-        folder = folder.parent
-    return False
-
-
 def _normalise(text: str) -> str:
     """Every line ending becomes a newline, so lines and columns are the same everywhere."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -200,6 +212,8 @@ def read_card_file(path: Path) -> tuple[str | None, Diagnostic | None]:
     """Read a card file as UTF-8 text, or explain why it cannot be read."""
     shown = display_path(path)
     try:
+        if hard_linked(path):
+            return None, hard_link_refused(shown)
         if path.stat().st_size > MAX_CARD_FILE_BYTES:
             return None, Diagnostic(
                 "E0406",

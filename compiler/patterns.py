@@ -154,14 +154,24 @@ SLOT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED_SLOT_NAMES = frozenset({"game", "card", "value", "rule", *keyword.kwlist})
 """Parameters every runtime callable already takes, and Python's keywords."""
 
+MAX_OPTIONAL_PARTS = 8
+"""Optional parts one pattern may have (the bundled rulesets use one at most). Matching takes
+time by the square of their number; a cap keeps a ruleset from slowing every card line."""
+
 _TOKEN_RE = re.compile(r"\{[^{}\s]+\}|\[|\]|[^\s\[\]{}]+")
 
 
 def compile_pattern(name: str, source: str, slot_types: dict[str, SlotType]) -> Pattern:
     """Compile pattern text such as `draw {deck} [{count}]`; raise PatternError if malformed."""
     stack: list[list[Element]] = [[]]
+    optional_parts = 0
     for token in _TOKEN_RE.findall(source):
         if token == "[":
+            optional_parts += 1
+            if optional_parts > MAX_OPTIONAL_PARTS:
+                raise PatternError(
+                    f"pattern {source!r} has more than {MAX_OPTIONAL_PARTS} optional parts [...]"
+                )
             stack.append([])
         elif token == "]":
             if len(stack) == 1:
@@ -233,7 +243,7 @@ class _State:
 
 def match(pattern: Pattern, atoms: Sequence[n.Atom], span: Span) -> Match | Miss:
     """Match a whole phrase against one pattern."""
-    result = _match_elements(pattern.elements, atoms, _State(0), span)
+    result = _match_elements(pattern.elements, 0, atoms, _State(0), span, {})
     if isinstance(result, Miss):
         return Miss(pattern, result.reached, result.problem)
     if result.index < len(atoms):
@@ -242,7 +252,7 @@ def match(pattern: Pattern, atoms: Sequence[n.Atom], span: Span) -> Match | Miss
             pattern,
             result.index,
             Problem(
-                f"unexpected {n.atom_source(extra)!r} after "
+                f"unexpected {shown_atom(extra)!r} after "
                 f"'{' '.join(n.atom_source(a) for a in atoms[: result.index])}'",
                 extra.span,
                 help=f"the pattern is '{pattern.source}'",
@@ -251,49 +261,75 @@ def match(pattern: Pattern, atoms: Sequence[n.Atom], span: Span) -> Match | Miss
     return Match(pattern, result.args, tuple(result.problems))
 
 
+_Failures = dict[tuple[int, int, int], Miss]
+"""Where matching is known to fail: (id of an element sequence, its start, the atom index)."""
+
+
 def _match_elements(
-    elements: Sequence[Element], atoms: Sequence[n.Atom], state: _State, span: Span
+    elements: Sequence[Element],
+    start: int,
+    atoms: Sequence[n.Atom],
+    state: _State,
+    span: Span,
+    failed: _Failures,
 ) -> _State | Miss:
-    for position, element in enumerate(elements):
+    """Match `elements[start:]` from the atom at `state.index`.
+
+    Whether that fails depends only on where the elements and the atoms start, so each
+    failure is remembered: tried afresh, a pattern of n optional parts that the phrase almost
+    fits would be tried 2**n ways (28 parts: minutes), remembered it is tried at most once
+    for each pair of positions.
+    """
+    key = (id(elements), start, state.index)
+    known = failed.get(key)
+    if known is not None:
+        return known
+    for position in range(start, len(elements)):
+        element = elements[position]
         if isinstance(element, Optional):
-            attempt = _match_elements(
-                element.elements,
-                atoms,
-                _State(state.index, dict(state.args), list(state.problems)),
-                span,
-            )
+            inside = _State(state.index, dict(state.args), list(state.problems))
+            attempt = _match_elements(element.elements, 0, atoms, inside, span, failed)
             if isinstance(attempt, _State):
-                rest = _match_elements(elements[position + 1 :], atoms, attempt, span)
+                rest = _match_elements(elements, position + 1, atoms, attempt, span, failed)
                 if isinstance(rest, _State):
                     return rest
             continue
-        if state.index >= len(atoms):
-            wanted = (
-                f"'{element.word}'"
-                if isinstance(element, Literal)
-                else with_article(element.type.label)
-            )
-            end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
-            so_far = " ".join(n.atom_source(a) for a in atoms)
+        miss = _take(element, atoms, state, span)
+        if miss is not None:
+            failed[key] = miss
+            return miss
+    return state
+
+
+def _take(
+    element: Literal | Slot, atoms: Sequence[n.Atom], state: _State, span: Span
+) -> Miss | None:
+    """Match one word or slot at `state.index`, moving the state on; or say why it does not fit."""
+    if state.index >= len(atoms):
+        wanted = (
+            f"'{element.word}'"
+            if isinstance(element, Literal)
+            else with_article(element.type.label)
+        )
+        end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
+        so_far = " ".join(n.atom_source(a) for a in atoms)
+        return Miss(
+            _NO_PATTERN,
+            state.index,
+            Problem(f"expected {wanted} after '{so_far}'", end, code="E0202"),
+        )
+    atom = atoms[state.index]
+    if isinstance(element, Literal):
+        if not (isinstance(atom, n.Word) and atom.text == element.word):
             return Miss(
                 _NO_PATTERN,
                 state.index,
-                Problem(f"expected {wanted} after '{so_far}'", end, code="E0202"),
+                Problem(f"expected '{element.word}', found {shown_atom(atom)!r}", atom.span),
             )
-        atom = atoms[state.index]
-        if isinstance(element, Literal):
-            if not (isinstance(atom, n.Word) and atom.text == element.word):
-                return Miss(
-                    _NO_PATTERN,
-                    state.index,
-                    Problem(f"expected '{element.word}', found {n.atom_source(atom)!r}", atom.span),
-                )
-            state.index += 1
-            continue
-        taken = _fill_slot(element, atoms, state)
-        if isinstance(taken, Miss):
-            return taken
-    return state
+        state.index += 1
+        return None
+    taken = _fill_slot(element, atoms, state)
+    return taken if isinstance(taken, Miss) else None
 
 
 def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | Miss:
@@ -318,7 +354,7 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
             return Miss(
                 _NO_PATTERN,
                 state.index,
-                Problem(f"expected a quoted text, found {n.atom_source(atom)!r}", atom.span),
+                Problem(f"expected a quoted text, found {shown_atom(atom)!r}", atom.span),
             )
         if len(atom.value) > MAX_TEXT:
             state.problems.append(text_too_long(atom))
@@ -333,7 +369,7 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
         return Miss(
             _NO_PATTERN,
             state.index,
-            Problem(f"expected {example}, found {n.atom_source(atom)!r}", atom.span),
+            Problem(f"expected {example}, found {shown_atom(atom)!r}", atom.span),
         )
     low, high = bounds
     if not low <= atom.value <= high:
@@ -356,9 +392,19 @@ def text_too_long(text: n.Text) -> Problem:
     )
 
 
+def cut(text: str, width: int = 40) -> str:
+    """A text as a message quotes it: cut short when longer than `width` characters."""
+    return text if len(text) <= width else text[: width // 2] + "..."
+
+
+def shown_atom(atom: n.Atom) -> str:
+    """An atom as a message quotes it: as written, cut short when long."""
+    return cut(n.atom_source(atom))
+
+
 def out_of_range(value: int, low: int, high: int, label: str, span: Span) -> Problem:
     """The problem of a number outside its bounds."""
-    shown = str(value) if len(str(value)) <= 24 else str(value)[:12] + "..."
+    shown = cut(str(value), 24)
     return Problem(
         f"{shown} is out of range: the {label} here must be from {low} to {high}",
         span,
@@ -372,7 +418,7 @@ def unknown_word(kind: SlotType, atom: n.Atom) -> Problem:
     words = sorted(kind.words)
     listing = f"{kind.label}s here: {', '.join(words)}" if 0 < len(words) <= 12 else None
     return Problem(
-        f"'{written}' is not {with_article(kind.label)} this ruleset knows",
+        f"'{cut(written)}' is not {with_article(kind.label)} this ruleset knows",
         atom.span,
         help=did_you_mean(written, kind.words) or listing,
     )

@@ -32,16 +32,17 @@ class FileResult:
     cards: list[LoweredCard]
     diagnostics: list[Diagnostic]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, full_ir: bool = False) -> dict[str, Any]:
         """Plain data for the cache and for worker processes.
 
-        Of each card only the facts the pack-wide passes read are kept: a check needs no
-        more, and the full IR would make the cache several times larger and slower.
+        Unless `full_ir` is asked for, of each card only the facts the pack-wide passes read
+        are kept: a check needs no more, and the full IR would make the cache several times
+        larger and slower. Compiling a pack needs the full IR.
         """
         return {
             "cards": [
                 {
-                    "ir": pack_facts(c.ir),
+                    "ir": c.ir if full_ir else pack_facts(c.ir),
                     "effect_lines": c.effect_lines,
                     "rule_lines": c.rule_lines,
                     "has_errors": c.has_errors,
@@ -91,15 +92,22 @@ def check_file(ruleset: Ruleset, shown: str, text: str, validate_ir: bool = Fals
 
 
 def check_files(
-    ruleset: Ruleset, jobs: Sequence[tuple[str, str]], validate_ir: bool = False
+    ruleset: Ruleset,
+    jobs: Sequence[tuple[str, str]],
+    validate_ir: bool = False,
+    full_ir: bool = False,
 ) -> list[FileResult]:
-    """Check (path, text) pairs, in worker processes when there is enough to gain."""
+    """Check (path, text) pairs, in worker processes when there is enough to gain.
+
+    Results from workers carry only the facts a check reads unless `full_ir` is asked for;
+    results made in this process always hold the full IR.
+    """
     workers = min(os.cpu_count() or 1, len(jobs), 8)
     if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = [
-                    pool.submit(_work, ruleset.path, shown, text, validate_ir)
+                    pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir)
                     for shown, text in jobs
                 ]
                 results = [FileResult.from_json(f.result()) for f in futures]
@@ -111,7 +119,9 @@ def check_files(
     return [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
 
 
-def _work(ruleset_path: str, shown: str, text: str, validate_ir: bool) -> dict[str, Any]:
+def _work(
+    ruleset_path: str, shown: str, text: str, validate_ir: bool, full_ir: bool
+) -> dict[str, Any]:
     """Run in a worker process: results travel back as plain data."""
     ruleset = load_ruleset_file(ruleset_path)
-    return check_file(ruleset, shown, text, validate_ir).to_json()
+    return check_file(ruleset, shown, text, validate_ir).to_json(full_ir)

@@ -17,17 +17,20 @@ def plain(text: str, role: str) -> str:
     return text
 
 
+ANSI_CODES = {
+    "error": "1;31",
+    "warning": "1;33",
+    "help": "1;36",
+    "note": "1;34",
+    "dim": "2",
+    "bold": "1",
+}
+"""The SGR parameters of each role; compiler.terminal lets exactly these through."""
+
+
 def ansi(text: str, role: str) -> str:
     """A style of ANSI colours for terminals."""
-    codes = {
-        "error": "1;31",
-        "warning": "1;33",
-        "help": "1;36",
-        "note": "1;34",
-        "dim": "2",
-        "bold": "1",
-    }
-    code = codes.get(role)
+    code = ANSI_CODES.get(role)
     return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
 

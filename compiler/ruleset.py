@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from compiler.pack import display_path
+from compiler.pack import display_path, hard_link_refused, hard_linked
 from compiler.patterns import (
     Literal,
     Pattern,
@@ -260,6 +260,8 @@ def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
     """Yield a ruleset document and then each one it extends."""
     shown = display_path(path)
     try:
+        if hard_linked(path) and not _is_bundled(path):
+            raise RulesetError([hard_link_refused(shown)])
         if path.stat().st_size > MAX_YAML_BYTES:
             raise RulesetError([_problem("E0412", f"the ruleset {shown} is too large")])
         text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
@@ -307,10 +309,14 @@ def _precompiled(path: Path, text: str, shown: str) -> YamlDocument | None:
 
     The bundled rulesets are read on every run; parsing their YAML and loading jsonschema to
     validate them again cost more than the rest of checking a small pack. A stale or missing
-    JSON file only costs that time back: the YAML is then read as any other ruleset.
+    JSON file only costs that time back: the YAML is then read as any other ruleset. Only
+    pillbox's own are trusted so: beside a pack's ruleset the JSON is the pack's, as
+    untrusted as the YAML, and is never read.
     """
+    if not _is_bundled(path):
+        return None
     compiled = path.with_name(PRECOMPILED)
-    if path.name != "ruleset.yaml" or not compiled.is_file():
+    if not compiled.is_file():
         return None
     try:
         data = json.loads(compiled.read_text(encoding="utf-8"))
@@ -319,6 +325,12 @@ def _precompiled(path: Path, text: str, shown: str) -> YamlDocument | None:
         return YamlDocument.from_json(shown, data["document"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _is_bundled(path: Path) -> bool:
+    """Whether a ruleset file is one pillbox ships (an installer may hard-link those)."""
+    bundled = bundled_path(path.parent.name)
+    return bundled is not None and bundled.resolve() == path.resolve()
 
 
 def source_digest(text: str) -> str:

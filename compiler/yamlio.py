@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -164,10 +165,57 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         where = Span.at_offset(file, text, mark.index) if mark else Span.whole_file(file)
         raise _refusal(f"this YAML cannot be read: {problem}", where) from None
     except (YAMLError, RecursionError, ValueError) as error:
+        long_number = _long_number_at(yaml, text) if isinstance(error, ValueError) else None
+        if long_number is not None:
+            raise _too_large(Span.at_offset(file, text, long_number)) from None
         raise _refusal(f"this YAML cannot be read: {error}", Span.whole_file(file)) from None
     document = YamlDocument(file, None)
     document.data = _Copier(document).plain(raw, (), depth=0)
     return document
+
+
+MAX_NUMBER = 10**18
+"""Numbers in pack files stay below this: no count or bound needs more, and Python refuses to
+turn integers of more than 4,300 digits into text (in messages, in JSON) at all."""
+
+
+def _too_large(span: Span) -> YamlError:
+    return YamlError(
+        Diagnostic(
+            "E0415",
+            "error",
+            f"this number is too large: numbers in pack files have at most "
+            f"{len(str(MAX_NUMBER)) - 1} digits",
+            span,
+        )
+    )
+
+
+def _long_number_at(yaml: Any, text: str) -> int | None:
+    """Where the first integer too long for Python to read is written, if that is what failed.
+
+    The loader's error does not say where; composing the nodes again, without making values,
+    does (and costs nothing on the way of a file that loads).
+    """
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        pending = [yaml.compose(text)]
+    except (YAMLError, RecursionError, ValueError):
+        return None
+    found: list[int] = []
+    while pending:
+        node = pending.pop()
+        value = node.value
+        if isinstance(value, list):
+            for item in value:
+                pending.extend(item if isinstance(item, tuple) else (item,))
+        elif (
+            str(getattr(node.tag, "value", node.tag)).endswith(":int")
+            and len(value) > sys.get_int_max_str_digits()
+        ):
+            found.append(node.start_mark.index)
+    return min(found, default=None)
 
 
 MAX_YAML_NODES = 200_000
@@ -201,6 +249,11 @@ def _plain(copier: _Copier, node: Any, path: Path, depth: int) -> Any:
     if isinstance(node, dict):
         result: dict[str, Any] = {}
         for key, value in node.items():
+            if isinstance(key, int) and not isinstance(key, bool) and abs(key) >= MAX_NUMBER:
+                line, column = lc.key(key) if lc is not None else (0, 0)
+                raise _too_large(
+                    Span(copier.document.file, line + 1, column + 1, line + 1, column + 2)
+                )
             child = (*path, str(key))
             if lc is not None:
                 try:
@@ -229,6 +282,8 @@ def _plain(copier: _Copier, node: Any, path: Path, depth: int) -> Any:
     if isinstance(node, bool) or node is None:
         return node
     if isinstance(node, int):
+        if abs(node) >= MAX_NUMBER:
+            raise _too_large(copier.document.span(path))
         return int(node)
     if isinstance(node, float):
         return float(node)

@@ -27,7 +27,7 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from compiler.pack import display_path
+from compiler.pack import display_path, hard_linked
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text
@@ -116,7 +116,7 @@ class _Loader(jinja2.BaseLoader):
         if not path.is_relative_to(self.folder) or not path.is_file():
             return None
         shown = display_path(path)
-        if path.stat().st_nlink > 1:
+        if hard_linked(path):
             raise _problem(
                 shown, 1, f"{what} {name} is a hard link: it may be a file outside the pack"
             )

@@ -14,17 +14,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from compiler.pack import hard_linked
+
 MAX_RESOURCE_BYTES = 20 * 1024 * 1024
 """An image or font larger than this is refused."""
 
 TOOL_FILES = Path(__file__).resolve().parent
 """pillbox's own printing files, which an installer may hard-link from its cache."""
-
-
-def hard_linked(path: Path) -> bool:
-    """Whether a pack file has other names: a hard link may be one to a file outside the pack
-    (an unpacked archive can make them), which path checks cannot see."""
-    return path.stat().st_nlink > 1
 
 
 @dataclass(frozen=True)
