@@ -434,7 +434,7 @@ def test_a_broken_template_exits_1_at_its_line_and_writes_nothing(tmp_path: Path
     assert "nothing written" in output and not target.exists()
 
 
-def test_a_card_whose_odds_cannot_be_worked_out_exits_1(
+def test_a_card_whose_odds_cannot_be_worked_out_exits_1_with_its_error_in_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import runtime.odds
@@ -445,7 +445,11 @@ def test_a_card_whose_odds_cannot_be_worked_out_exits_1(
     code, output = run("report", str(pack), "-o", str(target))
     assert code == 1, output
     assert "E0604" in output and "The Choice" in output and "more than 1 paths" in output
-    assert not target.exists()
+    page = read_page(target.read_text(encoding="utf-8"))
+    [card] = page.cards
+    assert card["data-title"] == "The Choice" and not page.charts
+    text = target.read_text(encoding="utf-8")
+    assert "error[E0604]" in text and f'href="#{card["id"]}"' in text
 
 
 def test_checked_and_read_stats_are_found_in_reading_order() -> None:

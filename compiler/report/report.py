@@ -4,7 +4,9 @@ The page shows every card's face as print renders it, and for each option or eff
 chart of its outcomes across the stat its checks roll, its expected stat changes and its
 flags; then the pack's executable share and every diagnostic, each linked to its card. It
 needs no script, no network and no file beside it: CSS and SVG are inline, and the page's
-Content Security Policy forbids scripts and fetches.
+Content Security Policy forbids scripts and fetches. A card whose odds cannot be worked out
+is shown with its error instead of its charts; the page is written all the same, and the
+command exits 1.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from compiler.report.analysis import (
     CardReport,
     Flag,
     analyse,
+    left_out_text,
     percent,
     signed,
 )
@@ -84,22 +87,19 @@ def make_report(
     except OptionError as error:
         raise UsageError(str(error)) from None
     analysis = analyse(compiled, request.settings)
-    problems = list(analysis.problems)
-    faces: list[str] = []
+    sources = compiled.sources()
     renderer = FaceRenderer(compiled.checked, options)
     try:
         stylesheet = renderer.stylesheet()
         faces = [renderer.face(report.ir) for report in analysis.cards]
-    except TemplateProblem as problem:
-        problems.append(problem.diagnostic)
-    if problems:
-        sources = {**compiled.sources()}
-        for diagnostic in problems:
-            emit(render_text(diagnostic, sources, style) + "\n")
+    except TemplateProblem as problem:  # the design itself: no face can be shown
+        emit(render_text(problem.diagnostic, sources, style) + "\n")
         emit(f"nothing written: fix the errors above ({output} is unchanged)")
         return EXIT_CONTENT
+    for diagnostic in analysis.problems:
+        emit(render_text(diagnostic, sources, style) + "\n")
     checked = check_paths([path], ruleset)
-    share = Share(checked.executable, checked.diagnostics)
+    share = Share(checked.executable, [*checked.diagnostics, *analysis.problems])
     page = render_page(compiled, analysis, faces, stylesheet + renderer.geometry(), share)
     try:
         write_atomically(output, page.encode("utf-8"))
@@ -107,13 +107,19 @@ def make_report(
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     charts = sum(len(card.blocks) for card in analysis.cards)
     flags = len(analysis.flags)
+    failed = sum(1 for card in analysis.cards if card.failed is not None)
     emit(
         f"wrote {output}: {len(analysis.cards)} cards, {charts} charts, "
         f"{flags} flag{'s' * (flags != 1)}, {len(share.diagnostics)} "
         f"diagnostic{'s' * (len(share.diagnostics) != 1)}, "
         f"{round(share.executable * 100)}% of effect lines executable"
+        + (
+            f"; the odds of {failed} card{'s' * (failed != 1)} cannot be worked out"
+            if failed
+            else ""
+        )
     )
-    return EXIT_CLEAN
+    return EXIT_CONTENT if failed else EXIT_CLEAN
 
 
 def _environment() -> jinja2.Environment:
@@ -160,7 +166,7 @@ def render_page(
         "version": __version__,
         "given": list(analysis.given.items()),
         "cards": cards,
-        "printed": [card for card in cards if not card["blocks"]],
+        "printed": [card for card in cards if not card["blocks"] and not card["failed"]],
         "charts": sum(len(card["blocks"]) for card in cards),
         "flag_count": len(flags),
         "flag_groups": [
@@ -195,6 +201,7 @@ def _card(
         "where": f"{card.file}:{card.line}",
         "face": face,
         "blocks": [_block(block, analysis) for block in report.blocks],
+        "failed": _diagnostic(report.failed, [report]) if report.failed else None,
         "flags": report.flags,
         "notes": [flag for flag in report.flags if flag.kind != "branch"],
         "diagnostics": diagnostics,
@@ -225,8 +232,18 @@ def _block(block: BlockReport, analysis: Analysis) -> dict[str, Any]:
         ],
         "rows": rows,
         "charted": given is not None and given.value is not None,
+        "sampled": _sampled(block),
+        "left_out": left_out_text(block) if block.left_out else "",
         "flags": block.flags,
     }
+
+
+def _sampled(block: BlockReport) -> str:
+    """What a chart of a few of its stat's many values says of them."""
+    charted = len(block.columns) + len(block.left_out)
+    if not block.axis or block.values <= charted:
+        return ""
+    return f"{charted} of the {block.values:,} values of {' & '.join(block.axis)}, evenly spread"
 
 
 def _cell(value: Fraction, sign: int, shown: str | None = None) -> dict[str, str]:
