@@ -14,9 +14,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from compiler.printing.sizes import resolve_options
+from compiler.report import report as report_module
+from compiler.report.faces import FaceRenderer, clean_css
 from tests.helpers import make_pack, run
-from tests.test_odds_hostile import NEST, THOUSAND, big_stat_pack, room
+from tests.test_odds_hostile import NEST, THOUSAND, big_stat_pack, compiled, room
 from tests.test_report import read_page
+from tests.test_report_browser import BROWSER, browse
 
 SECONDS = 10.0
 """Far more than any of these takes; a hang is far more than this."""
@@ -103,3 +109,102 @@ def test_the_hostile_reports_stay_under_a_gigabyte(tmp_path: Path) -> None:
         assert done.returncode == 1, done.stdout + done.stderr
         assert "E0606" in done.stdout and "MemoryError" not in done.stdout + done.stderr
         assert target.exists()
+
+
+# -------------------------------------------------------------- a pack's stylesheet, isolated
+
+COVER = """\
+:root { position: fixed !important; inset: 0 !important; z-index: 2147483647 !important;
+        width: 100vw !important; height: 100vh !important; background: #ff00ff !important }
+.trim::before { content: "Pack OK - 0 errors"; font: bold 48px sans-serif; color: green }
+"""
+"""Covered the whole report with one face and a fake verdict, when `:root` meant the face box."""
+
+BLANK = ".card { :not(&) { visibility: hidden !important } }\n"
+"""Blanked the whole report: the scoping never read inside a nested rule."""
+
+
+def styled_pack(folder: Path, css: str) -> Path:
+    pack = make_pack(folder, rooms=room("  gain terror 1"))
+    (pack / "templates").mkdir()
+    (pack / "templates" / "cards.css").write_text(css)
+    return pack
+
+
+def test_deeply_nested_stylesheets_are_cleaned_in_linear_time() -> None:
+    for depth in (450, 2000, 20000):
+        css = "@media all { " * depth + ".a { background: url(x); color: red }" + " }" * depth
+        start = time.perf_counter()
+        cleaned = clean_css(css)
+        assert time.perf_counter() - start < 1.0, depth  # 450 levels took a minute
+        assert "url(" not in cleaned and "color: red" in cleaned
+        assert cleaned.count("{") == cleaned.count("}") == depth + 1
+
+
+def test_fetches_are_dropped_however_they_are_nested_or_written() -> None:
+    css = (
+        '@import "x.css"; .a { .b { & .c { background: u\\72l(x); color: red } } }\n'
+        ".d { src: local(a); } .e { --v: image-set('y' 1x) } .f</style><p> { color: blue }"
+    )
+    cleaned = clean_css(css)
+    assert "@import" not in cleaned and "72l" not in cleaned and "image-set" not in cleaned
+    assert "color: red" in cleaned and "color: blue" in cleaned and "<" not in cleaned
+
+
+def test_a_pack_stylesheet_stays_inside_each_face_frame(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    code, output, _ = report(styled_pack(tmp_path / "p", COVER + BLANK), target)
+    assert code == 0, output
+    page = read_page(target.read_text(encoding="utf-8"))
+    [frame] = page.frames
+    assert frame["sandbox"] == "" and ":root { position: fixed" in frame["srcdoc"]
+    # The page's own styles come before the face's frame and know nothing of it.
+    assert "Pack OK" not in target.read_text(encoding="utf-8").split("<iframe", 1)[0]
+
+
+def test_the_faces_of_a_report_are_bounded_in_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rooms = "".join(
+        room("  gain terror 1", f"Room {n}").replace("number 1", f"number {n}") for n in (1, 2, 3)
+    )
+    pack = make_pack(tmp_path / "p", rooms=rooms)
+    checked = compiled(pack).checked
+    renderer = FaceRenderer(checked, resolve_options(checked.print_settings, {}))
+    one = len(renderer.face(checked.cards[0], 0))
+    monkeypatch.setattr(report_module, "MAX_FACE_BYTES", 2 * one + one // 2)
+    target = tmp_path / "report.html"
+    code, output, _ = report(pack, target)
+    assert code == 0, output
+    assert "rooms.card:13:1: warning[W0606]" in output, output
+    assert "the report shows 2 of the 3 card faces" in output
+    text = target.read_text(encoding="utf-8")
+    assert len(read_page(text).frames) == 2 and "Face not shown" in text
+
+
+# ------------------------------------------------------------------------- in a real browser
+
+REPORT_HEADER = (43, 37, 48)
+"""The report's own header band (#2b2530, `.r-top`), across the top of the page."""
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium on this machine")
+@pytest.mark.parametrize("css", [COVER, BLANK], ids=["cover", "blank"])
+def test_chromium_shows_the_report_over_a_hostile_stylesheet(tmp_path: Path, css: str) -> None:
+    image = pytest.importorskip("PIL.Image")
+    target = tmp_path / "report.html"
+    code, output, _ = report(styled_pack(tmp_path / "p", css), target)
+    assert code == 0, output
+    shot = tmp_path / "report.png"
+    done = browse(target, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,900")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    with image.open(shot) as picture:
+        pixels = picture.convert("RGB")
+        # The header band is the report's, edge to edge, with its own words on it.
+        for x, y in ((4, 4), (640, 6), (1275, 100)):
+            assert pixels.getpixel((x, y)) == REPORT_HEADER, (x, y)
+        header = pixels.crop((0, 0, 1280, 120)).getcolors(maxcolors=1 << 16)
+        assert header is None or len(header) > 20  # text, not one flat colour
+        # The face is drawn, in its frame only: its magenta is a card's size, not the page.
+        magenta = sum(n for n, c in pixels.getcolors(maxcolors=1 << 20) or [] if c == (255, 0, 255))
+        assert magenta < 0.1 * 1280 * 900

@@ -42,8 +42,8 @@ from compiler.report.analysis import (
     signed,
 )
 from compiler.report.charts import LEFT, TOP, chart
-from compiler.report.faces import FaceRenderer
-from dsl.spans import Diagnostic
+from compiler.report.faces import FACE_POLICY, FACE_SANDBOX, MAX_FACE_BYTES, FaceRenderer
+from dsl.spans import Diagnostic, Span
 
 FLAG_KINDS = {
     "branch": "Branches under 2 % or over 98 %",
@@ -90,17 +90,17 @@ def make_report(
     sources = compiled.sources()
     renderer = FaceRenderer(compiled.checked, options)
     try:
-        stylesheet = renderer.stylesheet()
-        faces = [renderer.face(report.ir) for report in analysis.cards]
+        faces = render_faces(renderer, analysis.cards)
     except TemplateProblem as problem:  # the design itself: no face can be shown
         emit(render_text(problem.diagnostic, sources, style) + "\n")
         emit(f"nothing written: fix the errors above ({output} is unchanged)")
         return EXIT_CONTENT
-    for diagnostic in analysis.problems:
+    problems = [*analysis.problems, *faces_left_out(analysis.cards, faces)]
+    for diagnostic in problems:
         emit(render_text(diagnostic, sources, style) + "\n")
     checked = check_paths([path], ruleset)
-    share = Share(checked.executable, [*checked.diagnostics, *analysis.problems])
-    page = render_page(compiled, analysis, faces, stylesheet + renderer.geometry(), share)
+    share = Share(checked.executable, [*checked.diagnostics, *problems])
+    page = render_page(compiled, analysis, faces, renderer.frame_css(), share)
     try:
         write_atomically(output, page.encode("utf-8"))
     except OSError as error:
@@ -120,6 +120,36 @@ def make_report(
         )
     )
     return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+def render_faces(renderer: FaceRenderer, cards: Sequence[CardReport]) -> list[str | None]:
+    """The document of each card's face frame, None past MAX_FACE_BYTES of them in all."""
+    faces: list[str | None] = []
+    size = 0
+    for index, report in enumerate(cards):
+        face = renderer.face(report.ir, index) if size <= MAX_FACE_BYTES else None
+        size += len(face or "")
+        faces.append(face if size <= MAX_FACE_BYTES else None)
+    return faces
+
+
+def faces_left_out(cards: Sequence[CardReport], faces: Sequence[str | None]) -> list[Diagnostic]:
+    """W0606 at the first card whose face is left out of the report, if any is."""
+    missing = [report.card for report, face in zip(cards, faces, strict=True) if face is None]
+    if not missing:
+        return []
+    first = missing[0]
+    return [
+        Diagnostic(
+            "W0606",
+            "warning",
+            f"the report shows {len(cards) - len(missing)} of the {len(cards)} card faces: "
+            f"each face carries the whole design, and the faces may take "
+            f"{MAX_FACE_BYTES // 2**20} MB of the page in all",
+            Span(first.file, first.line, 1, first.line, 1),
+            help="a smaller cards.css (or fewer cards in one report) shows every face",
+        )
+    ]
 
 
 def _environment() -> jinja2.Environment:
@@ -147,8 +177,8 @@ def _number(value: float) -> str:
 def render_page(
     compiled: CompiledPack,
     analysis: Analysis,
-    faces: Sequence[str],
-    face_css: str,
+    faces: Sequence[str | None],
+    frame_css: str,
     share: Share,
 ) -> str:
     """The whole report page."""
@@ -157,7 +187,7 @@ def render_page(
     cards = []
     for index, (report, face) in enumerate(zip(analysis.cards, faces, strict=True)):
         linked = [d for d in diagnostics if d["anchor"] == report.anchor]
-        cards.append({**_card(report, Markup(face), analysis, linked), "index": index})
+        cards.append({**_card(report, face, analysis, linked), "index": index})
     flags = analysis.flags
     context: dict[str, Any] = {
         "title": checked.title or checked.name,
@@ -180,7 +210,9 @@ def render_page(
         "diagnostics": diagnostics,
         "left": LEFT,
         "top": TOP,
-        "face_css": Markup(face_css),
+        "frame_css": Markup(frame_css),
+        "policy": Markup(FACE_POLICY),
+        "sandbox": FACE_SANDBOX,
         "polarity": [
             (stat, "good" if sign > 0 else "bad") for stat, sign in analysis.polarity.items()
         ],
@@ -189,7 +221,7 @@ def render_page(
 
 
 def _card(
-    report: CardReport, face: Markup, analysis: Analysis, diagnostics: list[dict[str, Any]]
+    report: CardReport, face: str | None, analysis: Analysis, diagnostics: list[dict[str, Any]]
 ) -> dict[str, Any]:
     card = report.card
     return {
