@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from compiler.printing.sizes import resolve_options
+from compiler.report import analysis
 from compiler.report import report as report_module
 from compiler.report.faces import FaceRenderer, clean_css
 from tests.helpers import make_pack, run
@@ -82,6 +83,29 @@ def test_a_stat_of_a_million_values_is_sampled_and_its_unwalkable_values_left_ou
     assert "Not charted: will 43478, 86957, … 1000000 (23 values)" in text
     assert "warning[W0605]" in text
     assert read_page(text).charts  # the values that can be walked are charted
+
+
+def test_a_report_stops_walking_past_the_work_of_a_whole_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of cards each taking a card's whole budget would walk for hours: the report
+    walks until its own budget is spent, then shows the rest without charts."""
+    monkeypatch.setattr(analysis, "MAX_PACK_WORK", 0)  # the first card spends it all
+    pack = make_pack(tmp_path / "p", rooms=three_rooms())
+    target = tmp_path / "report.html"
+    code, output, _ = report(pack, target)
+    assert code == 1, output
+    assert output.count("error[E0607]") == 1 and "rooms.card:7:1: error[E0607]" in output
+    assert "the report walked the odds of 1 of the 3 cards" in output
+    assert "the odds of 2 cards cannot be worked out" in output
+    page = read_page(target.read_text(encoding="utf-8"))
+    assert len(page.cards) == 3 and len(page.charts) == 1
+
+
+def three_rooms() -> str:
+    return "".join(
+        room("  gain terror 1", f"Room {n}").replace("number 1", f"number {n}") for n in (1, 2, 3)
+    )
 
 
 def _limited() -> None:
@@ -165,10 +189,7 @@ def test_a_pack_stylesheet_stays_inside_each_face_frame(tmp_path: Path) -> None:
 def test_the_faces_of_a_report_are_bounded_in_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rooms = "".join(
-        room("  gain terror 1", f"Room {n}").replace("number 1", f"number {n}") for n in (1, 2, 3)
-    )
-    pack = make_pack(tmp_path / "p", rooms=rooms)
+    pack = make_pack(tmp_path / "p", rooms=three_rooms())
     checked = compiled(pack).checked
     renderer = FaceRenderer(checked, resolve_options(checked.print_settings, {}))
     one = len(renderer.face(checked.cards[0], 0))

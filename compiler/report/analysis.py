@@ -31,10 +31,10 @@ from compiler.build import CompiledPack
 from compiler.commands import apply_settings
 from compiler.odds import given, odds_table, walk_failed
 from compiler.ruleset import Ruleset
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
-from runtime.odds import BlockOdds, Branches, BranchPoint, Budget, Table, card_odds
+from runtime.odds import MAX_WORK, BlockOdds, Branches, BranchPoint, Budget, Table, card_odds
 
 IR = dict[str, Any]
 
@@ -46,6 +46,11 @@ VARIANT_THRESHOLD = Fraction(1, 2)
 
 MAX_COLUMNS = 24
 """A stat with a wider range is charted at this many values, evenly spread, ends included."""
+
+MAX_PACK_WORK = 10 * MAX_WORK
+"""Steps the walks of a whole report may take, about fifteen seconds: the bundled pack takes
+8,000 for its 116 cards, so a pack of tens of thousands of cards fits, but not thousands of
+cards that each take a card's whole budget. The cards after it are shown without charts."""
 
 FALLBACK_POLARITY = {
     "health": 1,
@@ -124,6 +129,7 @@ class CardReport:
     blocks: list[BlockReport] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     failed: Diagnostic | None = None  # why its odds cannot be worked out at all
+    unwalked: bool = False  # not walked: the report's walks had taken too long already
 
 
 @dataclass
@@ -201,30 +207,68 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
     by_place = {(ir["file"], ir["at"][0]): ir for ir in compiled.checked.cards}
     reports: list[CardReport] = []
     problems: list[Diagnostic] = []
+    spent = 0
     for index, (card, anchor) in enumerate(
         zip(compiled.cards, anchors(compiled.cards), strict=True)
     ):
         report = CardReport(card, by_place[(card.file, card.line)], anchor)
         reports.append(report)
-        budget = Budget()  # shared by the card's walks as given and at every value
-        as_given = walks.blocks(index, card, {}, budget)
-        if isinstance(as_given, Exception):
-            report.failed = walk_failed(card, as_given)
-            problems.append(report.failed)
+        if spent > MAX_PACK_WORK:
+            report.unwalked = True
             continue
-        report.blocks = _blocks(walks, index, card, report.ir, ruleset, start, budget)
-        warning = left_out(card, report.blocks)
-        if warning is not None:
-            problems.append(warning)
+        budget = Budget()  # shared by the card's walks as given and at every value
+        _walk_card(walks, index, report, ruleset, start, budget, problems)
+        spent += budget.spent
+        if report.failed is not None:
+            continue
         for block in report.blocks:
             block.flags = branch_flags(report, block, walks.base.branches)
             report.flags += block.flags
         report.flags += dominance_flags(report, stats, signs)
+    unwalked = [report for report in reports if report.unwalked]
+    if unwalked:
+        problems.append(_unwalked(reports, unwalked))
     by_anchor = {report.anchor: report for report in reports}
     for flag in variant_flags(reports, stats, signs):
         for anchor in (flag.anchor, *flag.others):
             by_anchor[anchor].flags.append(flag)
     return Analysis(reports, start, stats, signs, problems)
+
+
+def _walk_card(
+    walks: _Walks,
+    index: int,
+    report: CardReport,
+    ruleset: Ruleset,
+    start: dict[str, int],
+    budget: Budget,
+    problems: list[Diagnostic],
+) -> None:
+    """Walk one card as given and across its charts' stats, within its budget: its blocks, or
+    why it cannot be walked, go on the report; its diagnostics on `problems`."""
+    as_given = walks.blocks(index, report.card, {}, budget)
+    if isinstance(as_given, Exception):
+        report.failed = walk_failed(report.card, as_given)
+        problems.append(report.failed)
+        return
+    report.blocks = _blocks(walks, index, report.card, report.ir, ruleset, start, budget)
+    warning = left_out(report.card, report.blocks)
+    if warning is not None:
+        problems.append(warning)
+
+
+def _unwalked(reports: Sequence[CardReport], unwalked: Sequence[CardReport]) -> Diagnostic:
+    """E0607 at the first card the report did not walk, its walks having taken too long."""
+    first = unwalked[0].card
+    return Diagnostic(
+        "E0607",
+        "error",
+        f"the report walked the odds of {len(reports) - len(unwalked)} of the {len(reports)} "
+        f"cards: its walks took more than {MAX_PACK_WORK} steps in all, and the other cards "
+        "are shown without charts",
+        Span(first.file, first.line, 1, first.line, 1),
+        help="fix the cards whose odds take too much work (E0605), or report the pack in parts",
+    )
 
 
 def _blocks(

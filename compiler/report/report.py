@@ -107,7 +107,7 @@ def make_report(
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     charts = sum(len(card.blocks) for card in analysis.cards)
     flags = len(analysis.flags)
-    failed = sum(1 for card in analysis.cards if card.failed is not None)
+    failed = sum(1 for card in analysis.cards if card.failed is not None or card.unwalked)
     emit(
         f"wrote {output}: {len(analysis.cards)} cards, {charts} charts, "
         f"{flags} flag{'s' * (flags != 1)}, {len(share.diagnostics)} "
@@ -196,7 +196,7 @@ def render_page(
         "version": __version__,
         "given": list(analysis.given.items()),
         "cards": cards,
-        "printed": [card for card in cards if not card["blocks"] and not card["failed"]],
+        "printed": [c for c in cards if not (c["blocks"] or c["failed"] or c["unwalked"])],
         "charts": sum(len(card["blocks"]) for card in cards),
         "flag_count": len(flags),
         "flag_groups": [
@@ -234,6 +234,7 @@ def _card(
         "face": face,
         "blocks": [_block(block, analysis) for block in report.blocks],
         "failed": _diagnostic(report.failed, [report]) if report.failed else None,
+        "unwalked": report.unwalked,
         "flags": report.flags,
         "notes": [flag for flag in report.flags if flag.kind != "branch"],
         "diagnostics": diagnostics,
