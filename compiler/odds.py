@@ -6,6 +6,7 @@ written (its header and its ranges, in the card's own words), and the results ar
 
 from __future__ import annotations
 
+import decimal
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,9 +27,17 @@ from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
-from runtime.dice import Arm
+from runtime.dice import MAX_POOL_DICE, Arm, PoolTooLarge
 from runtime.game import Game, RunawayError
-from runtime.odds import BlockOdds, BranchPoint, Outcome, Table, TooManyPaths, card_odds
+from runtime.odds import (
+    BlockOdds,
+    BranchPoint,
+    Outcome,
+    Table,
+    TooManyPaths,
+    TooMuchWork,
+    card_odds,
+)
 from runtime.testing import card_line, runtime_failure
 
 IR = dict[str, Any]
@@ -129,7 +138,17 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def _exact(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{value}"
+    """The fraction in full: a check of many dice has odds of thousands of digits, past the
+    4,300 that `str` of an int refuses (decimal has no such limit)."""
+    numerator, denominator = (_digits(n) for n in (value.numerator, value.denominator))
+    return numerator if value.denominator == 1 else f"{numerator}/{denominator}"
+
+
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX)
+
+
+def _digits(number: int) -> str:
+    return str(_EXACT.create_decimal(number))
 
 
 def odds_text(card: CardDef, blocks: list[BlockOdds], table: Table) -> list[str]:
@@ -182,10 +201,8 @@ def show_odds(
     table = odds_table(compiled, request.settings)
     try:
         blocks = card_odds(table, card)
-    except (RunawayError, TooManyPaths) as error:
-        problem = walk_failed(card, str(error), error)
     except Exception as error:  # a card's code failing is reported on its line
-        problem = walk_failed(card, runtime_failure(error), error)
+        problem = walk_failed(card, error)
     else:
         if request.as_json:
             emit(json.dumps(odds_json(card, blocks, table), indent=2, ensure_ascii=False))
@@ -197,12 +214,33 @@ def show_odds(
     return EXIT_CONTENT
 
 
-def walk_failed(card: CardDef, message: str, error: BaseException) -> Diagnostic:
-    """E0604 at the card line where the walk failed (or the card's first line)."""
+WORK_HELP = (
+    "each check, roll and decision multiplies the paths, and `repeat` multiplies them again: "
+    "split a long chain of checks over several cards or blocks, or shorten the `repeat`"
+)
+
+POOL_HELP = (
+    f"no check may roll more than {MAX_POOL_DICE} dice: look for bonuses added in a `repeat`, "
+    "or a stat whose range in the ruleset is far wider than a card needs"
+)
+
+
+def walk_failed(card: CardDef, error: Exception) -> Diagnostic:
+    """Why the walk of a card stopped, at the card line that was running (or the card's first
+    line): E0606 for a pool past the dice a check rolls, E0605 for a walk past its work,
+    E0604 for anything else (too many paths, a runaway, the card's code failing)."""
     line, column = card_line(error, card.file) or (card.line, 1)
+    code, help_text, message = "E0604", None, runtime_failure(error)
+    if isinstance(error, PoolTooLarge):
+        code, help_text, message = "E0606", POOL_HELP, str(error)
+    elif isinstance(error, TooMuchWork):
+        code, help_text, message = "E0605", WORK_HELP, str(error)
+    elif isinstance(error, (RunawayError, TooManyPaths)):
+        message = str(error)
     return Diagnostic(
-        "E0604",
+        code,
         "error",
         f"the odds of {card.label} cannot be worked out: {message}",
         Span(card.file, line, column, line, column + 1),
+        help=help_text,
     )

@@ -16,6 +16,12 @@ from typing import Protocol
 MAX_REROLL_ROUNDS = 1000
 """A pool that still shows suspense after this many rounds is stopped as a runaway."""
 
+MAX_POOL_DICE = 60
+"""The most dice one pool check rolls. A real card rolls a handful (Coma Ward's stats give at
+most five, and an item or two add a few); past this, the bonuses of a runaway loop or a pack
+ruleset's stat of a million are refused rather than rolled, in play, tests and odds alike (the
+exact odds of 60 dice take about a second to work out, and grow as the sixth power)."""
+
 
 class DiceError(Exception):
     """Dice could not be rolled as asked: forced dice ran out, or a roll ran away."""
@@ -53,6 +59,27 @@ class EndlessSuspense(DiceError):
 
     def __str__(self) -> str:
         return f"{self.label}: suspense went on for {self.rounds} rounds"
+
+
+class PoolTooLarge(DiceError):
+    """A pool check of more dice than any check may roll (`MAX_POOL_DICE`)."""
+
+    def __init__(self, label: str, dice: int) -> None:
+        super().__init__(label, dice)
+        self.label, self.dice = label, dice
+
+    def __str__(self) -> str:
+        return (
+            f"{self.label} rolls {self.dice} dice, more than the {MAX_POOL_DICE} a pool "
+            "check may roll"
+        )
+
+
+def pool_size(dice: int, label: str) -> int:
+    """The dice a pool check rolls: none for a count under one; PoolTooLarge past the cap."""
+    if dice > MAX_POOL_DICE:
+        raise PoolTooLarge(label, dice)
+    return max(dice, 0)
 
 
 class DiceSource(Protocol):
@@ -166,8 +193,9 @@ def _count(number: int, one: str, many: str) -> str:
 
 def roll_pool(dice: int, faces: PoolFaces, source: DiceSource, label: str) -> PoolResult:
     """Roll a pool check with suspense re-rolls, exactly as DESIGN.md reads the rule."""
-    result = PoolResult(label=label, dice=max(dice, 0))
-    if dice <= 0:
+    dice = pool_size(dice, label)
+    result = PoolResult(label=label, dice=dice)
+    if dice == 0:
         return result
     successes = 0
     failed: list[int] = []  # faces of failed dice still on the table

@@ -8,6 +8,12 @@ each outcome the card writes for it (`0..2`, `3+`), with the exact probability o
 (`runtime.distributions`); the card's code only compares the result with those ranges, so one
 representative result per range gives the same run. Draws are counted, never resolved: what a
 drawn card would do depends on the deck, not on this card.
+
+A walk is bounded twice: by the paths it ends (`MAX_PATHS`, what a person can read), and by the
+work it does (`MAX_WORK`), counted as the steps of every run, each of which replays its path
+from the start, plus what the exact odds cost to work out and to multiply along a path (a
+check of many dice has odds of thousands of digits). Both stop a walk within a couple of
+seconds, with the card line that was running.
 """
 
 from __future__ import annotations
@@ -21,14 +27,29 @@ from typing import Any
 
 from runtime import distributions
 from runtime.cards import CardDef, CardInstance, Effect
-from runtime.dice import Arm, PoolFaces, PoolResult, Roll
-from runtime.distributions import check_outcomes, roll_outcomes
+from runtime.dice import Arm, PoolFaces, PoolResult, Roll, pool_size
+from runtime.distributions import check_outcomes, pool_work, roll_outcomes, roll_work
 from runtime.game import Game
 from runtime.games import GameModule
 from runtime.rules import GameRules
 
 MAX_PATHS = 5_000
 """Runs a walk may take: a card whose outcomes outnumber this is refused, not ground through."""
+
+MAX_WORK = 200_000
+"""Steps the walks of one card may take in all, about two seconds: every step of every run,
+and the arithmetic of exact odds counted as the steps it takes as long as. A card of the
+bundled pack takes at most a few dozen, a few thousand across every column of the report."""
+
+PRODUCT_BITS = 20
+"""Multiplying exact odds of a and b bits costs about a * b >> PRODUCT_BITS steps (its gcds)."""
+
+SUM_BITS = 21
+"""Adding exact odds of a bits to others costs about a * a >> SUM_BITS steps."""
+
+OUTCOME_SUMS = 32
+"""The sums an outcome's odds go into once walked, at most: the expected change of each stat,
+death, and in the report each branch on its path and its bar in each column."""
 
 
 @dataclass(frozen=True)
@@ -50,22 +71,74 @@ class _Alternative:
     value: Any
 
 
-class TooManyPaths(Exception):
-    """A block branches into more paths than a walk takes."""
+class WalkLimit(Exception):
+    """A walk went past one of its limits."""
+
+    words = "{limit}"
 
     def __init__(self, limit: int) -> None:
         super().__init__(limit)
         self.limit = limit
 
     def __str__(self) -> str:
-        return f"its effects branch into more than {self.limit} paths"
+        return self.words.format(limit=self.limit)
+
+
+class TooManyPaths(WalkLimit):
+    """A block branches into more paths than a walk takes."""
+
+    words = "its effects branch into more than {limit} paths"
+
+
+class TooMuchWork(WalkLimit):
+    """A walk took more steps in all than a card's walks may."""
+
+    words = "walking its branches takes more than {limit} steps"
+
+
+class Budget:
+    """The work the walks of one card may still do: its blocks, and in the report its walks
+    at each value of a stat. The odds of each pool or roll are charged once."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = MAX_WORK if limit is None else limit
+        self.spent = 0
+        self._worked: set[tuple[object, ...]] = set()
+
+    def charge(self, work: int) -> None:
+        """Count work done; TooMuchWork past the limit."""
+        self.spent += work
+        if self.spent > self.limit:
+            raise TooMuchWork(self.limit)
+
+    def charge_once(self, what: tuple[object, ...], work: Callable[[], int]) -> None:
+        """Count the work of something done once and then remembered (as each walk of the card
+        would do it again if the process had not)."""
+        if what not in self._worked:
+            self._worked.add(what)
+            self.charge(work())
+
+
+def product_work(a: Fraction, b: Fraction) -> int:
+    """The steps multiplying two exact odds costs: none for short numbers."""
+    return _bits(a) * _bits(b) >> PRODUCT_BITS
+
+
+def sum_work(value: Fraction) -> int:
+    """The steps adding these exact odds to others costs: none for short numbers."""
+    return _bits(value) ** 2 >> SUM_BITS
+
+
+def _bits(value: Fraction) -> int:
+    return value.numerator.bit_length() + value.denominator.bit_length()
 
 
 class _Replay:
     """Answers branch points from a prefix of choices, then takes the first alternative."""
 
-    def __init__(self, prefix: list[int]) -> None:
+    def __init__(self, prefix: list[int], budget: Budget) -> None:
         self.prefix = prefix
+        self.budget = budget
         self.taken: list[int] = []
         self.sizes: list[int] = []
         self.path: list[str] = []
@@ -84,6 +157,7 @@ class _Replay:
             self.decisions += 1
             self.share /= len(alternatives)
         else:
+            self.budget.charge(product_work(self.probability, chosen.probability))
             self.probability *= chosen.probability
         return chosen.value
 
@@ -97,6 +171,11 @@ class OddsGame(Game):
 
     def _build_decks(self) -> dict[str, list[CardInstance]]:
         return {deck: [] for deck in self.rules.decks}  # nothing is ever drawn from them
+
+    def step(self) -> None:
+        """A step of this run, counted against the run's budget and the walk's."""
+        super().step()
+        self.replay.budget.charge(1)
 
     def decide(self, kind: str, prompt: str, choices: Sequence[str]) -> int:
         """Both answers of a `may`, every title of a `choose`: each is a path."""
@@ -112,15 +191,28 @@ class OddsGame(Game):
         self, dice: int, faces: PoolFaces, label: str, arms: tuple[Arm, ...] = ()
     ) -> PoolResult:
         """One path per outcome the card (or the rule) writes for this check."""
+        dice = pool_size(dice, label)
         point = self._written(label, arms)
-        successes: int = self.replay.pick(_pool_alternatives(point, dice, faces))
-        return PoolResult(label, max(dice, 0), [[]], [], [successes])
+        budget = self.replay.budget
+        budget.charge_once(("pool", dice, faces), lambda: pool_work(dice))
+        alternatives = _pool_alternatives(point, dice, faces)
+        budget.charge_once(
+            ("arms", point, dice, faces), lambda: _summed(check_outcomes(dice, faces))
+        )
+        successes: int = self.replay.pick(alternatives)
+        return PoolResult(label, dice, [[]], [], [successes])
 
     def roll_dice(self, count: int, sides: int) -> Roll:
         """One path per outcome of the card's roll table."""
         notation = f"{count if count != 1 else ''}d{sides}"
         point = self._written(f"roll {notation}", ())
-        total: int = self.replay.pick(_roll_alternatives(point, count, sides))
+        budget = self.replay.budget
+        budget.charge_once(("roll", count, sides), lambda: roll_work(count, sides))
+        alternatives = _roll_alternatives(point, count, sides)
+        budget.charge_once(
+            ("arms", point, count, sides), lambda: _summed(roll_outcomes(count, sides))
+        )
+        total: int = self.replay.pick(alternatives)
         return Roll(notation, _faces_summing_to(total, count, sides))
 
     def draw(self, deck: str, count: int = 1) -> None:
@@ -157,6 +249,11 @@ def clear_caches() -> None:
     _pool_alternatives.cache_clear()
     _roll_alternatives.cache_clear()
     distributions.clear_caches()
+
+
+def _summed(odds: list[tuple[int, Fraction]]) -> int:
+    """The work of adding up a distribution's odds into the ranges a card writes."""
+    return sum(sum_work(p) for _, p in odds)
 
 
 def _alternatives(point: BranchPoint, odds: list[tuple[int, Fraction]]) -> list[_Alternative]:
@@ -243,7 +340,7 @@ class Table:
 
     def opening(self) -> Game:
         """The game as every walk starts it, to read the given stats from."""
-        return self.game(_Replay([]))
+        return self.game(_Replay([], Budget()))
 
     @property
     def stats(self) -> list[str]:
@@ -251,10 +348,14 @@ class Table:
         return [rule.name for rule in self.rules.stats]
 
 
-def card_odds(table: Table, card: CardDef) -> list[BlockOdds]:
-    """The odds of each option of the card, or else of each block of effects it has."""
+def card_odds(table: Table, card: CardDef, budget: Budget | None = None) -> list[BlockOdds]:
+    """The odds of each option of the card, or else of each block of effects it has, within
+    one budget of work (a fresh one of MAX_WORK steps unless given)."""
+    budget = budget or Budget()
     if card.options:
-        return [walk(table, card, option.title, option.run) for option in card.options]
+        return [
+            walk(table, card, option.title, option.run, budget=budget) for option in card.options
+        ]
     found = []
     for block in card.blocks:
         rule = table.rules.blocks.get(block.name)
@@ -262,14 +363,20 @@ def card_odds(table: Table, card: CardDef) -> list[BlockOdds]:
             continue
         name = rule.written(block.args) if rule is not None else block.name
         carried = rule is not None and rule.trigger == "use"
-        found.append(walk(table, card, name, block.run, carried))
+        found.append(walk(table, card, name, block.run, carried, budget))
     return found
 
 
 def walk(
-    table: Table, card: CardDef, name: str, effect: Effect, carried: bool = False
+    table: Table,
+    card: CardDef,
+    name: str,
+    effect: Effect,
+    carried: bool = False,
+    budget: Budget | None = None,
 ) -> BlockOdds:
     """Every outcome of running `effect` (an option or block of `card`), exactly."""
+    budget = budget or Budget()
     result = BlockOdds(name)
     stats = table.stats
     pending: list[list[int]] = [[]]
@@ -279,7 +386,8 @@ def walk(
         runs += 1
         if runs > MAX_PATHS:
             raise TooManyPaths(MAX_PATHS)
-        replay = _Replay(prefix)
+        budget.charge(1)  # a fresh game for the run
+        replay = _Replay(prefix, budget)
         game = table.game(replay)
         before = {stat: game.player.stats.get(stat) for stat in stats}
         seen = len(game.log.events)
@@ -293,6 +401,7 @@ def walk(
             for alternative in range(replay.sizes[depth] - 1, replay.taken[depth], -1):
                 pending.append([*replay.taken[:depth], alternative])
         after = {stat: game.player.stats.get(stat) for stat in stats}
+        budget.charge(OUTCOME_SUMS * sum_work(replay.probability))
         result.decisions = result.decisions or replay.decisions > 0
         result.outcomes.append(
             Outcome(

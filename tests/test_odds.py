@@ -162,10 +162,11 @@ def test_death_is_counted(tmp_path: Path) -> None:
 
 
 def test_a_card_that_branches_past_the_limit_is_refused(tmp_path: Path) -> None:
-    roll = "roll d6 { 1..3 { gain terror 1 } 4..6 { lose terror 1 } }"
+    # 3 ** 8 paths, each short: the path limit stops it before the limit on work.
+    roll = "roll d6 { 1..2 { gain terror 1 } 3..4 { lose terror 1 } 5..6 { } }"
     pack = make_pack(
         tmp_path / "p",
-        rooms=f'room "Maze" {{\n number 1\n when revealed {{\n  repeat 16 {{ {roll} }}\n }}\n}}\n',
+        rooms=f'room "Maze" {{\n number 1\n when revealed {{\n  repeat 8 {{ {roll} }}\n }}\n}}\n',
     )
     code, output = run("odds", str(pack), "Maze")
     assert code == 1, output

@@ -20,7 +20,7 @@ from compiler.report.analysis import (
     read_stats,
     spread,
 )
-from compiler.report.faces import clean_html, scope_css
+from compiler.report.faces import clean_html
 from runtime.odds import card_odds
 from tests.conftest import ROOT, TESTS
 from tests.helpers import make_pack, run
@@ -43,6 +43,7 @@ class Page(HTMLParser):
         self.links: list[str] = []
         self.ids: set[str] = set()
         self.tags: set[str] = set()
+        self.frames: list[dict[str, str]] = []  # the attributes of each face frame
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = {name: value or "" for name, value in attrs}
@@ -56,6 +57,8 @@ class Page(HTMLParser):
         if tag == "article":
             self.cards.append(found)
             self.card = found["id"]
+        if tag == "iframe":
+            self.frames.append(found)
         if tag == "svg" and "r-chart" in found.get("class", "").split() and self.card:
             self.charts[self.card] = self.charts.get(self.card, 0) + 1
         if tag not in VOID:
@@ -118,9 +121,9 @@ def test_the_specimen_report_parses_with_every_card_and_a_chart_per_block(
     charts = sum(page.charts.values())
     assert charts > 10
     assert f"21 cards, {charts} charts" in output
-    # Every card's face is the print template's, in a box of the printed size.
-    assert text.count('class="pillbox-face"') == len(pack.cards)
-    assert text.count('<h1 class="title">') == len(pack.cards)
+    # Every card's face is the print template's, in a frame of the printed size.
+    assert len(page.frames) == len(pack.cards)
+    assert all('<h1 class="title">' in frame["srcdoc"] for frame in page.frames)
     assert "width: 63.5mm; height: 88.9mm" in text
 
 
@@ -128,10 +131,14 @@ def test_the_report_needs_no_script_and_no_network(specimen_report: tuple[str, s
     text, _ = specimen_report
     page = read_page(text)
     assert "script" not in page.tags
-    assert not page.tags & {"link", "iframe", "object", "embed", "img"}
+    assert not page.tags & {"link", "object", "embed", "img"}
     assert all(link.startswith("#") and link[1:] in page.ids for link in page.links)
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
-    assert not re.search(r"url\(|@import|https?://(?!www\.w3\.org/2000/svg\")", text)
+    # Faces are frames of their own, sandboxed with no permission at all, fetching nothing.
+    for frame in page.frames:
+        assert frame["sandbox"] == "" and "src" not in frame
+        assert "Content-Security-Policy" in frame["srcdoc"] and "<script" not in frame["srcdoc"]
+    assert not re.search(r"url\(|@import|https?://(?!www\.w3\.org/2000/svg(?:\"|&#34;))", text)
 
 
 def test_the_executable_share_and_every_diagnostic_link_to_their_card(
@@ -372,16 +379,11 @@ def test_a_hostile_pack_can_neither_script_fetch_nor_break_out_of_its_face(
     assert 'id="cards"' in text and text.count('id="cards"') == 1  # the page's own
     assert [a["data-title"] for a in page.cards] == ["The Choice"]
     assert page.charts[page.cards[0]["id"]] == 4
-    assert '<h1 class="title">The Choice</h1>' in text
-    assert '.pillbox-face .card { color: blue; content: "}" }' in text
-
-
-def test_a_card_stylesheet_is_scoped_to_the_faces() -> None:
-    css = scope_css("html .a, body>.b, .c:hover { color: red }\n@page { size: a4 }", ".f")
-    assert css == ".f .a, .f .b, .f .c:hover { color: red }\n"
-    assert scope_css(":root { --x: 1 }", ".f") == ".f { --x: 1 }\n"
-    nested = scope_css("@media print { .a { color: red } }", ".f")
-    assert nested == "@media print {\n.f .a { color: red }\n}\n"
+    [face] = [frame["srcdoc"] for frame in page.frames]
+    assert "evil" not in face and "<script" not in face and "onclick" not in face
+    assert '<h1 class="title">The Choice</h1>' in face
+    assert '.card { color: blue;   content: "}"; }' in face
+    assert read_page(face).tags >= {"html", "head", "style", "body", "div", "h1", "svg"}
 
 
 def test_face_html_keeps_only_what_is_harmless() -> None:
@@ -434,7 +436,7 @@ def test_a_broken_template_exits_1_at_its_line_and_writes_nothing(tmp_path: Path
     assert "nothing written" in output and not target.exists()
 
 
-def test_a_card_whose_odds_cannot_be_worked_out_exits_1(
+def test_a_card_whose_odds_cannot_be_worked_out_exits_1_with_its_error_in_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import runtime.odds
@@ -445,7 +447,11 @@ def test_a_card_whose_odds_cannot_be_worked_out_exits_1(
     code, output = run("report", str(pack), "-o", str(target))
     assert code == 1, output
     assert "E0604" in output and "The Choice" in output and "more than 1 paths" in output
-    assert not target.exists()
+    page = read_page(target.read_text(encoding="utf-8"))
+    [card] = page.cards
+    assert card["data-title"] == "The Choice" and not page.charts
+    text = target.read_text(encoding="utf-8")
+    assert "error[E0604]" in text and f'href="#{card["id"]}"' in text
 
 
 def test_checked_and_read_stats_are_found_in_reading_order() -> None:

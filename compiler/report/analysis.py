@@ -8,6 +8,11 @@ the number the check rolls, one column per value, with no repeats and no side ef
 the source instead (terror 0..5) would repeat focus 3, and would mix the check's odds with
 what terror itself does to the outcomes (terror past 5 is lost as health). A check that rolls
 the best of several stats (an attack) sets them all to the value, each within its own range.
+A stat of a wide range is charted at `MAX_COLUMNS` values of it, and the chart says so. The
+walks of a card, as given and at every value, share one budget of work (`runtime.odds`); a
+value whose walk cannot be done (a pool past the dice a check rolls, say) is left off its
+chart with a warning, and a card whose walk as given cannot be done gets the error instead of
+its charts.
 
 Good and bad come from the ruleset: a stat whose lowest value kills is good (more is better),
 a stat whose excess is taken from a good stat is bad. Where the ruleset says neither,
@@ -26,11 +31,10 @@ from compiler.build import CompiledPack
 from compiler.commands import apply_settings
 from compiler.odds import given, odds_table, walk_failed
 from compiler.ruleset import Ruleset
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
-from runtime.game import Game, RunawayError
-from runtime.odds import BlockOdds, Branches, BranchPoint, Table, TooManyPaths, card_odds
-from runtime.testing import runtime_failure
+from runtime.game import Game
+from runtime.odds import MAX_WORK, BlockOdds, Branches, BranchPoint, Budget, Table, card_odds
 
 IR = dict[str, Any]
 
@@ -42,6 +46,11 @@ VARIANT_THRESHOLD = Fraction(1, 2)
 
 MAX_COLUMNS = 24
 """A stat with a wider range is charted at this many values, evenly spread, ends included."""
+
+MAX_PACK_WORK = 10 * MAX_WORK
+"""Steps the walks of a whole report may take, about fifteen seconds: the bundled pack takes
+8,000 for its 116 cards, so a pack of tens of thousands of cards fits, but not thousands of
+cards that each take a card's whole budget. The cards after it are shown without charts."""
 
 FALLBACK_POLARITY = {
     "health": 1,
@@ -101,6 +110,9 @@ class BlockReport:
     columns: list[Column]
     also: list[str]  # other stats its checks roll, held as given
     flags: list[Flag] = field(default_factory=list)
+    values: int = 0  # how many values the axis stat has (more than the columns: sampled)
+    left_out: list[int] = field(default_factory=list)  # values whose walk cannot be done
+    failure: Exception | None = None  # why the first of them cannot
 
     def expected(self, stats: Sequence[str]) -> dict[str, Fraction]:
         """The expected change of each stat at the given stats."""
@@ -116,6 +128,8 @@ class CardReport:
     anchor: str
     blocks: list[BlockReport] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    failed: Diagnostic | None = None  # why its odds cannot be worked out at all
+    unwalked: bool = False  # not walked: the report's walks had taken too long already
 
 
 @dataclass
@@ -126,7 +140,7 @@ class Analysis:
     given: dict[str, int]
     stats: list[str]  # tracked stats, whose changes outcomes report
     polarity: dict[str, int]
-    problems: list[Diagnostic]  # cards whose odds cannot be worked out
+    problems: list[Diagnostic]  # cards whose odds, or some of whose columns, cannot be walked
 
     @property
     def flags(self) -> list[Flag]:
@@ -142,7 +156,7 @@ class _Walks:
         self.settings = list(settings)
         self.base = odds_table(compiled, settings)  # a usage error in --set is raised here
         self.tables: dict[tuple[str, ...], Table] = {(): self.base}
-        self.walks: dict[tuple[int, tuple[str, ...]], list[BlockOdds]] = {}
+        self.walks: dict[tuple[int, tuple[str, ...]], list[BlockOdds] | Exception] = {}
 
     def table(self, values: dict[str, int]) -> Table:
         """The start of every walk with these stats set over the settings."""
@@ -159,11 +173,17 @@ class _Walks:
             self.tables[key] = Table(base.rules, base.cards, base.module, base.branches, setup)
         return self.tables[key]
 
-    def blocks(self, index: int, card: CardDef, values: dict[str, int]) -> list[BlockOdds]:
-        """The card's blocks walked with `values` set (as given when empty)."""
+    def blocks(
+        self, index: int, card: CardDef, values: dict[str, int], budget: Budget
+    ) -> list[BlockOdds] | Exception:
+        """The card's blocks walked with `values` set (as given when empty), or why they
+        cannot be: a walk that failed is not tried again."""
         key = (index, tuple(f"{name}={value}" for name, value in values.items()))
         if key not in self.walks:
-            self.walks[key] = card_odds(self.table(values), card)
+            try:
+                self.walks[key] = card_odds(self.table(values), card, budget)
+            except Exception as error:  # a card's code failing is reported on its line
+                self.walks[key] = error
         return self.walks[key]
 
 
@@ -187,23 +207,27 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
     by_place = {(ir["file"], ir["at"][0]): ir for ir in compiled.checked.cards}
     reports: list[CardReport] = []
     problems: list[Diagnostic] = []
+    spent = 0
     for index, (card, anchor) in enumerate(
         zip(compiled.cards, anchors(compiled.cards), strict=True)
     ):
         report = CardReport(card, by_place[(card.file, card.line)], anchor)
         reports.append(report)
-        try:
-            report.blocks = _blocks(walks, index, card, report.ir, ruleset, start)
-        except (RunawayError, TooManyPaths) as error:
-            problems.append(walk_failed(card, str(error), error))
+        if spent > MAX_PACK_WORK:
+            report.unwalked = True
             continue
-        except Exception as error:  # a card's code failing is reported on its line
-            problems.append(walk_failed(card, runtime_failure(error), error))
+        budget = Budget()  # shared by the card's walks as given and at every value
+        _walk_card(walks, index, report, ruleset, start, budget, problems)
+        spent += budget.spent
+        if report.failed is not None:
             continue
         for block in report.blocks:
             block.flags = branch_flags(report, block, walks.base.branches)
             report.flags += block.flags
         report.flags += dominance_flags(report, stats, signs)
+    unwalked = [report for report in reports if report.unwalked]
+    if unwalked:
+        problems.append(_unwalked(reports, unwalked))
     by_anchor = {report.anchor: report for report in reports}
     for flag in variant_flags(reports, stats, signs):
         for anchor in (flag.anchor, *flag.others):
@@ -211,11 +235,54 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
     return Analysis(reports, start, stats, signs, problems)
 
 
+def _walk_card(
+    walks: _Walks,
+    index: int,
+    report: CardReport,
+    ruleset: Ruleset,
+    start: dict[str, int],
+    budget: Budget,
+    problems: list[Diagnostic],
+) -> None:
+    """Walk one card as given and across its charts' stats, within its budget: its blocks, or
+    why it cannot be walked, go on the report; its diagnostics on `problems`."""
+    as_given = walks.blocks(index, report.card, {}, budget)
+    if isinstance(as_given, Exception):
+        report.failed = walk_failed(report.card, as_given)
+        problems.append(report.failed)
+        return
+    report.blocks = _blocks(walks, index, report.card, report.ir, ruleset, start, budget)
+    warning = left_out(report.card, report.blocks)
+    if warning is not None:
+        problems.append(warning)
+
+
+def _unwalked(reports: Sequence[CardReport], unwalked: Sequence[CardReport]) -> Diagnostic:
+    """E0607 at the first card the report did not walk, its walks having taken too long."""
+    first = unwalked[0].card
+    return Diagnostic(
+        "E0607",
+        "error",
+        f"the report walked the odds of {len(reports) - len(unwalked)} of the {len(reports)} "
+        f"cards: its walks took more than {MAX_PACK_WORK} steps in all, and the other cards "
+        "are shown without charts",
+        Span(first.file, first.line, 1, first.line, 1),
+        help="fix the cards whose odds take too much work (E0605), or report the pack in parts",
+    )
+
+
 def _blocks(
-    walks: _Walks, index: int, card: CardDef, ir: IR, ruleset: Ruleset, start: dict[str, int]
+    walks: _Walks,
+    index: int,
+    card: CardDef,
+    ir: IR,
+    ruleset: Ruleset,
+    start: dict[str, int],
+    budget: Budget,
 ) -> list[BlockReport]:
     """Each option or block of the card, walked as given and across its chart's stat."""
-    as_given = walks.blocks(index, card, {})
+    as_given = walks.blocks(index, card, {}, budget)
+    assert not isinstance(as_given, Exception), "a card that cannot be walked has no blocks"
     effects = block_effects(card, ir)
     out = []
     for position, (odds, tree) in enumerate(zip(as_given, effects, strict=True)):
@@ -223,15 +290,50 @@ def _blocks(
         axis = rolled[0] if rolled else ()
         also = [s for group in rolled[1:] for s in group if s not in axis]
         columns = [Column(None, True, odds)]
+        report = BlockReport(odds.name, odds, axis, columns, list(dict.fromkeys(also)))
         if axis:
             low, high = ruleset.stat_range(axis[0])
-            columns = []
+            report.columns, report.values = [], high - low + 1
             for value in spread(low, high):
                 values = {s: _clamp(value, ruleset.stat_range(s)) for s in axis}
-                walked = walks.blocks(index, card, values)[position]
-                columns.append(Column(value, start.get(axis[0]) == value, walked))
-        out.append(BlockReport(odds.name, odds, axis, columns, list(dict.fromkeys(also))))
+                walked = walks.blocks(index, card, values, budget)
+                if isinstance(walked, Exception):
+                    report.left_out.append(value)
+                    report.failure = report.failure or walked
+                    continue
+                report.columns.append(Column(value, start.get(axis[0]) == value, walked[position]))
+            if not report.columns:  # not one value could be walked: the walk as given stands
+                report.columns = [Column(start.get(axis[0]), True, odds)]
+        out.append(report)
     return out
+
+
+def left_out(card: CardDef, blocks: Sequence[BlockReport]) -> Diagnostic | None:
+    """W0605 when some values of a chart's stat could not be walked, at the line that failed."""
+    missing = [block for block in blocks if block.failure is not None]
+    if not missing:
+        return None
+    first = missing[0]
+    assert first.failure is not None
+    failed = walk_failed(card, first.failure)
+    charts = ", ".join(f"“{block.name}”" for block in missing)
+    return Diagnostic(
+        "W0605",
+        "warning",
+        f"the report leaves {left_out_text(first)} off the chart of {card.label} ({charts}): "
+        + failed.message.partition(" cannot be worked out: ")[2],
+        failed.span,
+        help="the odds at those values cannot be worked out; the rest of each chart is exact",
+    )
+
+
+def left_out_text(block: BlockReport) -> str:
+    """The values of a chart's stat left off it: `will 43478, 86957, … 1000000 (23 values)`."""
+    values = block.left_out
+    shown = ", ".join(map(str, values))
+    if len(values) > 4:
+        shown = f"{values[0]}, {values[1]}, … {values[-1]} ({len(values)} values)"
+    return f"{' & '.join(block.axis)} {shown}"
 
 
 def _clamp(value: int, bounds: tuple[int, int]) -> int:

@@ -1,13 +1,22 @@
-"""Card faces for the report: the print templates' HTML, made safe to show inside another page.
+"""Card faces for the report: the print templates' HTML, each in a sandboxed frame of its own.
 
 A face is rendered exactly as `pillbox print` renders it (`compiler.printing.faces`: the same
-sandbox, templates, context and limits), then placed in a box of the printed card size. A
-pack's templates and cards.css are untrusted, and a browser, unlike the PDF renderer, runs
-scripts and fetches what a page names: so the face HTML keeps only an allowlist of tags and
-attributes, the stylesheet is scoped under `SCOPE` so it styles the faces and nothing else, and
-neither may name anything to fetch (`url()`, `@import`): a pack's own fonts and images are
-left out, and the faces fall back to the design's other fonts. The page's Content Security
-Policy forbids scripts and fetches as well.
+sandbox, templates, context and limits), then shown in an `<iframe sandbox srcdoc="…">` of the
+printed card size: a document of its own, with the card design (the pack's cards.css, else the
+bundled one) in its head. A pack's templates and cards.css are untrusted, and a frame keeps
+whatever they do inside the card's box: selectors match within their own document only, so no
+rule of theirs reaches the report around the face, however it is nested or what it names
+(`:root`, `:not(&)`), and nothing they draw paints outside the frame (`position: fixed` is fixed
+to the frame). The sandbox (no `allow-scripts`, no `allow-same-origin`) runs no script and gives
+the face an origin of its own; the frame's Content Security Policy, and the page's, which a
+srcdoc frame inherits, forbid fetches. A browser is not WeasyPrint, so the face HTML also keeps
+only an allowlist of tags and attributes (no links, which would navigate the frame, no forms,
+no `<meta>`), and the stylesheet loses every declaration that names something to fetch
+(`url()`, `@import`), in one pass however deeply it nests: a pack's own fonts and images are
+left out, and the faces fall back to the design's other fonts.
+
+Each frame carries the whole design, so the faces of a report are bounded in all
+(`MAX_FACE_BYTES`): past that, a card is shown without its face, and the report says so.
 """
 
 from __future__ import annotations
@@ -24,87 +33,86 @@ from compiler.printing.sizes import PrintOptions
 
 IR = dict[str, Any]
 
-SCOPE = ".pillbox-face"
-"""Every rule of a card stylesheet applies only inside an element of this class."""
+MAX_FACE_BYTES = 64 * 2**20
+"""The face documents of one report, in all: the bundled design is 5 KB a face, so a pack of
+thousands of cards fits; a design of 256 KB on thousands of cards would not fit in memory."""
+
+FACE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+"""The Content Security Policy of the report and of every face frame: no script, no fetch."""
+
+FACE_SANDBOX = ""
+"""The frame's sandbox tokens: none at all, so no script, no form, no origin of the page's."""
 
 
 class FaceRenderer:
-    """Card faces as print renders them (`CardRenderer`), cleaned and scoped for a browser."""
+    """Card faces as print renders them (`CardRenderer`), each as the document of a frame."""
 
     def __init__(self, checked: CheckedPack, options: PrintOptions) -> None:
         self.cards = CardRenderer(checked, options)
         self.options = options
+        self._design: str | None = None
 
-    def face(self, card: IR) -> str:
-        """The card's face as print renders it, cleaned for a browser (TemplateProblem if the
-        template fails)."""
-        return clean_html(self.cards.face(card, "")[0].html)
-
-    def stylesheet(self) -> str:
-        """The card design (the pack's cards.css, else the bundled one), scoped and cleaned,
-        over a reset: a face inherits nothing from the page around it."""
-        reset = f"{SCOPE} {{ all: initial; display: block; }}\n"
-        return reset + scope_css(self.cards.stylesheet(), SCOPE)
-
-    def geometry(self) -> str:
-        """The print geometry of a face box, after the design so that it wins, as in print."""
+    def face(self, card: IR, index: int) -> str:
+        """The document of the card's face frame: the face as print renders it, cleaned for a
+        browser, under the card design (TemplateProblem if a template fails)."""
+        if self._design is None:
+            self._design = clean_css(self.cards.stylesheet())
+        html = clean_html(self.cards.face(card, "")[0].html)
         return (
-            f"{SCOPE} {{ display: block; position: relative; width: {self.options.width:g}mm;"
-            f" height: {self.options.height:g}mm; overflow: hidden; contain: strict; }}\n"
-            f"{SCOPE} .slot, {SCOPE} .trim {{ position: absolute; inset: 0; overflow: hidden; }}\n"
+            '<!DOCTYPE html><html><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{FACE_POLICY}">'
+            f"<style>\n{self._design}</style><style>{_FRAME_GEOMETRY}</style></head><body>"
+            f'<div class="slot kind-{escape(card["kind"])}">'
+            f'<div class="trim" data-card="{index}">{html}</div></div></body></html>'
         )
+
+    def frame_css(self) -> str:
+        """The size of a face frame in the page: the printed card, trimmed."""
+        return (
+            f".r-face {{ display: block; border: 0; width: {self.options.width:g}mm;"
+            f" height: {self.options.height:g}mm; }}\n"
+        )
+
+
+_FRAME_GEOMETRY = (
+    "html, body { margin: 0; padding: 0; width: 100%; height: 100%; overflow: hidden }"
+    " .slot, .trim { position: absolute; inset: 0; overflow: hidden }"
+)
+"""The print geometry of a face in its frame, after the design so that it wins, as in print."""
 
 
 # ------------------------------------------------------------------------------ stylesheets
 
 _FETCHES = re.compile(r"(?:url|image-set|image|cross-fade|element|src|expression)\s*\(|@import")
-"""CSS that fetches something or runs code: a declaration holding it is dropped."""
-
-_KEPT_AT_RULES = ("@media", "@supports", "@container", "@layer")
-"""At-rules whose rules are scoped and kept; `@keyframes` is kept as written; others go."""
-
-_ROOTS = re.compile(r"^(?:(?:html|body|:root)(?![\w-])\s*>?\s*)+", re.IGNORECASE)
+"""CSS that fetches something or runs code: a declaration or prelude holding it is dropped."""
 
 
-def scope_css(css: str, scope: str) -> str:
-    """The stylesheet with every selector inside `scope` and nothing that fetches."""
-    out = []
-    for prelude, body in _statements(_without_comments(css)):
-        if body is None:
-            continue  # @import, @charset, @namespace, `@layer a, b;`: nothing a face needs
-        if prelude.startswith("@"):
-            name = prelude.split(None, 1)[0].split("(", 1)[0].lower()
-            if name in _KEPT_AT_RULES:
-                out.append(f"{prelude} {{\n{scope_css(body, scope)}}}")
-            elif name.endswith("keyframes"):
-                frames = [f"{p} {{ {_declarations(b or '')} }}" for p, b in _statements(body)]
-                out.append(f"{prelude} {{ {' '.join(frames)} }}")
-            continue  # @font-face (its fonts are not embedded), @page, unknown
-        selectors = [_scoped(s, scope) for s in _split(prelude, ",")]
-        out.append(f"{', '.join(s for s in selectors if s)} {{ {_declarations(body)} }}")
+def clean_css(css: str) -> str:
+    """The stylesheet without comments and without any declaration, statement or prelude that
+    fetches something; its rules and nesting as written otherwise.
+
+    One pass over the text: the pieces between braces and semicolons (outside strings) are
+    each a declaration, a statement or a rule's prelude, and each is kept or dropped on its
+    own, so the work is linear and no nesting is ever followed.
+    """
+    text = _without_comments(css)
+    out, start = [], 0
+    for i, char in _outside_strings(text):
+        if char in "{};":
+            out += [_harmless(text[start:i]), char]
+            start = i + 1
+    out.append(_harmless(text[start:]))
     # No `<` at all, so nothing can end the <style> element the stylesheet goes in.
-    return "\n".join(out).replace("<", "\\3c ") + "\n"
+    return "".join(out).replace("<", "\\3c ") + "\n"
 
 
-def _scoped(selector: str, scope: str) -> str:
-    selector = selector.strip()
-    if not selector:
-        return ""
-    rest = _ROOTS.sub("", selector)
-    return f"{scope} {rest}" if rest else scope
-
-
-def _declarations(body: str) -> str:
-    kept = []
-    for declaration in _split(body, ";"):
-        if declaration.strip() and not _FETCHES.search(_unescaped(declaration).lower()):
-            kept.append(declaration.strip())
-    return "; ".join(kept)
+def _harmless(piece: str) -> str:
+    return "" if _FETCHES.search(_unescaped(piece).lower()) else piece
 
 
 def clean_style(style: str) -> str:
     """A style attribute's declarations without those that fetch anything."""
-    return _declarations(style)
+    return clean_css(style).strip()
 
 
 def _unescaped(text: str) -> str:
@@ -145,9 +153,9 @@ def _string_end(css: str, start: int) -> int:
     return min(i + 1, len(css))
 
 
-def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-    """Each character from `start` that is not inside a string or escaped, with its index."""
-    i = start
+def _outside_strings(text: str) -> Iterator[tuple[int, str]]:
+    """Each character that is not inside a string or escaped, with its index."""
+    i = 0
     while i < len(text):
         char = text[i]
         if char in "\"'":
@@ -157,52 +165,6 @@ def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
         else:
             yield i, char
             i += 1
-
-
-def _statements(css: str) -> list[tuple[str, str | None]]:
-    """Top-level `prelude { body }` rules and `statement;`s."""
-    out: list[tuple[str, str | None]] = []
-    start = 0
-    for i, char in _outside_strings(css):
-        if i < start:
-            continue  # inside a block already taken whole
-        if char == "{":
-            end = _closing(css, i)
-            out.append((css[start:i].strip(), css[i + 1 : end]))
-            start = end + 1
-        elif char == ";":
-            out.append((css[start:i].strip(), None))
-            start = i + 1
-        elif char == "}":
-            start = i + 1  # a stray brace: dropped, as a browser drops it
-    return out
-
-
-def _closing(css: str, opening: int) -> int:
-    depth = 0
-    for i, char in _outside_strings(css, opening):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(css)
-
-
-def _split(text: str, separator: str) -> list[str]:
-    """Split at `separator` outside strings, brackets and parentheses."""
-    parts, depth, start = [], 0, 0
-    for i, char in _outside_strings(text):
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth = max(depth - 1, 0)
-        elif char == separator and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
 
 
 # ------------------------------------------------------------------------------------ HTML

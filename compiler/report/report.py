@@ -4,7 +4,9 @@ The page shows every card's face as print renders it, and for each option or eff
 chart of its outcomes across the stat its checks roll, its expected stat changes and its
 flags; then the pack's executable share and every diagnostic, each linked to its card. It
 needs no script, no network and no file beside it: CSS and SVG are inline, and the page's
-Content Security Policy forbids scripts and fetches.
+Content Security Policy forbids scripts and fetches. A card whose odds cannot be worked out
+is shown with its error instead of its charts; the page is written all the same, and the
+command exits 1.
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ from compiler.report.analysis import (
     CardReport,
     Flag,
     analyse,
+    left_out_text,
     percent,
     signed,
 )
 from compiler.report.charts import LEFT, TOP, chart
-from compiler.report.faces import FaceRenderer
-from dsl.spans import Diagnostic
+from compiler.report.faces import FACE_POLICY, FACE_SANDBOX, MAX_FACE_BYTES, FaceRenderer
+from dsl.spans import Diagnostic, Span
 
 FLAG_KINDS = {
     "branch": "Branches under 2 % or over 98 %",
@@ -84,36 +87,69 @@ def make_report(
     except OptionError as error:
         raise UsageError(str(error)) from None
     analysis = analyse(compiled, request.settings)
-    problems = list(analysis.problems)
-    faces: list[str] = []
+    sources = compiled.sources()
     renderer = FaceRenderer(compiled.checked, options)
     try:
-        stylesheet = renderer.stylesheet()
-        faces = [renderer.face(report.ir) for report in analysis.cards]
-    except TemplateProblem as problem:
-        problems.append(problem.diagnostic)
-    if problems:
-        sources = {**compiled.sources()}
-        for diagnostic in problems:
-            emit(render_text(diagnostic, sources, style) + "\n")
+        faces = render_faces(renderer, analysis.cards)
+    except TemplateProblem as problem:  # the design itself: no face can be shown
+        emit(render_text(problem.diagnostic, sources, style) + "\n")
         emit(f"nothing written: fix the errors above ({output} is unchanged)")
         return EXIT_CONTENT
+    problems = [*analysis.problems, *faces_left_out(analysis.cards, faces)]
+    for diagnostic in problems:
+        emit(render_text(diagnostic, sources, style) + "\n")
     checked = check_paths([path], ruleset)
-    share = Share(checked.executable, checked.diagnostics)
-    page = render_page(compiled, analysis, faces, stylesheet + renderer.geometry(), share)
+    share = Share(checked.executable, [*checked.diagnostics, *problems])
+    page = render_page(compiled, analysis, faces, renderer.frame_css(), share)
     try:
         write_atomically(output, page.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     charts = sum(len(card.blocks) for card in analysis.cards)
     flags = len(analysis.flags)
+    failed = sum(1 for card in analysis.cards if card.failed is not None or card.unwalked)
     emit(
         f"wrote {output}: {len(analysis.cards)} cards, {charts} charts, "
         f"{flags} flag{'s' * (flags != 1)}, {len(share.diagnostics)} "
         f"diagnostic{'s' * (len(share.diagnostics) != 1)}, "
         f"{round(share.executable * 100)}% of effect lines executable"
+        + (
+            f"; the odds of {failed} card{'s' * (failed != 1)} cannot be worked out"
+            if failed
+            else ""
+        )
     )
-    return EXIT_CLEAN
+    return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+def render_faces(renderer: FaceRenderer, cards: Sequence[CardReport]) -> list[str | None]:
+    """The document of each card's face frame, None past MAX_FACE_BYTES of them in all."""
+    faces: list[str | None] = []
+    size = 0
+    for index, report in enumerate(cards):
+        face = renderer.face(report.ir, index) if size <= MAX_FACE_BYTES else None
+        size += len(face or "")
+        faces.append(face if size <= MAX_FACE_BYTES else None)
+    return faces
+
+
+def faces_left_out(cards: Sequence[CardReport], faces: Sequence[str | None]) -> list[Diagnostic]:
+    """W0606 at the first card whose face is left out of the report, if any is."""
+    missing = [report.card for report, face in zip(cards, faces, strict=True) if face is None]
+    if not missing:
+        return []
+    first = missing[0]
+    return [
+        Diagnostic(
+            "W0606",
+            "warning",
+            f"the report shows {len(cards) - len(missing)} of the {len(cards)} card faces: "
+            f"each face carries the whole design, and the faces may take "
+            f"{MAX_FACE_BYTES // 2**20} MB of the page in all",
+            Span(first.file, first.line, 1, first.line, 1),
+            help="a smaller cards.css (or fewer cards in one report) shows every face",
+        )
+    ]
 
 
 def _environment() -> jinja2.Environment:
@@ -141,8 +177,8 @@ def _number(value: float) -> str:
 def render_page(
     compiled: CompiledPack,
     analysis: Analysis,
-    faces: Sequence[str],
-    face_css: str,
+    faces: Sequence[str | None],
+    frame_css: str,
     share: Share,
 ) -> str:
     """The whole report page."""
@@ -151,7 +187,7 @@ def render_page(
     cards = []
     for index, (report, face) in enumerate(zip(analysis.cards, faces, strict=True)):
         linked = [d for d in diagnostics if d["anchor"] == report.anchor]
-        cards.append({**_card(report, Markup(face), analysis, linked), "index": index})
+        cards.append({**_card(report, face, analysis, linked), "index": index})
     flags = analysis.flags
     context: dict[str, Any] = {
         "title": checked.title or checked.name,
@@ -160,7 +196,7 @@ def render_page(
         "version": __version__,
         "given": list(analysis.given.items()),
         "cards": cards,
-        "printed": [card for card in cards if not card["blocks"]],
+        "printed": [c for c in cards if not (c["blocks"] or c["failed"] or c["unwalked"])],
         "charts": sum(len(card["blocks"]) for card in cards),
         "flag_count": len(flags),
         "flag_groups": [
@@ -174,7 +210,9 @@ def render_page(
         "diagnostics": diagnostics,
         "left": LEFT,
         "top": TOP,
-        "face_css": Markup(face_css),
+        "frame_css": Markup(frame_css),
+        "policy": Markup(FACE_POLICY),
+        "sandbox": FACE_SANDBOX,
         "polarity": [
             (stat, "good" if sign > 0 else "bad") for stat, sign in analysis.polarity.items()
         ],
@@ -183,7 +221,7 @@ def render_page(
 
 
 def _card(
-    report: CardReport, face: Markup, analysis: Analysis, diagnostics: list[dict[str, Any]]
+    report: CardReport, face: str | None, analysis: Analysis, diagnostics: list[dict[str, Any]]
 ) -> dict[str, Any]:
     card = report.card
     return {
@@ -195,6 +233,8 @@ def _card(
         "where": f"{card.file}:{card.line}",
         "face": face,
         "blocks": [_block(block, analysis) for block in report.blocks],
+        "failed": _diagnostic(report.failed, [report]) if report.failed else None,
+        "unwalked": report.unwalked,
         "flags": report.flags,
         "notes": [flag for flag in report.flags if flag.kind != "branch"],
         "diagnostics": diagnostics,
@@ -225,8 +265,18 @@ def _block(block: BlockReport, analysis: Analysis) -> dict[str, Any]:
         ],
         "rows": rows,
         "charted": given is not None and given.value is not None,
+        "sampled": _sampled(block),
+        "left_out": left_out_text(block) if block.left_out else "",
         "flags": block.flags,
     }
+
+
+def _sampled(block: BlockReport) -> str:
+    """What a chart of a few of its stat's many values says of them."""
+    charted = len(block.columns) + len(block.left_out)
+    if not block.axis or block.values <= charted:
+        return ""
+    return f"{charted} of the {block.values:,} values of {' & '.join(block.axis)}, evenly spread"
 
 
 def _cell(value: Fraction, sign: int, shown: str | None = None) -> dict[str, str]:
