@@ -606,7 +606,7 @@ def _build(
             if prop not in properties.by_name:
                 builder.error(f"kind {name!r} names unknown property {prop!r}", ("kinds", name))
         for block in k.get("blocks", []):
-            if block not in blocks_data:
+            if blocks_data.get(block) is None:  # absent, or blanked by an extending ruleset
                 builder.error(f"kind {name!r} names unknown block {block!r}", ("kinds", name))
         if k.get("deck") is not None and k["deck"] not in decks:
             builder.error(f"kind {name!r} goes to unknown deck {k['deck']!r}", ("kinds", name))
