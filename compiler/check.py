@@ -21,6 +21,7 @@ from compiler.pack import (
     read_manifest,
 )
 from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
+from compiler.sources import SourceGlob, search_sources
 from dsl.spans import Diagnostic, Span
 
 
@@ -124,6 +125,14 @@ class _Target:
     problems: list[Diagnostic] = field(default_factory=list)
 
 
+def _loose_cards(folder: Path) -> list[Path]:
+    """The card files below a folder that is no pack, found as a pack's sources are."""
+    search = search_sources(folder, [SourceGlob.compile("**/*.card")], MANIFEST)
+    for reason in search.stopped.values():
+        raise UsageError(f"{folder}: {reason}")
+    return [path.resolve() for path in sorted(search.matches[0])]
+
+
 def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Target]:
     """Group the command line's paths by pack: folders, pack.yaml files and loose cards."""
     targets: dict[Path, _Target] = {}
@@ -138,9 +147,7 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[_Ta
                     manifest.resolve(), _Target(None, manifest, None)
                 ).selected = None
             elif ruleset_override:
-                loose.setdefault(path.resolve(), set()).update(
-                    p.resolve() for p in sorted(path.glob("**/*.card"))
-                )
+                loose.setdefault(path.resolve(), set()).update(_loose_cards(path))
             else:
                 raise UsageError(f"{path} has no {MANIFEST}; name a ruleset with --ruleset")
         elif path.name == MANIFEST:

@@ -191,6 +191,17 @@ def test_a_link_to_a_folder_outside_the_pack_is_not_followed(tmp_path: Path) -> 
     assert "Stolen" not in "".join(report.sources.values())
 
 
+def test_a_loose_folder_is_walked_as_a_pack_is(tmp_path: Path) -> None:
+    folder = tmp_path / "loose"
+    (folder / "cards").mkdir(parents=True)
+    (folder / "cards" / "a.card").write_text(CARD)
+    (folder / "again").symlink_to("cards")
+    (folder / "loop").symlink_to(".")
+    make_pack(folder / "other-pack", MANIFEST, b=CARD.replace("Clean", "Other"))
+    report = check_paths([folder], use_cache=False, ruleset_override="coma-ward")
+    assert (report.files, report.diagnostics) == (1, [])
+
+
 def test_a_pattern_deeper_than_the_search_goes_is_refused_at_its_line(tmp_path: Path) -> None:
     manifest = MANIFEST + f'sources:\n  - "*.card"\n  - "{"*/" * 40}*.card"\n'
     report = check_paths([make_pack(tmp_path / "p", manifest, a=CARD)], use_cache=False)
