@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,28 @@ from compiler.terminal import echo, terminal_safe
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, so it stops as Ctrl-C does (see `print`)."""
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Within this block SIGTERM unwinds the command like Ctrl-C: its workers are killed, its
+    temporary files removed, and nothing it would have replaced is touched."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Group(click.Group):
     """Turns any unexpected exception into one line and exit code 3."""
 
@@ -26,6 +51,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except Terminated:
+            click.echo("pillbox: terminated", err=True)
+            ctx.exit(128 + signal.SIGTERM)
         except KeyboardInterrupt:
             click.echo("pillbox: interrupted", err=True)
             ctx.exit(130)
@@ -387,7 +415,7 @@ def print_command(
     request = PrintRequest(output, overrides, only, png, dpi)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
-    with cache.enabled(not no_cache):
+    with cache.enabled(not no_cache), _terminate_as_interrupt():
         code = _usage(lambda: print_cards(pack, ruleset, request, echo(style), style, progress))
     sys.exit(code)
 

@@ -490,6 +490,7 @@ def print_cards(
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Lay a pack's cards out as a PDF (and PNG previews); report what was written."""
+    from compiler.printing.output import unwritable
     from compiler.printing.sheets import print_pack
     from compiler.printing.sizes import OptionError, resolve_options
 
@@ -499,6 +500,9 @@ def print_cards(
         raise UsageError(f"-o {request.output}: folder {request.output.parent} does not exist")
     if request.output.is_dir():
         raise UsageError(f"-o {request.output}: is a folder; name a .pdf file")
+    problem = unwritable(request.output, request.png)  # every output, before any is written
+    if problem is not None:
+        raise UsageError(problem)
     loaded = load_checked(path, ruleset)
     if loaded.pack is None:
         return _report_errors(loaded, path, emit, style)

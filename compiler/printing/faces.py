@@ -11,7 +11,6 @@ every one.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import threading
@@ -29,6 +28,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.pack import display_path, hard_linked
 from compiler.printing.sizes import PrintOptions
+from compiler.printing.workers import address_space_cap
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text
 from dsl.spans import Diagnostic, Span
@@ -213,7 +213,7 @@ def _memory_cap() -> Iterator[None]:
     """
     import resource
 
-    limits = _address_space_cap()
+    limits = address_space_cap(MEMORY_MB)
     if limits is not None:
         resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
     try:
@@ -221,24 +221,6 @@ def _memory_cap() -> Iterator[None]:
     finally:
         if limits is not None:
             resource.setrlimit(resource.RLIMIT_AS, limits[:2])
-
-
-def _address_space_cap() -> tuple[int, int, int] | None:
-    """The soft and hard address-space limits now and the soft limit to render under."""
-    try:
-        import resource
-
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError):
-        return None
-    cap = used + MEMORY_MB * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    if soft != resource.RLIM_INFINITY and soft <= cap:
-        return None  # already as tight
-    return soft, hard, cap
 
 
 def render(env: ImmutableSandboxedEnvironment, name: str, context: dict[str, Any]) -> str:

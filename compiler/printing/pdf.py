@@ -200,40 +200,51 @@ def write_atomically(target: Path, data: bytes) -> None:
     """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; an output file is public
+        os.close(handle)
+        write_whole(Path(temporary), data, target)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
+def write_whole(path: Path, data: bytes, shown: Path) -> None:
+    """Write and sync a file that is renamed into place later, readable as an output file is.
+
+    An error (a full disk) names `shown`, the file the user asked for, not the temporary one.
+    """
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)  # as a new file would be, not mkstemp's 0600
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(shown)) from None
+
+
 def pdf_to_pngs(
     chunks: Sequence[bytes],
     where: Sequence[tuple[int, int]],
-    names: Sequence[str],
-    folder: Path,
+    paths: Sequence[tuple[Path, Path]],
     dpi: int,
     bleed: float,
-) -> list[Path]:
+) -> None:
     """One PNG per face page (`where`: its chunk PDF and page), trimmed to the card.
 
-    The page is the card and its bleed; only the card is shown. Each is written atomically.
+    The page is the card and its bleed; only the card is shown. Each goes whole to the first
+    path of its pair (a temporary file); an error names the second.
     """
     import io
 
     import pypdfium2 as pdfium
 
     documents: dict[int, Any] = {}
-    written = []
     inset = bleed * 72 / 25.4
     try:
-        for (chunk, number), name in zip(where, names, strict=True):
+        for (chunk, number), (path, shown) in zip(where, paths, strict=True):
             if chunk not in documents:
                 documents[chunk] = pdfium.PdfDocument(chunks[chunk])
             page = documents[chunk][number]
@@ -244,10 +255,7 @@ def pdf_to_pngs(
             image = page.render(scale=dpi / 72).to_pil()
             buffer = io.BytesIO()
             image.save(buffer, format="PNG")
-            target = folder / name
-            write_atomically(target, buffer.getvalue())
-            written.append(target)
+            write_whole(path, buffer.getvalue(), shown)
     finally:
         for document in documents.values():
             document.close()
-    return written

@@ -1,36 +1,52 @@
-"""WeasyPrint runs that lay out the face pages: here for a few faces, else in worker processes.
+"""WeasyPrint runs that lay out the face pages, always in forked worker processes.
 
 The faces are cut into chunks, contiguous slices each laid out as one WeasyPrint document (one
-page a face); forked workers lay the chunks out side by side and send back the PDF, the URLs
-the fence refused and the cards whose text was clipped. A worker that overruns the deadline is
-killed, which stops a layout (and the PDF drawing after it) wherever it is.
+page a face); workers (`workers`) lay the chunks out side by side and send back the PDF, the
+URLs the fence refused and the cards whose text was clipped. A layout runs in a child even for
+one face: only a child can be stopped wherever it is (WeasyPrint's SVG drawing swallows any
+exception raised in it, an alarm or Ctrl-C too), and only a child's memory can be capped. The
+parent kills its workers at the deadline, when one fails, and when it is itself interrupted.
 """
 
 from __future__ import annotations
 
 import gc
 import math
-import multiprocessing
 import os
-import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 from compiler.printing.faces import _deadline
 from compiler.printing.layout import Face, face_css, face_pages
 from compiler.printing.pdf import Refusal, render_pdf
 from compiler.printing.sizes import PrintOptions
+from compiler.printing.workers import WorkerFailed, can_fork, run_in_workers
 
 PARALLEL_FACES = 32
-"""Fewer faces than this are laid out in this process: a fork and a second font setup cost more
-than the second core saves on a small job."""
+"""Fewer faces than this are laid out as one chunk, by one worker: a second worker's font setup
+costs more than the second core saves on a small job."""
 
 CHUNK_FACES = 12
 """A chunk holds at least this many faces: each document has fixed costs (its stylesheets, its
 fonts, the PDF's frame)."""
+
+MAX_CHUNK_FACES = 100
+"""A chunk holds at most this many faces: a worker's memory grows with its document (about
+200 MB for a hundred faces), and the cap below is a worker's."""
+
+LAYOUT_MEMORY_MB = 1024
+"""A layout worker may grow by this much memory at most: a 60,000-box design, or a gradient of
+a million stripes, would take gigabytes."""
+
+MAX_CHUNK_BYTES = 128 * 1024 * 1024
+"""A chunk's PDF may be this large at most (a face's images are in it, each once)..."""
+
+MAX_LAID_OUT_BYTES = 512 * 1024 * 1024
+"""...and the chunks of one print this large together, so what the workers send back cannot
+fill the printing process."""
 
 Progress = Callable[[int, int], None]
 
@@ -47,12 +63,9 @@ class Chunk:
     pages: int = 0  # faces laid out in it, a page each
 
 
-class LayoutStopped(Exception):
-    """The layout overran its deadline or nested too deeply; nothing was made."""
-
-    def __init__(self, too_deep: bool) -> None:
-        super().__init__("nested too deeply" if too_deep else "too slow")
-        self.too_deep = too_deep
+class LayoutStopped(WorkerFailed):
+    """The layout nested too `deep`, ran past its deadline (`time`), needed more `memory`
+    than `memory_mb` or made too `large` a PDF; nothing was made."""
 
 
 class _Expired(BaseException):
@@ -112,7 +125,8 @@ def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
     slices: list[Sequence[Face]] = []
     start = 0
     while start < len(faces):
-        size = max(CHUNK_FACES, math.ceil((len(faces) - start) / (2 * workers)))
+        share = math.ceil((len(faces) - start) / (2 * workers))
+        size = min(max(CHUNK_FACES, share), MAX_CHUNK_FACES)
         slices.append(faces[start : start + size])
         start += size
     return slices
@@ -129,19 +143,19 @@ def lay_out_faces(
 ) -> list[Chunk]:
     """Every face as a page of its own, in order across the chunks.
 
-    Raises LayoutStopped past the deadline or for too deep a nesting, and leaves nothing
-    running.
+    Raises LayoutStopped past the deadline, for too deep a nesting, too much memory or too
+    large a PDF, and leaves nothing running.
     """
     cores = _cores()
-    parts = chunks_of(faces, cores) if len(faces) >= PARALLEL_FACES and cores > 1 else [faces]
+    small = len(faces) < PARALLEL_FACES or cores == 1
+    parts = [faces] if small else chunks_of(faces, cores)
     htmls = [document(part, options, stylesheet) for part in parts]
-    if len(htmls) == 1:
-        chunks = [_here(htmls[0], base, roots, seconds)]
+    if can_fork():
+        chunks = _in_workers(htmls, [len(part) for part in parts], base, roots, seconds, progress)
     else:
-        sizes = [len(part) for part in parts]
-        chunks = _in_workers(htmls, sizes, base, roots, seconds, min(cores, len(htmls)), progress)
+        chunks = [_here(html, base, roots, seconds) for html in htmls]
     if any(chunk.too_deep for chunk in chunks):
-        raise LayoutStopped(too_deep=True)
+        raise LayoutStopped("deep")
     for chunk, part in zip(chunks, parts, strict=True):
         chunk.pages = len(part)
     if progress is not None:
@@ -150,9 +164,7 @@ def lay_out_faces(
 
 
 def _cores() -> int:
-    """The cores this process may run on, if it can fork workers at all (1 if not)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
+    """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on every system
@@ -160,18 +172,15 @@ def _cores() -> int:
 
 
 def _here(html: str, base: Path, roots: Sequence[Path], seconds: float) -> Chunk:
+    """Where no worker can be forked (Windows): in this process, under an alarm where there is
+    one; that cannot stop every layout, nor cap its memory."""
     import weasyprint  # noqa: F401  (not under the deadline: its first import takes a while)
 
     try:
         with _deadline(seconds, _Expired):
             return _lay_out(html, base, roots)
     except _Expired:
-        raise LayoutStopped(too_deep=False) from None
-
-
-def _quiet_worker() -> None:
-    """Ctrl-C is the parent's to handle: it stops the workers itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise LayoutStopped("time") from None
 
 
 def _in_workers(
@@ -180,31 +189,30 @@ def _in_workers(
     base: Path,
     roots: Sequence[Path],
     seconds: float,
-    workers: int,
     progress: Progress | None,
 ) -> list[Chunk]:
-    import time
-
     import weasyprint  # noqa: F401  (imported once here, so the forked workers have it)
 
-    # Fork: the workers start at once with WeasyPrint, the fence and the templates loaded.
-    context = multiprocessing.get_context("fork")
-    pool = context.Pool(workers, initializer=_quiet_worker)
+    received = [0, 0]  # faces laid out, bytes of PDF held
+
+    def done(task: int, chunk: Chunk) -> None:
+        received[0] += sizes[task]
+        received[1] += len(chunk.data)
+        if received[1] > MAX_LAID_OUT_BYTES:
+            raise LayoutStopped("large")
+        if progress is not None:
+            progress(received[0], sum(sizes))
+
+    # Forked: the workers start at once with WeasyPrint, the fence and the documents loaded.
     try:
-        deadline = time.monotonic() + seconds
-        results = pool.imap(partial(_lay_out, base=base, roots=list(roots)), htmls)
-        chunks, done = [], 0
-        for size in sizes:
-            try:
-                chunk = results.next(timeout=max(deadline - time.monotonic(), 0.0))
-            except multiprocessing.TimeoutError:
-                raise LayoutStopped(too_deep=False) from None
-            chunks.append(chunk)
-            done += size
-            if progress is not None:
-                progress(done, sum(sizes))
-        return chunks
-    finally:
-        # Kill whatever still runs (past the deadline, or on an error here) and reap it all.
-        pool.terminate()
-        pool.join()
+        return run_in_workers(
+            lambda task: _lay_out(htmls[task], base, roots),
+            len(htmls),
+            _cores(),
+            time.monotonic() + seconds,
+            LAYOUT_MEMORY_MB,
+            MAX_CHUNK_BYTES,
+            done,
+        )
+    except WorkerFailed as failed:
+        raise LayoutStopped(failed.reason, failed.memory_mb) from None

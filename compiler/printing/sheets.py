@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +15,17 @@ from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import TemplateProblem
-from compiler.printing.impose import impose
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
-from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal, pdf_to_pngs, write_atomically
-from compiler.printing.render import LayoutStopped, lay_out_faces
+from compiler.printing.output import Previews, write_outputs
+from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal
+from compiler.printing.render import (
+    MAX_CHUNK_BYTES,
+    MAX_LAID_OUT_BYTES,
+    LayoutStopped,
+    lay_out_faces,
+)
 from compiler.printing.sizes import PrintOptions
+from compiler.printing.workers import WorkerFailed
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
@@ -121,14 +128,17 @@ def print_pack(
         return result
     arrange = single_layout if options.layout == "single" else sheet_layout
     pages = arrange(faces.copies, faces.backs if options.backs else None, options)
-    write_atomically(target, impose(laid.data, laid.where, pages))
+    previews = None
+    if png_folder is not None:
+        names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
+        previews = Previews(png_folder, laid.where[: len(cards)], names, dpi, options.bleed)
+    try:
+        result.pngs = write_outputs(laid.data, laid.where, pages, target, previews, laid.deadline)
+    except WorkerFailed as failed:
+        result.diagnostics.append(_too_much(checked, failed, "making the sheets", _whole_print()))
+        return result
     result.cards = len(faces.copies)
     result.pages = len(pages)
-    if png_folder is not None:
-        png_folder.mkdir(parents=True, exist_ok=True)
-        names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
-        pages_of_cards = laid.where[: len(cards)]
-        result.pngs = pdf_to_pngs(laid.data, pages_of_cards, names, png_folder, dpi, options.bleed)
     return result
 
 
@@ -174,6 +184,9 @@ LAYOUT_SECONDS_PER_FACE = 0.25
 """WeasyPrint is stopped after 30 s and a quarter second a face: nested flex, grid or columns
 (in a pack's templates or cards.css) take time exponential in their depth; a few make hours."""
 
+PRINT_SECONDS = 600.0
+"""However many faces, a print stops after this long: its layouts, the sheets and previews."""
+
 
 @dataclass
 class _LaidOut:
@@ -192,6 +205,7 @@ class _LaidOut:
     cache: FaceCache | None = None
     _clipped: set[str] = field(default_factory=set)
     _cached_chunks: dict[str, int] = field(default_factory=dict)  # digest -> index in data
+    deadline: float = field(default_factory=lambda: time.monotonic() + PRINT_SECONDS)
 
     def __post_init__(self) -> None:
         if self.checked.root is not None:
@@ -247,12 +261,17 @@ class _LaidOut:
         """Lay faces out with WeasyPrint; the chunk and page of each, in order."""
         base = (self.checked.root or Path.cwd()).resolve()
         seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
+        limit = f"{seconds:g} s"
+        if self.deadline - time.monotonic() < seconds:
+            seconds, limit = self.deadline - time.monotonic(), _whole_print()
         try:
             chunks = lay_out_faces(
                 faces, self.options, self.stylesheet, base, self._roots, seconds, progress
             )
         except LayoutStopped as stopped:
-            raise TemplateProblem(self._stopped(stopped, seconds)) from None
+            raise TemplateProblem(
+                _too_much(self.checked, stopped, "laying out the cards", limit)
+            ) from None
         pages = []
         start = 0
         for chunk in chunks:
@@ -269,16 +288,37 @@ class _LaidOut:
         """Which of these cards lost text to clipping in their latest layout."""
         return {index for index in cards if str(index) in self._clipped}
 
-    def _stopped(self, stopped: LayoutStopped, seconds: float) -> Diagnostic:
-        where = display_path(self.checked.root / "templates") if self.checked.root else "templates"
-        how = "is nested too deeply" if stopped.too_deep else f"took longer than {seconds:g} s"
-        return Diagnostic(
-            "E0701",
-            "error",
-            f"laying out the cards {how}: the templates or cards.css are too complex",
-            Span.whole_file(where),
-            "keep flex, grid and columns inside one another to a few levels",
+
+def _whole_print() -> str:
+    return f"the {PRINT_SECONDS:g} s a whole print may take"
+
+
+def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str) -> Diagnostic:
+    """E0701 for a step too slow or nested too deeply, E0705 for one that needs too much memory
+    or makes too large a PDF: at the pack's templates, whose design it is."""
+    where = display_path(checked.root / "templates") if checked.root else "templates"
+    if failed.reason in ("memory", "large"):
+        needs = (
+            f"more than {failed.memory_mb} MB of memory"
+            if failed.reason == "memory"
+            else f"more PDF than a print may hold ({MAX_CHUNK_BYTES // 2**20} MB a document, "
+            f"{MAX_LAID_OUT_BYTES // 2**20} MB in all)"
         )
+        return Diagnostic(
+            "E0705",
+            "error",
+            f"{doing} needs {needs}: the templates or cards.css draw too much",
+            Span.whole_file(where),
+            "draw less: no gradients of thousands of stripes, no thousands of boxes a card",
+        )
+    how = "is nested too deeply" if failed.reason == "deep" else f"took longer than {limit}"
+    return Diagnostic(
+        "E0701",
+        "error",
+        f"{doing} {how}: the templates or cards.css are too complex",
+        Span.whole_file(where),
+        "keep flex, grid and columns inside one another to a few levels",
+    )
 
 
 _REFUSED = {

@@ -1,0 +1,281 @@
+"""Hostile packs cannot hang `pillbox print`, fill the memory, or lose what was written.
+
+Each test is an attacker's reproducer made small: an SVG `<use>` bomb that swallows alarms, a
+gradient of a million stripes, thousands of boxes a card, an image of 169 megapixels in 20 KB,
+a refused URL where WeasyPrint does not expect one, outputs that cannot be written, a print
+interrupted or killed, a damaged face cache. Every one ends in a diagnostic (or a clean exit
+of an interrupted print), with the old PDF as it was and no worker left running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from compiler.printing import output, render, sheets
+from tests.conftest import ROOT
+from tests.helpers import run
+from tests.test_print_parallel import children
+from tests.test_print_safety import PREVIOUS, hostile, refused
+
+LINUX = Path("/proc/self/stat").exists()
+needs_proc = pytest.mark.skipif(not LINUX, reason="reads /proc")
+
+
+def svg_bomb(levels: int = 9) -> str:
+    """An SVG whose `<use>` elements each draw ten of the level below: 10**levels rectangles."""
+    parts = [
+        '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs>',
+        '<rect id="a0" width="1" height="1"/>',
+    ]
+    for level in range(1, levels + 1):
+        parts.append(f'<g id="a{level}">' + f'<use href="#a{level - 1}"/>' * 10 + "</g>")
+    parts.append(f'</defs><use href="#a{levels}"/></svg>')
+    return "".join(parts)
+
+
+BOMB_WAYS = {
+    "back": ({"back.svg": svg_bomb()}, ["--backs", "duplex"]),
+    "one face": ({"card.html": '<img src="templates/bomb.svg">', "bomb.svg": svg_bomb()}, []),
+}
+
+
+# --- the deadline holds: a layout runs in a worker that is killed ---------------------------
+
+
+@needs_proc
+@pytest.mark.parametrize("way", BOMB_WAYS, ids=list(BOMB_WAYS))
+def test_an_svg_use_bomb_is_stopped_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    # WeasyPrint's SVG drawing catches BaseException: an alarm in this process never stopped it.
+    monkeypatch.setattr(sheets, "LAYOUT_SECONDS", 1.0)
+    monkeypatch.setattr(sheets, "LAYOUT_SECONDS_PER_FACE", 0.0)
+    templates, args = BOMB_WAYS[way]
+    started = time.monotonic()
+    output_text = refused(tmp_path, hostile(tmp_path, templates), *args)
+    assert time.monotonic() - started < 6
+    assert "error[E0701]: laying out the cards took longer than 1 s" in output_text
+    assert children() == []
+
+
+def test_the_whole_print_has_a_deadline_however_many_faces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sheets, "LAYOUT_SECONDS", 1000.0)  # as if there were thousands of faces
+    monkeypatch.setattr(sheets, "PRINT_SECONDS", 1.0)
+    pack = hostile(tmp_path, BOMB_WAYS["back"][0])
+    output_text = refused(tmp_path, pack, "--backs", "duplex")
+    assert "error[E0701]: laying out the cards took longer than the 1 s a whole print" in (
+        output_text
+    )
+
+
+# --- memory: every layout, and the sheets, in a worker with a cap ---------------------------
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    "templates",
+    [
+        {"cards.css": ".trim{background:repeating-linear-gradient(red 0,blue 0.0002mm)}"},
+        {"card.html": "{% for i in range(20000) %}<b>x</b>{% endfor %}"},
+    ],
+    ids=["gradient", "boxes"],
+)
+def test_a_layout_that_needs_too_much_memory_is_E0705(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, templates: dict[str, str]
+) -> None:
+    monkeypatch.setattr(render, "LAYOUT_MEMORY_MB", 100)  # 1024 by default: the same, slower
+    started = time.monotonic()
+    output_text = refused(tmp_path, hostile(tmp_path, templates))
+    assert time.monotonic() - started < 8
+    assert "templates:1:1: error[E0705]: laying out the cards needs more than 100 MB" in output_text
+    assert children() == []
+
+
+@needs_proc
+def test_sheets_and_previews_that_need_too_much_memory_are_E0705(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 600 dpi preview of a 200 × 280 mm card is a bitmap of 200 MB, drawn by pdfium.
+    monkeypatch.setattr(output, "FINISH_MEMORY_MB", 100)
+    pngs = tmp_path / "png"
+    args = ["--card", "200x280mm", "--dpi", "600", "--png", str(pngs)]
+    output_text = refused(tmp_path, hostile(tmp_path, {}), *args)
+    assert "error[E0705]: making the sheets needs more than 100 MB of memory" in output_text
+    assert list(pngs.iterdir()) == []
+
+
+@pytest.mark.parametrize("limit", ["MAX_CHUNK_BYTES", "MAX_LAID_OUT_BYTES"])
+def test_laid_out_pages_too_large_to_hold_are_E0705(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str
+) -> None:
+    monkeypatch.setattr(render, limit, 1000)  # a face document is tens of kilobytes
+    output_text = refused(tmp_path, hostile(tmp_path, {}))
+    assert "error[E0705]: laying out the cards needs more PDF than a print may hold" in output_text
+
+
+# --- interrupted or killed: nothing replaced, nothing left running --------------------------
+
+
+def start_print(pack: Path, target: Path, *args: str) -> subprocess.Popen[bytes]:
+    """`pillbox print` in a process of its own."""
+    command = [sys.executable, "-m", "compiler", "print", str(pack), "-o", str(target), *args]
+    return subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ)
+    )
+
+
+def forks_of(pid: int) -> list[int]:
+    """The live processes forked by `pid` that run as it does: its workers (not the compiler
+    a library may start to look for a shared library)."""
+    found = []
+    command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            same = (stat.parent / "cmdline").read_bytes() == command
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z" and same:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def workers_started(process: subprocess.Popen[bytes], count: int = 1) -> list[int]:
+    """The print's workers, once `count` of them are laying out."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = forks_of(process.pid)
+        if len(found) >= count:
+            time.sleep(0.3)  # into the layout, past the fork's own first steps
+            return found
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the print started no worker")
+
+
+def gone(pid: int, seconds: float = 5.0) -> bool:
+    """Whether the process ends (or is a zombie: it runs no more) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    ("stop", "code", "message"),
+    [
+        (signal.SIGINT, 130, "pillbox: interrupted"),
+        (signal.SIGTERM, 128 + signal.SIGTERM, "pillbox: terminated"),
+    ],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_an_interrupted_print_replaces_nothing_and_says_so_in_one_line(
+    tmp_path: Path, stop: int, code: int, message: str
+) -> None:
+    pack = hostile(tmp_path, BOMB_WAYS["back"][0])
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    process = start_print(pack, target, "--backs", "duplex")
+    workers: list[int] = []
+    try:
+        workers = workers_started(process)
+        process.send_signal(stop)
+        stdout, stderr = process.communicate(timeout=20)
+        assert process.returncode == code, (stdout, stderr)
+        assert stderr.decode().splitlines() == [message]
+        assert target.read_bytes() == PREVIOUS
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+        assert len(workers) == 1 and gone(workers[0])
+    finally:
+        _stop_all(process, workers)
+
+
+@needs_proc
+def test_the_workers_of_a_killed_print_die_with_it(tmp_path: Path) -> None:
+    # Enough faces for two workers; nested columns take each of them minutes.
+    nested = "<div>" * 8 + "{{ card.title }}" + "</div>" * 8
+    cards = "".join(f'item "Cup {n}" {{\n    type food\n}}\n' for n in range(40))
+    pack = hostile(tmp_path, {"card.html": nested, "cards.css": "div { columns: 2 }"}, cards)
+    process = start_print(pack, tmp_path / "out.pdf", "--no-cache")
+    workers: list[int] = []
+    try:
+        workers = workers_started(process, min(len(os.sched_getaffinity(0)), 2))
+        process.kill()
+        process.wait(timeout=10)
+        assert all(gone(worker) for worker in workers)
+    finally:
+        _stop_all(process, workers)
+
+
+def _stop_all(process: subprocess.Popen[bytes], workers: list[int]) -> None:
+    """Whatever a test found, no print nor worker of it is left to burn a core."""
+    process.kill()
+    for worker in workers:  # first: a worker left running holds the print's output pipes
+        with contextlib.suppress(OSError):
+            os.kill(worker, signal.SIGKILL)
+    process.communicate()
+
+
+# --- outputs: checked before any is written; a full disk names its file ---------------------
+
+
+@pytest.mark.parametrize(
+    ("png", "message"),
+    [("afile", "--png {out}/afile: is a file, not a folder"), ("afile/sub", "is a file, not a")],
+    ids=["a file", "under a file"],
+)
+def test_every_output_is_checked_before_any_is_written(
+    tmp_path: Path, png: str, message: str
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.pdf").write_bytes(PREVIOUS)
+    (out / "afile").write_text("not a folder")
+    pack = hostile(tmp_path, {})
+    code, text = run("print", str(pack), "-o", str(out / "old.pdf"), "--png", str(out / png))
+    assert code == 2, text
+    assert message.format(out=out) in text
+    assert (out / "old.pdf").read_bytes() == PREVIOUS
+
+
+@needs_proc
+def test_a_full_disk_names_the_file_it_could_not_write_and_replaces_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_fsync = os.fsync
+
+    def full_for_pngs(handle: int) -> None:
+        if ".png." in os.readlink(f"/proc/self/fd/{handle}"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(handle)
+
+    monkeypatch.setattr(os, "fsync", full_for_pngs)  # the workers are forks: they have it too
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    (pngs / "001-scalpel.png").write_bytes(b"the previous preview")
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    code, text = run("print", str(hostile(tmp_path, {})), "-o", str(target), "--png", str(pngs))
+    assert code == 2, text
+    assert f"cannot write {pngs / '001-scalpel.png'}: No space left on device" in text
+    assert target.read_bytes() == PREVIOUS
+    assert (pngs / "001-scalpel.png").read_bytes() == b"the previous preview"
+    assert [p.name for p in [*tmp_path.iterdir(), *pngs.iterdir()] if ".tmp" in p.name] == []
