@@ -279,3 +279,15 @@ def test_a_full_disk_names_the_file_it_could_not_write_and_replaces_nothing(
     assert target.read_bytes() == PREVIOUS
     assert (pngs / "001-scalpel.png").read_bytes() == b"the previous preview"
     assert [p.name for p in [*tmp_path.iterdir(), *pngs.iterdir()] if ".tmp" in p.name] == []
+
+
+# --- refused URLs where WeasyPrint does not expect an error ---------------------------------
+
+
+def test_a_refused_color_profile_is_E0702_at_its_line(tmp_path: Path) -> None:
+    css = "/* the design */\n.trim { color: black }\n@color-profile --x{src:url(file:///etc/passwd)}\n"
+    output_text = refused(tmp_path, hostile(tmp_path, {"cards.css": css}))
+    assert "templates/cards.css:3:28: error[E0702]: a template asks for 'file:///etc/passwd'" in (
+        output_text
+    )
+    assert "cannot write" not in output_text

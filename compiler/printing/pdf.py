@@ -153,7 +153,8 @@ class Rendered:
     def data(self) -> bytes:
         """The PDF."""
         if self._data is None:
-            with _quiet_weasyprint() as messages, _fixed_clock():
+            with _quiet_weasyprint() as messages, _fixed_clock(), _refusals_stop(self.refused):
+                data = b""  # what stopped the drawing was refused: the print fails anyway
                 data = self.document.write_pdf()
             _unreadable(messages, self.refused)
             assert isinstance(data, bytes)
@@ -166,14 +167,30 @@ def render_pdf(html: str, base: Path, roots: Sequence[Path]) -> Rendered:
     from weasyprint import HTML
 
     fetcher = _fetcher_class()(roots)
-    with _quiet_weasyprint() as messages:
+    clipped: set[str] = set()
+    with _quiet_weasyprint() as messages, _refusals_stop(fetcher.refused):
+        document = None
         document = HTML(string=html, base_url=base.as_uri() + "/", url_fetcher=fetcher).render()
-        clipped: set[str] = set()
         for page in document.pages:
             _clipped_lines(page._page_box, None, float("inf"), clipped)
     _unreadable(messages, fetcher.refused)
+    if document is None:
+        return Rendered(None, fetcher.refused, fetcher.fetched, clipped, b"")
     # The live list and dict: drawing the PDF (SVG images, attachments) may fetch more.
     return Rendered(document, fetcher.refused, fetcher.fetched, clipped)
+
+
+@contextmanager
+def _refusals_stop(refused: list[Refusal]) -> Iterator[None]:
+    """Let a refused URL end the block quietly where WeasyPrint does not catch the error it
+    makes (an `@color-profile`): the refusal is reported, and nothing is drawn anyway."""
+    from weasyprint.urls import URLFetchingError
+
+    try:
+        yield
+    except URLFetchingError:
+        if not refused:
+            raise
 
 
 CLIP_SLACK = 0.75

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -14,7 +16,7 @@ from compiler.build import CheckedPack
 from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
-from compiler.printing.faces import TemplateProblem
+from compiler.printing.faces import MAX_TEMPLATE_BYTES, TemplateProblem
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
 from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal
@@ -335,18 +337,23 @@ _HELP = {
 
 
 def _refusals(refused: list[Refusal], checked: CheckedPack) -> list[Diagnostic]:
-    """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable."""
+    """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable.
+
+    Each is at the file refused when it is one of the pack's, else where a pack template
+    writes the URL, else at the templates folder.
+    """
     templates = display_path(checked.root / "templates") if checked.root else "templates"
     found = []
     for refusal in dict.fromkeys(refused):
         code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
         where = _pack_file_named(refusal.url, checked.root) if code == "E0704" else None
+        span = Span.whole_file(where) if where else _written_at(refusal.url, checked.root)
         found.append(
             Diagnostic(
                 code,
                 "error",
                 f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
-                Span.whole_file(where or templates),
+                span or Span.whole_file(templates),
                 _HELP[code],
             )
         )
@@ -360,3 +367,48 @@ def _pack_file_named(url: str, root: Path | None) -> str | None:
         return None
     path = Path(unquote(parts.path)).resolve()
     return display_path(path) if path.is_file() and path.is_relative_to(root.resolve()) else None
+
+
+def _written_at(url: str, root: Path | None) -> Span | None:
+    """Where one of the pack's own templates (or cards.css) writes this URL, if one does.
+
+    WeasyPrint tells the URL it made, absolute: a template may have written it so, or as the
+    path, or relative to the pack folder (the base of every face document).
+    """
+    if root is None:
+        return None
+    written = [url]
+    if url.startswith("file:"):
+        path = unquote(urlsplit(url).path)
+        written += [path, os.path.relpath(path, root.resolve())]
+    folder = root / "templates"
+    try:
+        files = sorted(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
+    except OSError:
+        return None
+    for template in files:
+        text = _template_text(template)
+        for form in written:
+            at = text.find(form) if text and form else -1
+            if at >= 0:
+                line = text.count("\n", 0, at) + 1
+                column = at - (text.rfind("\n", 0, at) + 1) + 1
+                return Span(display_path(template), line, column, line, column + len(form))
+    return None
+
+
+def _template_text(path: Path) -> str:
+    """A pack template's text, read as the sandbox would let it be: a regular file of one
+    name, in the folder, not too large; else nothing."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return ""
+    if not stat.S_ISREG(status.st_mode) or status.st_nlink > 1:
+        return ""
+    if status.st_size > MAX_TEMPLATE_BYTES or path.suffix not in (".html", ".css"):
+        return ""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
