@@ -13,14 +13,17 @@ import contextlib
 import errno
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
+from base64 import b64encode
 from pathlib import Path
 
 import pytest
 
-from compiler.printing import output, render, sheets
+from compiler.printing import output, pdf, render, sheets
 from tests.conftest import ROOT
 from tests.helpers import run
 from tests.test_print_parallel import children
@@ -40,6 +43,21 @@ def svg_bomb(levels: int = 9) -> str:
         parts.append(f'<g id="a{level}">' + f'<use href="#a{level - 1}"/>' * 10 + "</g>")
     parts.append(f'</defs><use href="#a{levels}"/></svg>')
     return "".join(parts)
+
+
+def png_header_of(width: int, height: int) -> bytes:
+    """A small 1-bit PNG of this size: its rows are all zeros, which compress to nearly nothing."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    rows = zlib.compress(bytes(1 + (width + 7) // 8) * height, 9)
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+    )
 
 
 BOMB_WAYS = {
@@ -291,3 +309,47 @@ def test_a_refused_color_profile_is_E0702_at_its_line(tmp_path: Path) -> None:
         output_text
     )
     assert "cannot write" not in output_text
+
+
+# --- images: measured before anything decodes them ------------------------------------------
+
+HUGE = 13000  # 169 million pixels; the PNG is about 20 KB
+
+
+def test_image_size_is_read_from_the_header_alone() -> None:
+    # The header and the start of the pixels, which are cut off: no decoder could use them.
+    header_only = png_header_of(HUGE, HUGE)[:33] + struct.pack(">I", 9000) + b"IDAT" + bytes(9)
+    assert pdf.too_many_pixels(header_only)
+    assert not pdf.too_many_pixels(png_header_of(600, 800))
+    assert not pdf.too_many_pixels(b"@font-face { }")
+
+
+@pytest.mark.parametrize("way", ["back image", "data URL"])
+def test_an_image_of_too_many_pixels_is_E0704_and_no_warning_leaks(
+    tmp_path: Path, way: str
+) -> None:
+    png = png_header_of(HUGE, HUGE)
+    assert len(png) < 64 * 1024
+    pack = hostile(tmp_path, {})
+    if way == "back image":
+        (pack / "templates" / "back.png").write_bytes(png)
+    else:
+        image = f'<img src="data:image/png;base64,{b64encode(png).decode()}">'
+        (pack / "templates" / "card.html").write_text(image)
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    # In a process of its own, so that what reaches its stderr can be seen.
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler", "print", str(pack), "-o", str(target), "--backs=duplex"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error[E0704]" in done.stdout and "over 40 million pixels: refused" in done.stdout
+    if way == "back image":
+        assert "templates/back.png:1:1: error[E0704]" in done.stdout
+    assert done.stderr == ""
+    assert target.read_bytes() == PREVIOUS

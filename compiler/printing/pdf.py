@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import mimetypes
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,10 @@ from compiler.pack import hard_linked
 MAX_RESOURCE_BYTES = 20 * 1024 * 1024
 """An image or font larger than this is refused."""
 
+MAX_IMAGE_PIXELS = 40_000_000
+"""An image of more pixels than this is refused, measured from its header before anything
+decodes it: a 20 KB PNG can hold 13000 × 13000 pixels, which take gigabytes decoded."""
+
 TOOL_FILES = Path(__file__).resolve().parent
 """pillbox's own printing files, which an installer may hard-link from its cache."""
 
@@ -26,7 +32,8 @@ TOOL_FILES = Path(__file__).resolve().parent
 @dataclass(frozen=True)
 class Refusal:
     """A URL a face asked for and did not get, and why: `outside` the allowed folders or the
-    network, a hard `link`, `missing` from the pack, too `large`, or `unreadable` as an image."""
+    network, a hard `link`, `missing` from the pack, too `large`, of too many `pixels`, or
+    `unreadable` as an image."""
 
     url: str
     reason: str
@@ -47,7 +54,7 @@ def _fetcher_class() -> Any:
 
         def fetch(self, url: str, headers: Any = None) -> Any:
             if url.startswith("data:"):
-                return super().fetch(url, headers)
+                return self._data_url(url, headers)
             parts = urlsplit(url)
             if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
                 return self._refuse(url, "outside")
@@ -63,14 +70,44 @@ def _fetcher_class() -> Any:
                 return self._refuse(url, "link")
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             data = path.read_bytes()
+            if too_many_pixels(data):
+                return self._refuse(url, "pixels")
             self.fetched[asked] = (str(path), hashlib.sha256(data).hexdigest())
             return URLFetcherResponse(url, data, {"Content-Type": kind})
+
+        def _data_url(self, url: str, headers: Any) -> Any:
+            """A `data:` URL's bytes (a template's own, so no larger than it), if usable."""
+            try:
+                response = super().fetch(url, headers)
+                data = response.read()
+                response.close()
+            except Exception:  # a malformed URL: WeasyPrint would stop on some of those
+                return self._refuse(url, "unreadable")
+            if too_many_pixels(data):
+                return self._refuse(url, "pixels")
+            return URLFetcherResponse(response.url, data, response.headers)
 
         def _refuse(self, url: str, reason: str) -> Any:
             self.refused.append(Refusal(url, reason))
             raise ValueError(f"pillbox does not fetch {url}")
 
     return FencedFetcher
+
+
+def too_many_pixels(data: bytes) -> bool:
+    """Whether the bytes are an image of more than MAX_IMAGE_PIXELS, by its header alone."""
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Pillow's warning of a bomb: this is the check
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+        except Image.DecompressionBombError:
+            return True
+        except Exception:  # not an image Pillow reads: a font, a stylesheet, an SVG
+            return False
+    return width * height > MAX_IMAGE_PIXELS
 
 
 _FAILED_IMAGE = "Failed to load image at"
@@ -254,8 +291,6 @@ def pdf_to_pngs(
     The page is the card and its bleed; only the card is shown. Each goes whole to the first
     path of its pair (a temporary file); an error names the second.
     """
-    import io
-
     import pypdfium2 as pdfium
 
     documents: dict[int, Any] = {}

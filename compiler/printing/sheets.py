@@ -19,7 +19,7 @@ from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import MAX_TEMPLATE_BYTES, TemplateProblem
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
-from compiler.printing.pdf import MAX_RESOURCE_BYTES, Refusal
+from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, Refusal
 from compiler.printing.render import (
     MAX_CHUNK_BYTES,
     MAX_LAID_OUT_BYTES,
@@ -328,11 +328,13 @@ _REFUSED = {
     "link": ", a hard link (it may lead outside the pack): refused",
     "missing": ": there is no such file in the pack",
     "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
+    "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
     "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
 }
 _HELP = {
     "E0702": "images and fonts must be files inside the pack folder, named relative to it",
     "E0704": "check the file's name and that it is a PNG, JPEG, SVG, WebP or GIF image",
+    "large": "make the file smaller: a card at 300 dpi needs about 750 × 1050 pixels",
 }
 
 
@@ -348,13 +350,14 @@ def _refusals(refused: list[Refusal], checked: CheckedPack) -> list[Diagnostic]:
         code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
         where = _pack_file_named(refusal.url, checked.root) if code == "E0704" else None
         span = Span.whole_file(where) if where else _written_at(refusal.url, checked.root)
+        big = refusal.reason in ("large", "pixels")
         found.append(
             Diagnostic(
                 code,
                 "error",
                 f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
                 span or Span.whole_file(templates),
-                _HELP[code],
+                _HELP["large" if big else code],
             )
         )
     return found
