@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
+import json
 import os
 import signal
 import struct
@@ -19,10 +21,13 @@ import sys
 import time
 import zlib
 from base64 import b64encode
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from compiler import cache
 from compiler.printing import output, pdf, render, sheets
 from tests.conftest import ROOT
 from tests.helpers import run
@@ -353,3 +358,128 @@ def test_an_image_of_too_many_pixels_is_E0704_and_no_warning_leaks(
         assert "templates/back.png:1:1: error[E0704]" in done.stdout
     assert done.stderr == ""
     assert target.read_bytes() == PREVIOUS
+
+
+# --- a damaged face cache is a miss, never an error -----------------------------------------
+
+Index = dict[str, Any]
+
+
+def _faces(index: Index) -> dict[str, Any]:
+    faces = index["data"]["faces"]
+    assert isinstance(faces, dict)
+    return faces
+
+
+def _chunks(index: Index) -> dict[str, Any]:
+    chunks = index["data"]["chunks"]
+    assert isinstance(chunks, dict)
+    return chunks
+
+
+def _each_face(change: Callable[[list[Any]], None]) -> Callable[[Index], None]:
+    def mutate(index: Index) -> None:
+        for entry in _faces(index).values():
+            change(entry)
+
+    return mutate
+
+
+def _each_chunk(change: Callable[[dict[str, Any]], None]) -> Callable[[Index], None]:
+    def mutate(index: Index) -> None:
+        for info in _chunks(index).values():
+            change(info)
+
+    return mutate
+
+
+def _set(key: str | int, value: Any) -> Callable[[Any], None]:
+    def change(node: Any) -> None:
+        node[key] = value
+
+    return change
+
+
+def _pages_past_the_pdf(index: Index) -> None:
+    """The index says each chunk has many more pages, and the faces are on the last of them."""
+    _each_chunk(_set("pages", 50))(index)
+    _each_face(_set(1, 40))(index)
+
+
+def _files(value: Any) -> Callable[[dict[str, Any]], None]:
+    return _set("files", value)
+
+
+MUTATIONS: dict[str, Callable[[Index], None]] = {
+    "data a list": lambda index: index.__setitem__("data", []),
+    "faces a list": lambda index: index["data"].__setitem__("faces", [1, 2]),
+    "chunks a string": lambda index: index["data"].__setitem__("chunks", "x"),
+    "no chunks": lambda index: index["data"].pop("chunks"),
+    "entry a dict": lambda index: _faces(index).update({key: {} for key in _faces(index)}),
+    "entry short": _each_face(lambda entry: entry.pop()),
+    "page a string": _each_face(_set(1, "0")),
+    "page negative": _each_face(_set(1, -1)),
+    "page a float": _each_face(_set(1, 0.0)),
+    "page huge": _each_face(_set(1, 10**30)),
+    "clipped a string": _each_face(_set(2, "no")),
+    "used a string": _each_face(_set(3, "yesterday")),
+    "used of 400 digits": _each_face(_set(3, 10**400)),
+    "used not a number": _each_face(_set(3, float("nan"))),
+    "chunk not a digest": _each_face(_set(0, "../../etc/passwd")),
+    "chunk unknown": _each_face(_set(0, "0" * 64)),
+    "pages past the PDF": _pages_past_the_pdf,
+    "pages a string": _each_chunk(_set("pages", "2")),
+    "pages negative": _each_chunk(_set("pages", -3)),
+    "no pages": _each_chunk(lambda info: info.pop("pages")),
+    "files a list": _each_chunk(_files([])),
+    "file a string": _each_chunk(_files({"/a": "b"})),
+    "file of numbers": _each_chunk(_files({"/a": [1, 2]})),
+    "file with a NUL": _each_chunk(_files({"/a\x00b": ["/a", "0" * 64]})),
+    "file empty": _each_chunk(_files({"": ["", ""]})),
+    "file outside": _each_chunk(_files({"/etc/passwd": ["/etc/passwd", "0" * 64]})),
+}
+
+
+@pytest.fixture(scope="module")
+def cached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, bytes]]]:
+    """A one-card pack with a back image, and the face cache one print of it leaves (by name,
+    "first.pdf" the print)."""
+    scratch = tmp_path_factory.mktemp("cached")
+    pack = hostile(scratch, {})
+    (pack / "templates" / "back.png").write_bytes(png_header_of(60, 80))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PILLBOX_CACHE_DIR", str(scratch / "cache"))
+        code, text = run("print", str(pack), "-o", str(scratch / "first.pdf"), "--backs=duplex")
+        assert code == 0, text
+        (folder,) = cache.cache_dir().glob("print-*")
+        files = {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
+    yield pack, {**files, "first.pdf": (scratch / "first.pdf").read_bytes()}
+
+
+def _text(data: bytes) -> list[str]:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    try:
+        return [str(page.get_textpage().get_text_range()) for page in document]
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=list(MUTATIONS))
+def test_a_damaged_face_cache_is_laid_out_again(
+    tmp_path: Path, cached: tuple[Path, dict[str, bytes]], mutation: str
+) -> None:
+    pack, files = cached
+    name = hashlib.sha256(str(pack.resolve()).encode()).hexdigest()[:24]  # as FaceCache names it
+    folder = cache.cache_dir() / f"print-{name}"
+    folder.mkdir(parents=True)
+    for file, data in files.items():  # the cache as the first print left it...
+        if file != "first.pdf":
+            (folder / file).write_bytes(data)
+    index = json.loads(files["index.json"])
+    MUTATIONS[mutation](index)  # ...damaged one way
+    (folder / "index.json").write_text(json.dumps(index))
+    code, text = run("print", str(pack), "-o", str(tmp_path / "out.pdf"), "--backs=duplex")
+    assert code == 0, text
+    assert _text((tmp_path / "out.pdf").read_bytes()) == _text(files["first.pdf"])

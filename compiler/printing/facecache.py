@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
+import math
 import os
 import re
 import stat
@@ -87,7 +89,11 @@ class _Entry:
             return None
         if type(used) not in (int, float):
             return None
-        return cls(chunk, page, clipped, float(used))
+        try:
+            when = float(used)
+        except OverflowError:  # an integer of hundreds of digits
+            return None
+        return cls(chunk, page, clipped, when) if math.isfinite(when) else None
 
     def dump(self) -> list[Any]:
         """The entry as the index's JSON holds it."""
@@ -172,12 +178,16 @@ class FaceCache:
         return Hit(entry.chunk, entry.page, entry.clipped)
 
     def read(self, digest: str) -> bytes | None:
-        """A chunk PDF, if it is whole (its name is its hash)."""
+        """A chunk PDF, if it is whole (its name is its hash) and has the pages the index says
+        (an index edited or damaged may say otherwise)."""
+        info = self.chunks.get(digest)
         try:
             data = (self.folder / f"{digest}.pdf").read_bytes()
         except OSError:
             return None
-        return data if hashlib.sha256(data).hexdigest() == digest else None
+        if info is None or hashlib.sha256(data).hexdigest() != digest:
+            return None
+        return data if _pages(data) == info.pages else None
 
     def keep(self, faces: Sequence[Face], chunk: Chunk) -> None:
         """Remember a newly laid-out chunk, which holds these faces' pages in order."""
@@ -266,6 +276,17 @@ def _positional(face: Face) -> bool:
     )
 
 
+def _pages(data: bytes) -> int | None:
+    """The number of pages of a PDF; None if it is not one."""
+    import pikepdf
+
+    try:
+        with pikepdf.open(io.BytesIO(data)) as pdf:
+            return len(pdf.pages)
+    except (pikepdf.PdfError, ValueError, RuntimeError):
+        return None
+
+
 def _regular_file(path: Path, roots: Sequence[Path]) -> tuple[str, str] | None:
     """As the fence would read it: the file a path leads to, if it is a regular file inside the
     roots, of one link (or pillbox's own), not too large; with its SHA-256. Never blocks on a
@@ -275,7 +296,7 @@ def _regular_file(path: Path, roots: Sequence[Path]) -> tuple[str, str] | None:
         if not any(target.is_relative_to(root) for root in roots):
             return None
         handle = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except (OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
+    except (OSError, RuntimeError, ValueError):  # a loop of symbolic links; a NUL in the path
         return None
     try:
         status = os.fstat(handle)
