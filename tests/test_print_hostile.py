@@ -483,3 +483,37 @@ def test_a_damaged_face_cache_is_laid_out_again(
     code, text = run("print", str(pack), "-o", str(tmp_path / "out.pdf"), "--backs=duplex")
     assert code == 0, text
     assert _text((tmp_path / "out.pdf").read_bytes()) == _text(files["first.pdf"])
+
+
+# --- chunks: bounded, so that a worker's memory cap fits every pack -------------------------
+
+
+def test_chunks_hold_at_most_a_hundred_faces_on_any_number_of_cores() -> None:
+    from compiler.printing.layout import Face
+
+    faces = [Face(f"<p>{n}</p>", "item", str(n)) for n in range(1000)]
+    for cores in (1, 2, 8):
+        parts = render.chunks_of(faces, cores)
+        assert [face for part in parts for face in part] == faces
+        assert max(len(part) for part in parts) <= render.MAX_CHUNK_FACES
+
+
+def test_one_core_lays_a_large_pack_out_in_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(render, "PARALLEL_FACES", 4)
+    monkeypatch.setattr(render, "CHUNK_FACES", 2)
+    monkeypatch.setattr(render, "MAX_CHUNK_FACES", 3)
+    monkeypatch.setattr(render, "_cores", lambda: 1)
+    documents: list[str] = []
+    real = render.document
+
+    def counted(*args: Any) -> str:
+        documents.append(real(*args))
+        return documents[-1]
+
+    monkeypatch.setattr(render, "document", counted)
+    cards = "".join(f'item "Cup {n}" {{\n    type food\n}}\n' for n in range(8))
+    code, text = run("print", str(hostile(tmp_path, {}, cards)), "-o", str(tmp_path / "o.pdf"))
+    assert code == 0, text
+    assert len(documents) >= 3

@@ -146,9 +146,8 @@ def lay_out_faces(
     Raises LayoutStopped past the deadline, for too deep a nesting, too much memory or too
     large a PDF, and leaves nothing running.
     """
-    cores = _cores()
-    small = len(faces) < PARALLEL_FACES or cores == 1
-    parts = [faces] if small else chunks_of(faces, cores)
+    # Even on one core a large pack is cut into chunks: a worker's memory is capped.
+    parts = [faces] if len(faces) < PARALLEL_FACES else chunks_of(faces, _cores())
     htmls = [document(part, options, stylesheet) for part in parts]
     if can_fork():
         chunks = _in_workers(htmls, [len(part) for part in parts], base, roots, seconds, progress)

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
@@ -135,7 +135,7 @@ def run_in_workers(
             child.join()
 
 
-def _give(connection: Connection, waiting: Any, busy: dict[Connection, int]) -> None:
+def _give(connection: Connection, waiting: Iterator[int], busy: dict[Connection, int]) -> None:
     """Hand the next task, if any, to an idle child."""
     task = next(waiting, None)
     if task is None:
