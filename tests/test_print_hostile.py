@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from compiler import cache
-from compiler.printing import output, pdf, render, sheets
+from compiler.printing import pdf, render, sheets
 from tests.conftest import ROOT
 from tests.helpers import run
 from tests.test_print_parallel import children
@@ -105,6 +105,32 @@ def test_the_whole_print_has_a_deadline_however_many_faces(
 # --- memory: every layout, and the sheets, in a worker with a cap ---------------------------
 
 
+def refused_in_a_process(tmp_path: Path, pack: Path, limits: str, *args: str) -> str:
+    """Print the pack in a fresh process, with the limits lowered (`module.NAME = value; ...`):
+    it must fail and leave the previous PDF alone. Its stdout and stderr.
+
+    A worker's cap is what it may add to the address space it was forked with; this test
+    process holds room freed by earlier tests (pdfium's, say), so it would allow more.
+    """
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    script = "; ".join(
+        ["from compiler.printing import output, render", limits, "from compiler.cli import main"]
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script + "; main()", "print", str(pack), "-o", str(target), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert target.read_bytes() == PREVIOUS
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    return done.stdout + done.stderr
+
+
 @needs_proc
 @pytest.mark.parametrize(
     "templates",
@@ -115,25 +141,22 @@ def test_the_whole_print_has_a_deadline_however_many_faces(
     ids=["gradient", "boxes"],
 )
 def test_a_layout_that_needs_too_much_memory_is_E0705(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, templates: dict[str, str]
+    tmp_path: Path, templates: dict[str, str]
 ) -> None:
-    monkeypatch.setattr(render, "LAYOUT_MEMORY_MB", 100)  # 1024 by default: the same, slower
     started = time.monotonic()
-    output_text = refused(tmp_path, hostile(tmp_path, templates))
-    assert time.monotonic() - started < 8
+    limits = "render.LAYOUT_MEMORY_MB = 100"  # 1024 by default: the same, slower
+    output_text = refused_in_a_process(tmp_path, hostile(tmp_path, templates), limits)
+    assert time.monotonic() - started < 10
     assert "templates:1:1: error[E0705]: laying out the cards needs more than 100 MB" in output_text
-    assert children() == []
 
 
 @needs_proc
-def test_sheets_and_previews_that_need_too_much_memory_are_E0705(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_sheets_and_previews_that_need_too_much_memory_are_E0705(tmp_path: Path) -> None:
     # A 600 dpi preview of a 200 × 280 mm card is a bitmap of 200 MB, drawn by pdfium.
-    monkeypatch.setattr(output, "FINISH_MEMORY_MB", 100)
     pngs = tmp_path / "png"
     args = ["--card", "200x280mm", "--dpi", "600", "--png", str(pngs)]
-    output_text = refused(tmp_path, hostile(tmp_path, {}), *args)
+    limits = "output.FINISH_MEMORY_MB = 100"
+    output_text = refused_in_a_process(tmp_path, hostile(tmp_path, {}), limits, *args)
     assert "error[E0705]: making the sheets needs more than 100 MB of memory" in output_text
     assert list(pngs.iterdir()) == []
 

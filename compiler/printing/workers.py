@@ -8,7 +8,8 @@ parent kills at its deadline whatever they are doing. Each child:
 - dies with the parent (`PR_SET_PDEATHSIG` on Linux, else a watchdog of the parent's pid), so a
   print killed by SIGKILL leaves no worker running;
 - may grow its address space by a fixed number of megabytes at most: past it an allocation
-  fails, as a MemoryError or the child's death, and either is reported as "needs more memory";
+  fails, as a MemoryError or the child's death, and either is reported as "needs more memory"
+  (room the parent had freed before the fork comes on top: pillbox's own, a few hundred MB);
 - sends back replies of a fixed size at most, so what it returns cannot fill the parent.
 
 A task is an index into data the child already has (it is a fork), so nothing is sent to it
