@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import click
 
 from compiler import __version__
 from compiler.render import Style
+from compiler.signals import raising
 from compiler.terminal import echo, terminal_safe
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -23,24 +22,6 @@ EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the command is, so it stops as Ctrl-C does (see `print`)."""
-
-
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Within this block SIGTERM unwinds the command like Ctrl-C: its workers are killed, its
-    temporary files removed, and nothing it would have replaced is touched."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class _Group(click.Group):
@@ -415,7 +396,9 @@ def print_command(
     request = PrintRequest(output, overrides, only, png, dpi)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
-    with cache.enabled(not no_cache), _terminate_as_interrupt():
+    # SIGTERM unwinds a print as Ctrl-C does: its workers are killed, its temporary files
+    # removed, and nothing it would have replaced is touched.
+    with cache.enabled(not no_cache), raising(signal.SIGTERM, Terminated):
         code = _usage(lambda: print_cards(pack, ruleset, request, echo(style), style, progress))
     sys.exit(code)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from compiler.printing.sizes import PrintOptions
 from compiler.printing.workers import address_space_cap
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text
+from compiler.signals import raising
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
@@ -184,20 +184,14 @@ def _deadline(seconds: float, error: type[BaseException] = TimeoutError) -> Iter
     """Interrupt the block after `seconds` by raising `error` in it (main thread only; elsewhere
     output caps suffice). Code that catches OSError or Exception would swallow TimeoutError:
     give a BaseException there."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expire(signum: int, frame: object) -> None:
-        raise error
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with raising(signal.SIGALRM, error) as armed:
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            if armed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 MEMORY_MB = 512
