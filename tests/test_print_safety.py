@@ -11,7 +11,7 @@ import builtins
 import io
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,9 @@ SCALPEL = 'item "Scalpel" {\n    type weapon\n    hands 1\n    attack +1\n    da
 PREVIOUS = b"%PDF-1.7 the previous print"
 MARKER = "OUTSIDE-THE-PACK-5d41402a"
 
+Opened = Callable[[], list[str]]
+"""The files outside the pack that were opened so far."""
+
 
 @pytest.fixture
 def secret(tmp_path: Path) -> Path:
@@ -35,20 +38,23 @@ def secret(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch, secret: Path) -> Iterator[list[str]]:
-    """Every attempt to open the secret, /etc/passwd or /etc/shadow, however it is named."""
+def opened(monkeypatch: pytest.MonkeyPatch, secret: Path, tmp_path: Path) -> Iterator[Opened]:
+    """Every attempt to open the secret, /etc/passwd or /etc/shadow, however it is named, in
+    this process or the print's workers (forks: they have the spy too, and log to a file)."""
     watched = {secret.resolve(), Path("/etc/passwd").resolve(), Path("/etc/shadow").resolve()}
-    seen: list[str] = []
+    log = tmp_path / "opened.log"
     real_open = builtins.open
 
     def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(file, str | os.PathLike) and Path(file).resolve() in watched:
-            seen.append(str(file))
+            handle = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            os.write(handle, f"{file}\n".encode())
+            os.close(handle)
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "open", spy)
     monkeypatch.setattr(io, "open", spy)
-    yield seen
+    yield lambda: log.read_text().splitlines() if log.exists() else []
 
 
 def hostile(tmp_path: Path, templates: dict[str, str], cards: str = SCALPEL) -> Path:
@@ -243,7 +249,7 @@ IN_CSS = [
 
 
 def test_resources_outside_the_pack_are_refused_unread(
-    tmp_path: Path, secret: Path, opened: list[str]
+    tmp_path: Path, secret: Path, opened: Opened
 ) -> None:
     uri = secret.as_uri()
     html = "{{ card.title }}" + "".join(text for text, _ in IN_HTML)
@@ -257,21 +263,21 @@ def test_resources_outside_the_pack_are_refused_unread(
     for url in urls:
         assert f"error[E0702]: a template asks for {url!r}, outside the pack folder" in output
     assert output.count("error[E0702]") == len(urls)
-    assert opened == []
+    assert opened() == []
 
 
 def test_a_file_linked_from_inside_the_pack_to_outside_is_refused(
-    tmp_path: Path, secret: Path, opened: list[str]
+    tmp_path: Path, secret: Path, opened: Opened
 ) -> None:
     pack = hostile(tmp_path, {"card.html": '<img src="picture.png">{{ card.title }}'})
     (pack / "picture.png").symlink_to(secret)
     output = refused(tmp_path, pack)
     assert "error[E0702]" in output and "picture.png" in output
-    assert opened == []
+    assert opened() == []
 
 
 def test_a_hard_link_to_a_file_outside_the_pack_is_refused(
-    tmp_path: Path, secret: Path, opened: list[str]
+    tmp_path: Path, secret: Path, opened: Opened
 ) -> None:
     """An unpacked archive can hard-link a pack file to one outside; no path check sees it."""
     pack = hostile(tmp_path, {"card.html": '<img src="picture.png">{{ card.title }}'})
@@ -286,17 +292,17 @@ def test_a_hard_link_to_a_file_outside_the_pack_is_refused(
 
 
 def test_a_template_linked_to_outside_the_pack_is_never_read(
-    tmp_path: Path, secret: Path, opened: list[str]
+    tmp_path: Path, secret: Path, opened: Opened
 ) -> None:
     pack = hostile(tmp_path, {})
     (pack / "templates" / "card.html").symlink_to(secret)
     text = printed(tmp_path, pack)
     assert "Scalpel" in text and MARKER not in text  # the bundled card.html printed it
-    assert opened == []
+    assert opened() == []
 
 
 def test_a_templates_folder_linked_to_outside_the_pack_is_never_read(
-    tmp_path: Path, secret: Path, opened: list[str]
+    tmp_path: Path, secret: Path, opened: Opened
 ) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -306,20 +312,20 @@ def test_a_templates_folder_linked_to_outside_the_pack_is_never_read(
     (pack / "templates").symlink_to(outside, target_is_directory=True)
     text = printed(tmp_path, pack)
     assert "Scalpel" in text and MARKER not in text
-    assert opened == []
+    assert opened() == []
 
 
-def test_a_stylesheet_cannot_close_its_style_element(tmp_path: Path, opened: list[str]) -> None:
+def test_a_stylesheet_cannot_close_its_style_element(tmp_path: Path, opened: Opened) -> None:
     css = '.card { color: #123 }\n</style><img src="file:///etc/passwd"><style>'
     text = printed(tmp_path, hostile(tmp_path, {"cards.css": css}))
     assert "Scalpel" in text
-    assert opened == []
+    assert opened() == []
 
 
 # --- pack data is text ----------------------------------------------------------------------
 
 
-def test_card_text_is_escaped_and_printed_as_written(tmp_path: Path, opened: list[str]) -> None:
+def test_card_text_is_escaped_and_printed_as_written(tmp_path: Path, opened: Opened) -> None:
     say = "</style><img src=file:///etc/passwd>"
     cards = (
         'item "<b onload=x>" {\n    type food\n    use {\n'
@@ -330,7 +336,7 @@ def test_card_text_is_escaped_and_printed_as_written(tmp_path: Path, opened: lis
     flat = "".join(text.split())
     assert "<bonload=x>" in flat
     assert "".join(say.split()) in flat
-    assert opened == []
+    assert opened() == []
 
 
 # --- template names come from the tool ----------------------------------------------------
