@@ -168,9 +168,9 @@ def _serve(
     connection: Connection, work: Callable[[int], Any], parent: int, memory_mb: int, limit: int
 ) -> None:
     """A child's life: tied to its parent, capped, it runs the tasks it is given until killed."""
-    _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, if it has one
+    _die_with(parent)
     _cap_memory(memory_mb)
     while True:
         try:
