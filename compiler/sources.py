@@ -131,7 +131,10 @@ class _Walk:
                     for entry in listing:
                         if not self.count(positions, pending):
                             return
-                        self.visit(folder, entry, depth, positions, pending)
+                        try:
+                            self.visit(folder, entry, depth, positions, pending)
+                        except OSError:
+                            continue  # a link round in a loop, or gone: that entry alone
             except OSError:
                 continue  # an unreadable folder holds nothing to read, as for Path.glob
 
@@ -170,7 +173,9 @@ class _Walk:
     ) -> None:
         """Keep a file that matches, or queue a folder some glob can match in."""
         name = entry.name
-        if entry.is_dir():
+        if entry.is_symlink() and entry.is_dir():
+            return  # never followed: it may lead out of the pack, or round to a folder above
+        if entry.is_dir(follow_symlinks=False):
             inside = tuple(
                 glob.enter(at, name) if at else at
                 for glob, at in zip(self.globs, positions, strict=True)
@@ -178,8 +183,6 @@ class _Walk:
             if not any(inside):
                 return
             path = folder / name
-            if entry.is_symlink():
-                return  # never followed: it may lead out of the pack, or round to a folder above
             if depth + 1 > MAX_SOURCE_DEPTH:
                 for index, at in enumerate(inside):
                     if at:

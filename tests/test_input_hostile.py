@@ -191,6 +191,17 @@ def test_a_link_to_a_folder_outside_the_pack_is_not_followed(tmp_path: Path) -> 
     assert "Stolen" not in "".join(report.sources.values())
 
 
+def test_a_link_loop_among_the_cards_hides_none_of_them(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "p", MANIFEST)
+    for number in range(30):
+        (folder / f"c{number:02d}.card").write_text(CARD.replace("Clean", f"Clean {number}"))
+    (folder / "a").symlink_to("b")
+    (folder / "b").symlink_to("a")
+    (folder / "loop.card").symlink_to("loop.card")
+    report = check_paths([folder], use_cache=False)
+    assert (report.files, report.cards, report.diagnostics) == (30, 30, [])
+
+
 def test_a_loose_folder_is_walked_as_a_pack_is(tmp_path: Path) -> None:
     folder = tmp_path / "loose"
     (folder / "cards").mkdir(parents=True)
