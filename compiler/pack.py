@@ -30,10 +30,25 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def hard_linked(path: Path) -> bool:
+TOOL_FOLDERS = tuple(
+    Path(str(resources.files(package))).resolve()
+    for package in ("compiler", "content", "schemas", "dsl", "runtime")
+)
+"""pillbox's own installed files: an installer may hard-link them from its cache (uv does)."""
+
+
+def tool_file(path: Path) -> bool:
+    """Whether a file is one of pillbox's own (its templates, fonts, bundled packs)."""
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(folder) for folder in TOOL_FOLDERS)
+
+
+def hard_linked(path: Path, links: int | None = None) -> bool:
     """Whether a pack file has other names: a hard link may be one to a file outside the pack
-    (an unpacked archive can make them), which path checks cannot see."""
-    return path.stat().st_nlink > 1
+    (an unpacked archive can make them), which path checks cannot see. pillbox's own files
+    are never counted: installers hard-link them. `links`: the count, if already read."""
+    count = path.stat().st_nlink if links is None else links
+    return count > 1 and not tool_file(path)
 
 
 def hard_link_refused(shown: str) -> Diagnostic:

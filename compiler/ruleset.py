@@ -260,7 +260,7 @@ def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
     """Yield a ruleset document and then each one it extends."""
     shown = display_path(path)
     try:
-        if hard_linked(path) and not _is_bundled(path):
+        if hard_linked(path):
             raise RulesetError([hard_link_refused(shown)])
         if path.stat().st_size > MAX_YAML_BYTES:
             raise RulesetError([_problem("E0412", f"the ruleset {shown} is too large")])

@@ -58,8 +58,13 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
-    subprocess.run([*install, "-q", str(wheel)], check=True, capture_output=True)
+    # uv, as `uv pip install` and `uv tool install` do by default on Linux, hard-links every
+    # installed file from its cache: pillbox must not take its own files for hostile links.
+    uv = Path(sys.executable).parent / "uv"
+    cache = tmp_path_factory.mktemp("uv-cache")
+    install = [str(uv), "pip", "install", "--python", str(python), "--no-deps", "--offline"]
+    install += ["--link-mode", "hardlink", "--cache-dir", str(cache), "--quiet"]
+    subprocess.run([*install, str(wheel)], check=True, capture_output=True)
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         check=True,
@@ -96,6 +101,8 @@ def test_the_wheel_carries_every_file_of_the_packages(wheel: Path) -> None:
 
 
 def test_the_installed_command_runs_from_its_own_files(installed: Path, tmp_path: Path) -> None:
+    bundled = _bundled_packs(installed, tmp_path)[0] / "pack.yaml"
+    assert bundled.stat().st_nlink > 1  # hard-linked from uv's cache
     done = subprocess.run(
         [str(installed / "python"), "-c", "import compiler, content; print(compiler.__file__)"],
         capture_output=True,

@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from compiler import cache
+from compiler.pack import hard_linked
 from compiler.printing.layout import Face
-from compiler.printing.pdf import MAX_RESOURCE_BYTES, TOOL_FILES
+from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.render import Chunk
 
 _FORMAT = 2
@@ -302,7 +303,7 @@ def _regular_file(path: Path, roots: Sequence[Path]) -> tuple[str, str] | None:
         status = os.fstat(handle)
         if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_RESOURCE_BYTES:
             return None
-        if status.st_nlink > 1 and not target.is_relative_to(TOOL_FILES):
+        if hard_linked(target, status.st_nlink):
             return None
         digest = hashlib.sha256()
         with os.fdopen(os.dup(handle), "rb") as stream:

@@ -25,9 +25,6 @@ MAX_IMAGE_PIXELS = 40_000_000
 """An image of more pixels than this is refused, measured from its header before anything
 decodes it: a 20 KB PNG can hold 13000 × 13000 pixels, which take gigabytes decoded."""
 
-TOOL_FILES = Path(__file__).resolve().parent
-"""pillbox's own printing files, which an installer may hard-link from its cache."""
-
 
 @dataclass(frozen=True)
 class Refusal:
@@ -66,7 +63,7 @@ def _fetcher_class() -> Any:
                 return self._refuse(url, "missing")
             if path.stat().st_size > MAX_RESOURCE_BYTES:
                 return self._refuse(url, "large")
-            if hard_linked(path) and not path.is_relative_to(TOOL_FILES):
+            if hard_linked(path):
                 return self._refuse(url, "link")
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             data = path.read_bytes()

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from compiler.build import CheckedPack
-from compiler.pack import display_path
+from compiler.pack import display_path, hard_linked
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import MAX_TEMPLATE_BYTES, TemplateProblem
@@ -407,7 +407,7 @@ def _template_text(path: Path) -> str:
         status = path.lstat()
     except OSError:
         return ""
-    if not stat.S_ISREG(status.st_mode) or status.st_nlink > 1:
+    if not stat.S_ISREG(status.st_mode) or hard_linked(path, status.st_nlink):
         return ""
     if status.st_size > MAX_TEMPLATE_BYTES or path.suffix not in (".html", ".css"):
         return ""
