@@ -10,12 +10,17 @@ SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/
 
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
-# so nothing installed by hand or by an older lock stays behind.
+# so nothing installed by hand or by an older lock stays behind; when only pyproject.toml does,
+# pillbox itself is installed again.
 LOCKED_VENV = rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.txt
+LOCKED := $(VENV)/.locked
 
-$(STAMP): requirements-dev.txt pyproject.toml
+$(LOCKED): requirements-dev.txt
 	$(LOCKED_VENV)
+	touch $(LOCKED)
+
+$(STAMP): $(LOCKED) pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check || { echo "requirements-dev.txt is behind pyproject.toml: run make lock"; exit 1; }
 	$(BIN)/python -m compileall -q dsl compiler runtime
