@@ -7,10 +7,11 @@ file, and a cold check of many files runs them in parallel processes.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from compiler.lower import LoweredCard
@@ -31,6 +32,11 @@ class FileResult:
 
     cards: list[LoweredCard]
     diagnostics: list[Diagnostic]
+
+    def facts(self) -> FileResult:
+        """The same result with only the facts of each card that the pack-wide passes read."""
+        cards = [replace(card, ir=pack_facts(card.ir)) for card in self.cards]
+        return FileResult(cards, self.diagnostics)
 
     def to_json(self, full_ir: bool = False) -> dict[str, Any]:
         """Plain data for the cache and for worker processes.
@@ -99,13 +105,13 @@ def check_files(
 ) -> list[FileResult]:
     """Check (path, text) pairs, in worker processes when there is enough to gain.
 
-    Results from workers carry only the facts a check reads unless `full_ir` is asked for;
-    results made in this process always hold the full IR.
+    Results carry only the facts a check reads unless `full_ir` is asked for, wherever they
+    were made: a caller sees the same shape for a small pack as for a large one.
     """
     workers = min(os.cpu_count() or 1, len(jobs), 8)
     if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
         try:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            with ProcessPoolExecutor(max_workers=workers, initializer=_plain_signals) as pool:
                 futures = [
                     pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir)
                     for shown, text in jobs
@@ -116,7 +122,16 @@ def check_files(
         except (OSError, BrokenProcessPool):
             pass  # no processes to be had here: do the work in this one
     LAST_RUN_WORKERS[0] = 1
-    return [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
+    results = [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
+    return results if full_ir else [result.facts() for result in results]
+
+
+def _plain_signals() -> None:
+    """A worker dies of SIGTERM as any process does, and leaves Ctrl-C to its parent: the
+    handlers a command installs are forked with it, and a pool worker would send them back
+    as the job's result."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(

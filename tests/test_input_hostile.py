@@ -71,6 +71,35 @@ def test_every_command_compiles_a_pack_checked_in_worker_processes(
     assert compiler.pipeline.LAST_RUN_WORKERS[0] == 2, "the worker processes did not run"
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_check_files_gives_one_shape_of_ir_however_it_works(
+    monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    from compiler.ruleset import load_ruleset
+
+    monkeypatch.setattr(compiler.pipeline, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: workers)
+    jobs = [("a.card", hallucinations("A", 2)), ("b.card", hallucinations("B", 2))]
+    ruleset = load_ruleset("coma-ward")
+    for full in (False, True):
+        results = compiler.pipeline.check_files(ruleset, jobs, full_ir=full)
+        assert compiler.pipeline.LAST_RUN_WORKERS[0] == workers
+        cards = [card.ir for result in results for card in result.cards]
+        assert all(("effects" in str(card)) == full for card in cards), (workers, full)
+
+
+def test_check_workers_die_of_sigterm_and_leave_ctrl_c_to_the_parent() -> None:
+    script = (
+        "import signal, sys; from compiler.pipeline import _plain_signals\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(9))\n"
+        "signal.signal(signal.SIGINT, lambda *a: sys.exit(9))\n"
+        "_plain_signals()\n"
+        "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
+        "assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=Path(__file__).parent.parent)
+
+
 def test_a_real_size_pack_above_the_parallel_threshold_compiles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
