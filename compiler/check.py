@@ -128,8 +128,11 @@ class _Target:
 def _loose_cards(folder: Path) -> list[Path]:
     """The card files below a folder that is no pack, found as a pack's sources are."""
     search = search_sources(folder, [SourceGlob.compile("**/*.card")], MANIFEST)
-    for reason in search.stopped.values():
-        raise UsageError(f"{folder}: {reason}")
+    if search.stopped:
+        raise UsageError(f"{folder}: {search.stopped[0]}")
+    if search.outside:
+        outside = display_path(search.outside[0][1])
+        raise UsageError(f"{outside} links out of {folder}; name the file it leads to instead")
     return [path.resolve() for path in sorted(search.matches[0])]
 
 

@@ -220,6 +220,16 @@ def test_a_link_to_a_folder_outside_the_pack_is_not_followed(tmp_path: Path) -> 
     assert "Stolen" not in "".join(report.sources.values())
 
 
+def test_a_loose_folder_with_a_card_linked_from_outside_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.card").write_text(CARD)
+    folder = tmp_path / "loose"
+    folder.mkdir()
+    (folder / "a.card").symlink_to(tmp_path / "elsewhere.card")
+    code, output = run("check", "--ruleset", "coma-ward", str(folder))
+    assert code == 2, output
+    assert "links out of" in output
+
+
 def test_a_link_loop_among_the_cards_hides_none_of_them(tmp_path: Path) -> None:
     folder = make_pack(tmp_path / "p", MANIFEST)
     for number in range(30):
