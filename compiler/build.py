@@ -20,8 +20,9 @@ from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.dice import PoolFaces
 from runtime.game import Game
-from runtime.games import GameModule, game_module
+from runtime.games import game_module
 from runtime.library import Library
+from runtime.module import GameModule
 from runtime.rules import BlockRule, ChartRule, GameRules, ProcedureRule
 from runtime.stats import DerivedRule, StatRule
 

@@ -32,7 +32,8 @@ from runtime.cards import CardDef, TestDef
 from runtime.decisions import Decision, DecisionError, DecisionMaker
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
-from runtime.games import GameModule, game_module
+from runtime.games import game_module
+from runtime.module import GameModule
 from runtime.rules import GameRules
 from runtime.testing import TestResult, card_line, run_test, runtime_failure
 

@@ -26,6 +26,7 @@ from compiler.schemaerrors import schema_diagnostics
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
+from runtime.games import UnknownGame, game_module
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,7 +440,11 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
 
 
 def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: list[str]) -> None:
-    """What the runtime reads as data must make sense: dice faces, stat windows."""
+    """What the runtime reads as data must make sense: its module, dice faces, stat windows."""
+    try:
+        game_module(str(data.get("runtime", "base")))
+    except UnknownGame as unknown:
+        builder.error(str(unknown), ("runtime",))
     for name, check in (data.get("checks") or {}).items():
         for stat in ((check or {}).get("base") or {}).get("stats", []):
             if stat not in stat_names:

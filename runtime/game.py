@@ -26,7 +26,7 @@ from runtime.dice import (
     roll_pool,
 )
 from runtime.events import Event, EventLog
-from runtime.games import GameModule
+from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules
 from runtime.state import GameState, Player
 from runtime.stats import Stats

@@ -14,7 +14,7 @@ from typing import Any
 
 from runtime.cards import BlockDef, CardDef, ModifierDef, OptionDef, TestDef, TestStep
 from runtime.game import Game
-from runtime.games import GameModule
+from runtime.module import GameModule
 from runtime.rules import GameRules
 
 

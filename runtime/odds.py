@@ -30,7 +30,7 @@ from runtime.cards import CardDef, CardInstance, Effect
 from runtime.dice import Arm, PoolFaces, PoolResult, Roll, pool_size
 from runtime.distributions import check_outcomes, pool_work, roll_outcomes, roll_work
 from runtime.game import Game
-from runtime.games import GameModule
+from runtime.module import GameModule
 from runtime.rules import GameRules
 
 MAX_PATHS = 5_000

@@ -1,75 +1,74 @@
-"""Game modules: the verbs, values and procedures a ruleset's data cannot say, per game.
+"""The game modules, found by the name a ruleset gives (`runtime: coma-ward`).
 
-A ruleset names its module (`runtime: coma-ward`); content never names Python. Each module
-states only what differs from the base module, through merged tables, as a ruleset does.
+A name finds the module `runtime.games.<name>` (dashes as underscores) that defines `MODULE`,
+or else a module another package registers under the entry point group `pillbox.games`. Only
+those are ever imported: a ruleset names a game, never a Python path. An unknown name is an
+error, never a fallback to another game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+import importlib
+import importlib.util
+import re
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from importlib.metadata import entry_points
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from runtime.cards import CardInstance
-    from runtime.game import Game
-    from runtime.state import Player
+from runtime.module import GameModule
 
-Verb = Callable[..., None]
-"""A verb: `verb(game, card, **slots)`."""
+ENTRY_POINTS = "pillbox.games"
+"""The entry point group under which other packages register game modules."""
 
-Condition = Callable[..., bool]
-"""A condition: `condition(game, card, **slots)`."""
-
-Procedure = Callable[..., "int | str"]
-"""A check procedure: `procedure(game, card, rule, **slots)` gives successes or an outcome name."""
-
-Modifier = Callable[["Game", "Player", dict[str, Any]], "tuple[str, int] | None"]
-"""A continuous modifier: the stat it changes and by how much, or None."""
-
-Play = Callable[["Game", "CardInstance"], None]
-"""How a card of one kind comes into play when a player plays it."""
-
-Drawn = Callable[["Game", "CardInstance"], bool]
-"""What drawing a card of one kind does; False ends the draw (a clue stops `draw item 2`)."""
+GAME_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
+"""What a game's name looks like: words of letters and digits joined by dashes."""
 
 
-@dataclass(frozen=True)
-class ValueDef:
-    """A value a condition can read, and how a test's `given` sets it (if it can)."""
+class UnknownGame(LookupError):
+    """No game module answers to the name a ruleset gives."""
 
-    get: Callable[..., Any]
-    set: Callable[..., None] | None = None
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
 
-
-@dataclass(frozen=True)
-class GameModule:
-    """The Python half of a game: tables of verbs, values, conditions and procedures."""
-
-    name: str
-    verbs: Mapping[str, Verb] = field(default_factory=dict)
-    values: Mapping[str, ValueDef] = field(default_factory=dict)
-    conditions: Mapping[str, Condition] = field(default_factory=dict)
-    procedures: Mapping[str, Procedure] = field(default_factory=dict)
-    modifiers: Mapping[str, Modifier] = field(default_factory=dict)
-    drawn: Mapping[str, Drawn] = field(default_factory=dict)  # kind -> what drawing it does
-    played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
-    owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
-
-    def extend(self, name: str, **tables: Mapping[str, Any]) -> GameModule:
-        """A module that is this one with some entries added or replaced."""
-        merged = {key: {**getattr(self, key), **table} for key, table in tables.items()}
-        return replace(self, name=name, **merged)
+    def __str__(self) -> str:
+        known = ", ".join(known_games()) or "none"
+        return f"no runtime module is called {self.name!r} (the known ones: {known})"
 
 
 @cache
 def game_module(name: str) -> GameModule:
-    """The module a ruleset names; unknown names fall back to the base module."""
-    from runtime.games.base import BASE
-    from runtime.games.coma_ward import COMA_WARD
-    from runtime.games.coma_ward_combat import COMBAT_PROCEDURES
+    """The module a ruleset names; UnknownGame if there is none."""
+    found = _shipped(name) if GAME_NAME.match(name) else None
+    if found is None:
+        found = _registered(name)
+    if found is None:
+        raise UnknownGame(name)
+    return found
 
-    # Combat builds on the Coma Ward module, so it joins the table here rather than there.
-    coma_ward = COMA_WARD.extend("coma-ward", procedures=COMBAT_PROCEDURES)
-    return {"base": BASE, "coma-ward": coma_ward}.get(name, BASE)
+
+def known_games() -> list[str]:
+    """The names of every game module there is, shipped or registered."""
+    folder = Path(__file__).parent
+    shipped = [path.stem.replace("_", "-") for path in folder.glob("*.py")]
+    names = {name for name in shipped if GAME_NAME.match(name) and _shipped(name)}
+    names |= {point.name for point in entry_points(group=ENTRY_POINTS)}
+    return sorted(names)
+
+
+def _shipped(name: str) -> GameModule | None:
+    """The module of that name in this package, if it is a game module (defines MODULE)."""
+    dotted = f"{__name__}.{name.replace('-', '_')}"
+    if importlib.util.find_spec(dotted) is None:
+        return None
+    module = getattr(importlib.import_module(dotted), "MODULE", None)
+    return module if isinstance(module, GameModule) else None
+
+
+def _registered(name: str) -> GameModule | None:
+    """A module another package registers under that name, if one does."""
+    for point in entry_points(group=ENTRY_POINTS, name=name):
+        module = point.load()
+        if isinstance(module, GameModule):
+            return module
+    return None

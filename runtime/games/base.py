@@ -6,7 +6,7 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.game import Game
-from runtime.games import GameModule, ValueDef
+from runtime.module import GameModule, ValueDef
 from runtime.state import Player
 
 NARRATED_PROPERTIES = ("situation",)
@@ -137,3 +137,6 @@ BASE = GameModule(
     drawn={"*": carry},
     played={"*": play_card},
 )
+
+MODULE = BASE
+"""The game module `runtime: base` names: what most card games share."""

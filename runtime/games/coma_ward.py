@@ -9,25 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.cards import CardInstance
-from runtime.decisions import YES_NO
-from runtime.dice import Arm, PoolResult
+from runtime.dice import Arm
 from runtime.game import Game
-from runtime.games import ValueDef
 from runtime.games.base import BASE, carry, narrate
+from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
+from runtime.games.coma_ward_pool import pool_rule, roll_check, take_bonuses
+from runtime.module import ValueDef
 from runtime.rules import ProcedureRule
 from runtime.state import Player
-
-POOL_PROCEDURE = "coma-ward-pool"
-"""The procedure of the stat check, which searching a room and combat roll too."""
-
-
-def pool_rule(game: Game) -> ProcedureRule:
-    """The ruleset's check run by the pool procedure (whatever the ruleset names it)."""
-    for rule in game.rules.procedures.values():
-        if rule.procedure == POOL_PROCEDURE and rule.faces is not None:
-            return rule
-    raise LookupError(f"the ruleset has no check run by {POOL_PROCEDURE!r} with faces")
-
 
 UNCOUNTED_TYPES = frozenset({"clothing"})
 """Item types that do not count toward the carry limit (clues are not carried at all)."""
@@ -38,40 +27,6 @@ player rather than carried, so they do not count toward the limit (the rulebook'
 
 PASS_FOCUS = 3
 """Successes a focus check needs when searching a room."""
-
-
-def take_bonuses(game: Game, player: Player, check: str) -> int:
-    """Use up the bonuses that wait for the next check of this name."""
-    dice = sum(d for name, d in player.bonuses if name == check)
-    if dice:
-        player.bonuses = [(name, d) for name, d in player.bonuses if name != check]
-        game.event("bonus", f"bonus on this {check} check: {dice:+d} dice", check=check, dice=dice)
-    return dice
-
-
-def roll_check(
-    game: Game,
-    player: Player,
-    dice: int,
-    label: str,
-    check: str,
-    rule: ProcedureRule,
-    arms: tuple[Arm, ...] = (),
-) -> PoolResult:
-    """Roll a pool with the rule's faces and log the roll, for any check of the game."""
-    game.step()
-    assert rule.faces is not None, "the pool procedure needs faces"
-    result = game.roll_pool(dice, rule.faces, label, arms)
-    game.event(
-        "check",
-        result.explain(),
-        check=check,
-        player=player.name,
-        dice=result.dice,
-        rounds=result.rounds,
-        successes=result.successes,
-    )
-    return result
 
 
 def pool_check(
@@ -235,26 +190,6 @@ def carry_bonus(game: Game, player: Player, args: dict[str, Any]) -> tuple[str, 
     return CARRY_LIMIT, int(args["modifier"])
 
 
-def hurt(game: Game, player: Player, damage: int) -> int:
-    """Damage from a blow: the player may discard clothing that protects to take less of it.
-
-    Each piece is offered while damage is left, in the order carried; the health lost is
-    what remains (and the number returned)."""
-    for item in list(player.items):
-        saves = item.definition.properties.get("protects")
-        if damage <= 0 or not isinstance(saves, int) or saves <= 0:
-            continue
-        prompt = f"discard {item.title} to prevent {min(saves, damage)} damage"
-        if game.decide("yes-no", prompt, YES_NO) == 0:
-            game.discard(item)
-            damage -= min(saves, damage)
-    if damage > 0:
-        game.change("health", -damage, player)
-    else:
-        game.event("damage", f"{player.name} takes no damage", player=player.name)
-    return damage
-
-
 def take_damage(game: Game, card: CardInstance, *, amount: int) -> None:
     """`take 2 damage`: lose health to a blow, which protecting clothing can soften."""
     hurt(game, game.player, amount)
@@ -405,7 +340,7 @@ COMA_WARD = BASE.extend(
         "bonus_waiting": ValueDef(bonus_waiting),
     },
     conditions={"phenomenon_revealed": phenomenon_revealed},
-    procedures={"coma-ward-pool": pool_check},
+    procedures={"coma-ward-pool": pool_check, **COMBAT_PROCEDURES},
     drawn={
         "item": carry_within_limit,
         "clue": discover_clue,
@@ -423,3 +358,6 @@ COMA_WARD = BASE.extend(
     },
     owned={"quirk": True, "neurosis": True},
 )
+
+MODULE = COMA_WARD
+"""The game module `runtime: coma-ward` names."""

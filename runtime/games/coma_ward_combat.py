@@ -28,9 +28,10 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from runtime.cards import CardInstance, Effect
+from runtime.decisions import YES_NO
 from runtime.dice import PoolResult
 from runtime.game import Game
-from runtime.games.coma_ward import hurt, pool_rule, roll_check, take_bonuses
+from runtime.games.coma_ward_pool import pool_rule, roll_check, take_bonuses
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
@@ -93,6 +94,26 @@ class CombatResult:
     damage: int = 0  # health lost by the side that lost (0 when nobody is hurt)
     damaged: str | None = None  # the name of the player who lost it
     stolen: CardInstance | None = None
+
+
+def hurt(game: Game, player: Player, damage: int) -> int:
+    """Damage from a blow: the player may discard clothing that protects to take less of it.
+
+    Each piece is offered while damage is left, in the order carried; the health lost is
+    what remains (and the number returned)."""
+    for item in list(player.items):
+        saves = item.definition.properties.get("protects")
+        if damage <= 0 or not isinstance(saves, int) or saves <= 0:
+            continue
+        prompt = f"discard {item.title} to prevent {min(saves, damage)} damage"
+        if game.decide("yes-no", prompt, YES_NO) == 0:
+            game.discard(item)
+            damage -= min(saves, damage)
+    if damage > 0:
+        game.change("health", -damage, player)
+    else:
+        game.event("damage", f"{player.name} takes no damage", player=player.name)
+    return damage
 
 
 def weapons_of(player: Player) -> list[CardInstance]:

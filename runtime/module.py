@@ -1,0 +1,64 @@
+"""What a game module is: tables of the verbs, values and procedures a ruleset's data cannot say.
+
+A ruleset names its module (`runtime: coma-ward`); content never names Python. Each module
+states only what differs from the base module, through merged tables, as a ruleset does. The
+modules themselves live in `runtime.games`, found by name; the engine (`runtime.game`) knows
+this shape and no module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runtime.cards import CardInstance
+    from runtime.game import Game
+    from runtime.state import Player
+
+Verb = Callable[..., None]
+"""A verb: `verb(game, card, **slots)`."""
+
+Condition = Callable[..., bool]
+"""A condition: `condition(game, card, **slots)`."""
+
+Procedure = Callable[..., "int | str"]
+"""A check procedure: `procedure(game, card, rule, **slots)` gives successes or an outcome name."""
+
+Modifier = Callable[["Game", "Player", dict[str, Any]], "tuple[str, int] | None"]
+"""A continuous modifier: the stat it changes and by how much, or None."""
+
+Play = Callable[["Game", "CardInstance"], None]
+"""How a card of one kind comes into play when a player plays it."""
+
+Drawn = Callable[["Game", "CardInstance"], bool]
+"""What drawing a card of one kind does; False ends the draw (a clue stops `draw item 2`)."""
+
+
+@dataclass(frozen=True)
+class ValueDef:
+    """A value a condition can read, and how a test's `given` sets it (if it can)."""
+
+    get: Callable[..., Any]
+    set: Callable[..., None] | None = None
+
+
+@dataclass(frozen=True)
+class GameModule:
+    """The Python half of a game: tables of verbs, values, conditions and procedures."""
+
+    name: str
+    verbs: Mapping[str, Verb] = field(default_factory=dict)
+    values: Mapping[str, ValueDef] = field(default_factory=dict)
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+    procedures: Mapping[str, Procedure] = field(default_factory=dict)
+    modifiers: Mapping[str, Modifier] = field(default_factory=dict)
+    drawn: Mapping[str, Drawn] = field(default_factory=dict)  # kind -> what drawing it does
+    played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
+    owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
+
+    def extend(self, name: str, **tables: Mapping[str, Any]) -> GameModule:
+        """A module that is this one with some entries added or replaced."""
+        merged = {key: {**getattr(self, key), **table} for key, table in tables.items()}
+        return replace(self, name=name, **merged)
