@@ -29,10 +29,10 @@ from runtime.game import Game, RunEnded  # noqa: E402
 from runtime.games.coma_ward import (  # noqa: E402
     bonus_next,
     phenomenon_revealed,
-    pool_check,
     reveal_phenomenon,
     rummage,
 )
+from runtime.games.coma_ward_pool import stat_check  # noqa: E402
 
 GOAL_RATIO = 1.2
 CALLS_PER_GAME = 500
@@ -46,7 +46,7 @@ FIGURE_HIGH = "You throw yourself aside as it lunges. Its wail sinks into the wa
 
 def back_away(game: Game, card: CardInstance) -> None:
     """The Figure at the End of the Hall, option "Back away", by hand."""
-    successes = pool_check(game, card, rule=game.rules.procedures["pool"], stat="dexterity")
+    successes = stat_check(game, card, "dexterity")
     if successes <= 1:
         game.say(card, FIGURE_LOW)
         game.change("terror", 1)

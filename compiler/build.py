@@ -18,7 +18,6 @@ from compiler.patterns import PatternTable
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
-from runtime.dice import PoolFaces
 from runtime.game import Game
 from runtime.games import game_module
 from runtime.library import Library
@@ -119,16 +118,10 @@ def game_rules(ruleset: Ruleset) -> GameRules:
     data = ruleset.data
     places = data.get("places") or {}
     start = next((name for name, p in places.items() if (p or {}).get("start")), None)
-    checks = data.get("checks") or {}
-    procedures = {}
-    for name, procedure in ruleset.procedures.items():
-        faces = (checks.get(name) or {}).get("faces")
-        procedures[name] = ProcedureRule(
-            name,
-            procedure.procedure,
-            procedure.dice,
-            PoolFaces.from_ruleset(faces) if faces else None,
-        )
+    procedures = {
+        name: ProcedureRule(name, rule.procedure, rule.result, rule.names, rule.params)
+        for name, rule in ruleset.procedures.items()
+    }
     blocks = {}
     for name, block in (data.get("blocks") or {}).items():
         if block is None:
@@ -227,9 +220,8 @@ def runtime_problems(ruleset: Ruleset, module: GameModule, rules: GameRules) -> 
         if pattern is None or function is None:
             return
         slots = {slot.name: None for slot in pattern.slots}
-        extra = {"rule": None} if section == "check" else {}
         try:
-            inspect.signature(function).bind(*([None] * fixed), **slots, **extra)
+            inspect.signature(function).bind(*([None] * fixed), **slots)
         except TypeError as error:
             problems.append(
                 Diagnostic(
@@ -253,6 +245,4 @@ def runtime_problems(ruleset: Ruleset, module: GameModule, rules: GameRules) -> 
             fits("value", name, value.get, 2, ruleset.values)
             if value.set is not None and name in ruleset.settable_values:
                 fits("value", name, value.set, 3, ruleset.values)
-    for name, rule in rules.procedures.items():
-        fits("check", name, module.procedures.get(rule.procedure), 2, ruleset.checks)
     return problems

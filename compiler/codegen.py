@@ -145,6 +145,7 @@ class _Generator:
     bound: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, name) -> identifier
     functions: list[ast.stmt] = field(default_factory=list)
     _results: int = 0
+    _made: dict[str, int] = field(default_factory=dict)  # stem -> names made of it
 
     # -- names bound from the runtime ---------------------------------------------------------
 
@@ -169,6 +170,28 @@ class _Generator:
         """The local name of a control callable: `say = runtime.say`."""
         self.bindings.setdefault(name, ast.Attribute(_name("runtime"), name, ast.Load()))
         return name
+
+    def made(self, stem: str, value: ast.expr) -> str:
+        """A module-level name for one check or roll, made once when the module loads."""
+        self._made[stem] = self._made.get(stem, 0) + 1
+        identifier = f"{stem}_{self._made[stem]}"
+        self.bindings[identifier] = value
+        return identifier
+
+    def arms(self, table: IR) -> ast.Tuple:
+        """The outcomes of a check or roll as the odds branch on them, from the IR."""
+        arms: list[ast.expr] = []
+        for outcome in table["outcomes"]:
+            if outcome.get("invalid"):
+                continue
+            if "name" in outcome:
+                fields = [ast.Constant(0), ast.Constant(0), ast.Constant(outcome["name"])]
+                fields.append(ast.Constant(outcome["name"]))
+            else:
+                low, high, text = outcome["min"], outcome["max"], written_arm(outcome)
+                fields = [ast.Constant(low), ast.Constant(high), ast.Constant(text)]
+            arms.append(self.runtime_call("arm", fields))
+        return ast.Tuple(arms, ast.Load())
 
     def fresh(self, stem: str) -> str:
         """A new local variable for a check or roll result."""
@@ -238,15 +261,22 @@ class _Generator:
             return [self.branches(effect["if"]["branches"], effect["if"].get("otherwise"))]
         if "check" in effect:
             check = effect["check"]
-            call = _call(self.bind("check", check["procedure"]), game_card, check["args"])
-            return self.outcomes("result", call, check["outcomes"])
-        if "roll" in effect:
-            dice = effect["roll"]["dice"]
-            call = _call(
-                self.control("roll"),
-                [*game_card, ast.Constant(dice["count"]), ast.Constant(dice["sides"])],
+            name, args = check["procedure"], check["args"]
+            header = ast.Constant(written_header(self.ruleset, effect))
+            made = self.made(
+                "check",
+                self.runtime_call(
+                    "check", [ast.Constant(name), _literal(args), self.arms(check), header]
+                ),
             )
-            return self.outcomes("rolled", call, effect["roll"]["outcomes"])
+            return self.outcomes("result", _call(made, game_card), check["outcomes"])
+        if "roll" in effect:
+            roll = effect["roll"]
+            count, sides = (ast.Constant(roll["dice"][key]) for key in ("count", "sides"))
+            made = self.made(
+                "roll", self.runtime_call("roll_table", [count, sides, self.arms(roll)])
+            )
+            return self.outcomes("rolled", _call(made, game_card), roll["outcomes"])
         if "repeat" in effect:
             repeat = effect["repeat"]
             passes = _call(self.control("repeat"), [*game_card, ast.Constant(repeat["times"])])
@@ -517,6 +547,23 @@ class _Generator:
             list(positional),
             [ast.keyword(k, v) for k, v in keywords.items()],
         )
+
+
+def written_header(ruleset: Ruleset, node: IR) -> str:
+    """How a check or roll reads in a log or an odds path: `check dexterity -1`, `roll 2d6`."""
+    if "roll" in node:
+        count, sides = node["roll"]["dice"]["count"], node["roll"]["dice"]["sides"]
+        return f"roll {count if count != 1 else ''}d{sides}"
+    check = node["check"]
+    return "check " + ruleset.checks.by_name[check["procedure"]].phrase(check["args"])
+
+
+def written_arm(outcome: IR) -> str:
+    """An outcome's label as a card writes it: `0..1`, `3`, `4+`, `pass`."""
+    if "name" in outcome:
+        return str(outcome["name"])
+    low, high = outcome["min"], outcome["max"]
+    return f"{low}+" if high is None else str(low) if low == high else f"{low}..{high}"
 
 
 def _line(item: IR) -> ast.Constant:

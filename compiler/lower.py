@@ -46,6 +46,15 @@ def at(span: Span) -> list[int]:
     return span.as_list()
 
 
+GIVES = {
+    "successes": "counts successes",
+    "total": "gives a total",
+    "face": "gives a face",
+    "damage": "counts damage",
+}
+"""How an E0220 message says what a counted check gives."""
+
+
 @dataclass
 class LoweredCard:
     """A card's IR together with what the checker needs to know about it."""
@@ -483,11 +492,11 @@ class Lowerer:
         for outcome in statement.outcomes:
             label = outcome.label
             entry: IR = {"at": at(outcome.span), "label_at": at(label.span)}
-            if procedure.successes:
+            if procedure.counted:
                 if isinstance(label, n.Word):
                     self.error(
                         "E0220",
-                        f"check {statement.phrase.words} counts successes; "
+                        f"check {statement.phrase.words} {GIVES[procedure.result]}; "
                         f"'{label.text}' is not a count",
                         label.span,
                         "label outcomes with counts like 0..1, 2 or 3+",

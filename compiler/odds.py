@@ -14,7 +14,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from compiler.build import CheckedPack, CompiledPack
+from compiler.build import CompiledPack
+from compiler.codegen import written_arm, written_header
 from compiler.commands import (
     EXIT_CLEAN,
     EXIT_CONTENT,
@@ -25,13 +26,13 @@ from compiler.commands import (
 )
 from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
+from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
-from runtime.dice import MAX_POOL_DICE, Arm, PoolTooLarge
+from runtime.dice import MAX_POOL_DICE, PoolTooLarge
 from runtime.game import Game, RunawayError
 from runtime.odds import (
     BlockOdds,
-    BranchPoint,
     Outcome,
     Table,
     TooManyPaths,
@@ -43,35 +44,20 @@ from runtime.testing import card_line, runtime_failure
 IR = dict[str, Any]
 
 
-def branch_points(checked: CheckedPack) -> dict[tuple[str, int], BranchPoint]:
-    """Every check and roll of the pack by (file, line), with its ranges as written."""
-    found: dict[tuple[str, int], BranchPoint] = {}
-    for card_file in checked.files:
-        lines = card_file.text.splitlines()
-        for card in card_file.cards:
-            for node in card_effects(card):
-                table = node.get("check") or node.get("roll")
-                if not isinstance(table, dict) or "outcomes" not in table:
-                    continue
-                line = node["at"][0]
-                found[(card_file.file, line)] = BranchPoint(
-                    _header(lines, node["at"]),
-                    tuple(_arm(lines, outcome) for outcome in table["outcomes"]),
-                )
+def written_checks(ruleset: Ruleset, card: IR) -> list[tuple[str, tuple[str, ...]]]:
+    """Each check and roll of a card as its odds paths read it: its header and its outcomes."""
+    found = []
+    for node in card_effects(card):
+        table = node.get("check") or node.get("roll")
+        if (
+            not isinstance(table, dict)
+            or not table.get("outcomes")
+            or ("check" in node and table.get("procedure") is None)
+        ):
+            continue
+        arms = tuple(written_arm(o) for o in table["outcomes"] if not o.get("invalid"))
+        found.append((written_header(ruleset, node), arms))
     return found
-
-
-def _header(lines: list[str], at: list[int]) -> str:
-    """`check dexterity -1` as written, up to its opening brace."""
-    text = lines[at[0] - 1][at[1] - 1 :]
-    return " ".join(text.split("{", 1)[0].split())
-
-
-def _arm(lines: list[str], outcome: IR) -> Arm:
-    line, column, end_line, end_column = outcome["label_at"]
-    text = lines[line - 1][column - 1 : end_column - 1] if line == end_line else ""
-    low, high = outcome["min"], outcome.get("max")
-    return Arm(low, high, text or (f"{low}+" if high is None else f"{low}..{high}"))
 
 
 @dataclass(frozen=True)
@@ -92,9 +78,7 @@ def odds_table(compiled: CompiledPack, settings: Sequence[str]) -> Table:
 
     # A usage error in the settings is raised here, once, not inside the walk.
     setup(compiled.new_game(seed=0))
-    return Table(
-        compiled.rules, compiled.cards, compiled.module, branch_points(compiled.checked), setup
-    )
+    return Table(compiled.rules, compiled.cards, compiled.module, setup)
 
 
 def given(table: Table) -> dict[str, int]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from compiler.lower import IR, MAX_DICE, MAX_DIE_SIDES, LoweredCard
 from compiler.patterns import did_you_mean, with_article
-from compiler.ruleset import CheckProcedure, Ruleset
+from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 
 Pass = Callable[[Ruleset, Sequence[LoweredCard]], Iterator[Diagnostic]]
@@ -68,14 +68,14 @@ def card_effects(card: IR) -> Iterator[IR]:
 Interval = tuple[int, int]
 
 
-def _describe(runs: Sequence[Interval], unit: str | None) -> str:
+def _describe(runs: Sequence[Interval], unit: tuple[str, str] | None) -> str:
     """`[(2, 2)]` -> '2 successes', `[(5, 6)]` -> '5..6'."""
     parts = [str(a) if a == b else f"{a}..{b}" for a, b in runs]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     if unit is None:
         return text
     single = len(runs) == 1 and runs[0] == (1, 1)
-    return f"{text} {unit}{'' if single else 'es'}"
+    return f"{text} {unit[0] if single else unit[1]}"
 
 
 def _merge(intervals: Sequence[Interval]) -> list[Interval]:
@@ -100,7 +100,7 @@ def _label(outcome: IR) -> str:
 
 
 def _coverage(
-    card: IR, node: IR, what: str, low: int, high: int, unit: str | None
+    card: IR, node: IR, what: str, low: int, high: int, unit: tuple[str, str] | None
 ) -> Iterator[Diagnostic]:
     """Ranges must cover low..high exactly once; works on intervals, so huge numbers are cheap."""
     body = node.get("check") or node["roll"]
@@ -172,19 +172,8 @@ def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator
                 yield from _check_coverage(ruleset, card, effect)
 
 
-def most_dice(ruleset: Ruleset, procedure: CheckProcedure, args: IR) -> int:
-    """The most dice a check rolls before bonus dice: its base and the stats it names."""
-    pool = procedure.base_dice + max(
-        (ruleset.stat_range(s)[1] for s in procedure.base_stats if s in ruleset.stat_names),
-        default=0,
-    )
-    for arg in procedure.dice:
-        value = args.get(arg)
-        if isinstance(value, str) and value in ruleset.stat_names:
-            pool += ruleset.stat_range(value)[1]
-        elif isinstance(value, int):
-            pool += value
-    return max(pool, 0)
+UNITS = {"successes": ("success", "successes"), "damage": ("damage", "damage")}
+"""How coverage messages count a check's results, by what it gives (totals and faces: bare)."""
 
 
 def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnostic]:
@@ -192,7 +181,7 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
     procedure = ruleset.procedures[check["procedure"]]
     args = check["args"]
     what = "check " + ruleset.checks.by_name[check["procedure"]].phrase(args)
-    if not procedure.successes:
+    if not procedure.counted:
         seen: dict[str, IR] = {}
         for outcome in check["outcomes"]:
             name = outcome["name"]
@@ -211,15 +200,20 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
                 span_of(card, effect["keyword_at"]),
             )
         return
-    pool = most_dice(ruleset, procedure, args)
-    yield from _coverage(card, effect, what, 0, pool, "success")
+    bounds = ruleset.check_bounds(check["procedure"], args)
+    if bounds is None:
+        return  # the procedure does not say which numbers it gives
+    unit = UNITS.get(procedure.result)
+    yield from _coverage(card, effect, what, bounds.low, bounds.high, unit)
     closed = [o for o in check["outcomes"] if "min" in o]
-    if procedure.bonus_dice and closed and all(o["max"] is not None for o in closed):
+    if bounds.open and closed and all(o["max"] is not None for o in closed):
         top = max(closed, key=lambda o: o["max"])
-        if top["max"] == pool:
+        if top["max"] == bounds.high:
             yield _warning(
                 "W0304",
-                f"bonus dice can roll more than {pool} successes, and no outcome covers them",
+                f"bonus dice can roll more than {bounds.high}"
+                + (f" {unit[1]}" if unit else "")
+                + ", and no outcome covers them",
                 span_of(card, top["label_at"]),
                 f"make the last outcome open: {top['min']}+",
             )

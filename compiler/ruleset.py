@@ -26,6 +26,7 @@ from compiler.schemaerrors import schema_diagnostics
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
+from runtime.checks import COUNTED, Bounds, CheckProcedure
 from runtime.games import UnknownGame, game_module
 
 
@@ -74,17 +75,19 @@ class Kind:
 
 
 @dataclass(frozen=True, slots=True)
-class CheckProcedure:
-    """A `check` phrase pattern and how its outcomes are labelled."""
+class CheckRule:
+    """A `check` entry: its procedure in the game module, what it gives, and its params."""
 
     name: str
     procedure: str
-    successes: bool
-    names: tuple[str, ...]
-    dice: tuple[str, ...]
-    bonus_dice: bool = False  # pools can grow past the stat, so the top outcome should be open
-    base_stats: tuple[str, ...] = ()  # the procedure rolls the best of these stats...
-    base_dice: int = 0  # ...plus this many dice, before what the phrase adds
+    result: str  # "successes", "total", "face", "damage", or "named"
+    names: tuple[str, ...]  # a named check's outcomes
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def counted(self) -> bool:
+        """Whether its outcomes are counts and ranges rather than names."""
+        return self.result in COUNTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +133,26 @@ class Ruleset:
     value_types: dict[str, str]
     settable_values: frozenset[str]
     block_bodies: dict[str, str]
-    procedures: dict[str, CheckProcedure]
+    procedures: dict[str, CheckRule]
     kinds: dict[str, Kind]
     charts: tuple[Chart, ...]
     wording: Wording
+    runtime: str = "base"  # the game module's name
     data: dict[str, Any] = field(default_factory=dict)  # the merged tables, as plain data
+
+    def check_procedure(self, check: str) -> CheckProcedure | None:
+        """The game module's procedure that runs one of the ruleset's checks."""
+        rule = self.procedures.get(check)
+        if rule is None:
+            return None
+        return game_module(self.runtime).checks.get(rule.procedure)
+
+    def check_bounds(self, check: str, args: dict[str, Any]) -> Bounds | None:
+        """The results a check can give with these slots, if its procedure says."""
+        procedure = self.check_procedure(check)
+        if procedure is None or procedure.bounds is None:
+            return None
+        return procedure.bounds(self.procedures[check].params, args, self)
 
     def stat_range(self, name: str) -> tuple[int, int]:
         """The lowest and highest value a stat or derived stat can take."""
@@ -442,23 +460,31 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
 def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: list[str]) -> None:
     """What the runtime reads as data must make sense: its module, dice faces, stat windows."""
     try:
-        game_module(str(data.get("runtime", "base")))
+        module = game_module(str(data.get("runtime", "base")))
     except UnknownGame as unknown:
         builder.error(str(unknown), ("runtime",))
+        module = None
     for name, check in (data.get("checks") or {}).items():
-        for stat in ((check or {}).get("base") or {}).get("stats", []):
-            if stat not in stat_names:
-                builder.error(f"check {name!r} rolls unknown stat {stat!r}", ("checks", name))
-        faces = (check or {}).get("faces") or {}
-        seen: dict[int, str] = {}
-        for kind, numbers in faces.items():
-            for face in numbers:
-                if face in seen and seen[face] != kind:
-                    builder.error(
-                        f"check {name!r}: face {face} is both {seen[face]} and {kind}",
-                        ("checks", name, "faces", kind),
-                    )
-                seen[face] = kind
+        if module is None or check is None:
+            continue
+        procedure = module.checks.get(check["procedure"])
+        if procedure is None:
+            known = ", ".join(sorted(module.checks)) or "none"
+            builder.error(
+                f"check {name!r}: the {module.name} runtime has no procedure "
+                f"{check['procedure']!r} (it has: {known})",
+                ("checks", name, "procedure"),
+            )
+            continue
+        result = check["outcomes"] if isinstance(check["outcomes"], str) else "named"
+        if procedure.results and result not in procedure.results:
+            gives = " or ".join(sorted(procedure.results))
+            builder.error(
+                f"check {name!r}: procedure {check['procedure']!r} gives {gives}, not {result}",
+                ("checks", name, "outcomes"),
+            )
+        for problem in procedure.validate(check.get("params") or {}, stat_names):
+            builder.error(f"check {name!r}: {problem}", ("checks", name, "params"))
     for name, block in (data.get("blocks") or {}).items():
         for stat in (block or {}).get("while_stat") or {}:
             if stat not in stat_names:
@@ -591,15 +617,12 @@ def _build(
     blocks_data = data.get("blocks") or {}
     _check_runtime_tables(builder, data, [*stats, *derived])
     procedures = {
-        name: CheckProcedure(
+        name: CheckRule(
             name=name,
             procedure=c["procedure"],
-            successes=c["outcomes"] == "successes",
+            result=c["outcomes"] if isinstance(c["outcomes"], str) else "named",
             names=tuple(c["outcomes"]) if isinstance(c["outcomes"], list) else (),
-            dice=tuple(c.get("dice", [])),
-            bonus_dice=bool(c.get("bonus_dice", False)),
-            base_stats=tuple((c.get("base") or {}).get("stats", ())),
-            base_dice=int((c.get("base") or {}).get("dice", 0)),
+            params=dict(c.get("params") or {}),
         )
         for name, c in (data.get("checks") or {}).items()
         if c is not None
@@ -660,6 +683,7 @@ def _build(
         ),
         block_bodies={name: b["body"] for name, b in blocks_data.items() if b is not None},
         procedures=procedures,
+        runtime=str(data.get("runtime", "base")),
         kinds=kinds,
         charts=tuple(charts),
         wording=wording,

@@ -316,9 +316,9 @@ class _Reader:
         """A check: its phrase, then its outcomes labelled by count or by name."""
         name = check.get("procedure")
         procedure = self.ruleset.procedures.get(name or "")
-        counted = procedure is not None and procedure.successes
+        unit = procedure.result if procedure is not None and procedure.counted else None
         head = self.entry("checks", name, check.get("args") or {}) if name else ""
-        return self.outcomes(head, check["outcomes"], counted)
+        return self.outcomes(head, check["outcomes"], unit)
 
     def roll(self, roll: IR) -> _Piece:
         """A roll table: how many dice, then its outcomes labelled by faces."""
@@ -326,9 +326,9 @@ class _Reader:
         plain = dice["sides"] == self.words.get("roll", {}).get("plain_sides")
         values = {"count": _number(dice["count"]), "sides": _number(dice["sides"])}
         head = fill(self.word("roll", "plain" if plain else "other"), values)
-        return self.outcomes(head, roll["outcomes"], counted=False)
+        return self.outcomes(head, roll["outcomes"], None)
 
-    def outcome_label(self, outcome: IR, counted: bool) -> str:
+    def outcome_label(self, outcome: IR, unit: str | None) -> str:
         """`1–2`, `5+`, `0–1 successes`, `1 success`, or an outcome's display name."""
         if "name" in outcome:
             return self.name(outcome["name"])
@@ -339,12 +339,14 @@ class _Reader:
             faces = _number(low)
         else:
             faces = fill(self.word("labels", "range"), {"min": _number(low), "max": _number(high)})
-        return fill(self.word("labels", "successes"), {"count": faces}) if counted else faces
+        # A check's results read with their unit where the wording has one (`2+ successes`).
+        template = (self.words.get("labels") or {}).get(unit) if unit else None
+        return fill(template, {"count": faces}) if isinstance(template, str) else faces
 
-    def outcomes(self, head: str, outcomes: list[IR], counted: bool) -> _Piece:
+    def outcomes(self, head: str, outcomes: list[IR], unit: str | None) -> _Piece:
         """Outcomes on one line when each only changes things; else one line an outcome."""
         labelled = [
-            (self.outcome_label(o, counted), self.pieces(o["effects"]))
+            (self.outcome_label(o, unit), self.pieces(o["effects"]))
             for o in outcomes
             if not o.get("invalid")
         ]

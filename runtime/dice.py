@@ -226,19 +226,6 @@ def _pairs(suspense: list[int], partners: list[int]) -> list[tuple[int, ...]]:
 
 
 @dataclass(frozen=True)
-class Arm:
-    """One outcome of a check or roll as a card writes it: a range of results and its words."""
-
-    low: int
-    high: int | None  # None: open, as `3+` is
-    text: str  # the range as written: "0..2", "3+", "4"
-
-    def holds(self, result: int) -> bool:
-        """Whether this outcome covers the result."""
-        return self.low <= result and (self.high is None or result <= self.high)
-
-
-@dataclass(frozen=True)
 class Roll:
     """Dice summed, as a `roll` table reads them."""
 

@@ -14,9 +14,18 @@ from itertools import count
 from typing import Any
 
 from runtime.cards import BlockDef, CardDef, CardInstance, Effect
+from runtime.checks import (
+    ROLL,
+    ROLL_TABLE,
+    Arm,
+    CheckCall,
+    CheckProcedure,
+    Result,
+    Rolled,
+    roll_call,
+)
 from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
 from runtime.dice import (
-    Arm,
     DiceSource,
     PoolFaces,
     PoolResult,
@@ -27,7 +36,7 @@ from runtime.dice import (
 )
 from runtime.events import Event, EventLog
 from runtime.module import GameModule
-from runtime.rules import BlockRule, GameRules
+from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import GameState, Player
 from runtime.stats import Stats
 
@@ -243,22 +252,40 @@ class Game:
         return self.decide("yes-no", f"you may {prompt}", YES_NO) == 0
 
     # -- dice -----------------------------------------------------------------------------
-    def roll(self, card: CardInstance, count: int, sides: int) -> int:
-        """A `roll` table: roll the dice and give their sum."""
+    def check(self, card: CardInstance, call: CheckCall) -> Result:
+        """Make a check: its procedure prepares it, rolls it and settles what follows."""
         self.step()
-        rolled = self.roll_dice(count, sides)
-        self.event("roll", rolled.explain(), dice=list(rolled.faces), total=rolled.total)
-        return rolled.total
+        procedure = self.procedure(call.rule)
+        prepared = procedure.prepare(self, card, call)
+        rolled = self.roll_check(procedure, prepared, call)
+        if procedure.settle is not None:
+            procedure.settle(self, card, call, prepared, rolled)
+        return rolled.result
+
+    def procedure(self, rule: ProcedureRule) -> CheckProcedure:
+        """The module's procedure that runs a ruleset's check (a roll table's own)."""
+        if rule is ROLL_TABLE:
+            return ROLL
+        return self.module.checks[rule.procedure]
+
+    def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:
+        """The dice of a prepared check, logged (the odds walker branches here instead)."""
+        rolled = procedure.roll(self, prepared)
+        self.event(rolled.kind, rolled.text, check=call.rule.name, **dict(rolled.data))
+        return rolled
+
+    def roll(self, card: CardInstance, count: int, sides: int, arms: tuple[Arm, ...] = ()) -> int:
+        """A `roll` table: roll the dice and give their sum."""
+        total = self.check(card, roll_call(count, sides, arms))
+        assert isinstance(total, int)
+        return total
 
     def roll_dice(self, count: int, sides: int) -> Roll:
-        """Every roll of summed dice goes through here (the odds walker takes it over)."""
+        """Summed dice, for a procedure's roll step."""
         return roll_dice(count, sides, self.dice)
 
-    def roll_pool(
-        self, dice: int, faces: PoolFaces, label: str, arms: tuple[Arm, ...] = ()
-    ) -> PoolResult:
-        """Every pool check goes through here; `arms` name its outcomes where the runtime
-        itself branches on it (a search's 3+), for the odds walker."""
+    def roll_pool(self, dice: int, faces: PoolFaces, label: str) -> PoolResult:
+        """A pool with suspense re-rolls, for a procedure's roll step."""
         return roll_pool(dice, faces, self.dice, label)
 
     def repeat(self, card: CardInstance, times: int) -> Iterator[int]:

@@ -12,10 +12,23 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from runtime.cards import BlockDef, CardDef, ModifierDef, OptionDef, TestDef, TestStep
+from runtime.cards import (
+    BlockDef,
+    CardDef,
+    CardInstance,
+    ModifierDef,
+    OptionDef,
+    TestDef,
+    TestStep,
+)
+from runtime.checks import Arm, CheckCall, Result, roll_call
 from runtime.game import Game
 from runtime.module import GameModule
 from runtime.rules import GameRules
+
+
+def _make(game: Game, card: CardInstance, call: CheckCall) -> Result:
+    return game.check(card, call)
 
 
 class Library:
@@ -25,7 +38,6 @@ class Library:
     rule = staticmethod(Game.rule)
     choose = staticmethod(Game.choose)
     may = staticmethod(Game.may)
-    roll = staticmethod(Game.roll)
     no_outcome = staticmethod(Game.no_outcome)
     repeat = staticmethod(Game.repeat)
 
@@ -56,13 +68,21 @@ class Library:
         found = self.module.conditions.get(name)
         return found if found is not None else self._stand_in("condition", name, False)
 
-    def check(self, name: str) -> Callable[..., Any]:
-        """The check of that name, bound to its rule from the ruleset."""
+    def check(
+        self, name: str, args: dict[str, Any], arms: tuple[Arm, ...], header: str
+    ) -> Callable[[Game, CardInstance], Result]:
+        """One check of a card, as written: `check_3(game, card)` makes it, with these slots,
+        and these outcomes for the odds to branch on."""
         rule = self.rules.procedures.get(name)
-        procedure = self.module.procedures.get(rule.procedure) if rule is not None else None
-        if rule is None or procedure is None:
+        if rule is None or rule.procedure not in self.module.checks:
             return self._stand_in("check", name, 0)
-        return partial(procedure, rule=rule)
+        call = CheckCall(rule, tuple(args.items()), arms, header)
+        return partial(_make, call=call)
+
+    @staticmethod
+    def roll_table(count: int, sides: int, arms: tuple[Arm, ...]) -> Callable[..., Result]:
+        """One roll table of a card: `roll_4(game, card)` rolls it."""
+        return partial(_make, call=roll_call(count, sides, arms))
 
     def _stand_in(self, what: str, name: str, result: Any) -> Callable[..., Any]:
         self.missing.add(f"{what} {name}")
@@ -74,6 +94,7 @@ class Library:
         return not_simulated
 
     # Compiled modules describe their cards through these constructors.
+    arm = staticmethod(Arm)
     card = staticmethod(CardDef)
     option = staticmethod(OptionDef)
     block = staticmethod(BlockDef)

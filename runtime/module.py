@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from runtime.checks import CheckProcedure
+
 if TYPE_CHECKING:
     from runtime.cards import CardInstance
     from runtime.game import Game
@@ -22,9 +24,6 @@ Verb = Callable[..., None]
 
 Condition = Callable[..., bool]
 """A condition: `condition(game, card, **slots)`."""
-
-Procedure = Callable[..., "int | str"]
-"""A check procedure: `procedure(game, card, rule, **slots)` gives successes or an outcome name."""
 
 Modifier = Callable[["Game", "Player", dict[str, Any]], "tuple[str, int] | None"]
 """A continuous modifier: the stat it changes and by how much, or None."""
@@ -52,7 +51,7 @@ class GameModule:
     verbs: Mapping[str, Verb] = field(default_factory=dict)
     values: Mapping[str, ValueDef] = field(default_factory=dict)
     conditions: Mapping[str, Condition] = field(default_factory=dict)
-    procedures: Mapping[str, Procedure] = field(default_factory=dict)
+    checks: Mapping[str, CheckProcedure] = field(default_factory=dict)  # by procedure name
     modifiers: Mapping[str, Modifier] = field(default_factory=dict)
     drawn: Mapping[str, Drawn] = field(default_factory=dict)  # kind -> what drawing it does
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does

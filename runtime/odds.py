@@ -18,8 +18,7 @@ seconds, with the card line that was running.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -27,8 +26,8 @@ from typing import Any
 
 from runtime import distributions
 from runtime.cards import CardDef, CardInstance, Effect
-from runtime.dice import Arm, PoolFaces, PoolResult, Roll, pool_size
-from runtime.distributions import check_outcomes, pool_work, roll_outcomes, roll_work
+from runtime.checks import Arm, Branch, CheckCall, CheckProcedure, Result, Rolled
+from runtime.dice import DiceError, PoolFaces, PoolResult, Roll
 from runtime.game import Game
 from runtime.module import GameModule
 from runtime.rules import GameRules
@@ -53,22 +52,21 @@ death, and in the report each branch on its path and its bar in each column."""
 
 
 @dataclass(frozen=True)
-class BranchPoint:
-    """A check or roll as the card writes it: its header and its outcomes' ranges."""
-
-    header: str  # "check focus", "roll d6"
-    arms: tuple[Arm, ...]
-
-
-Branches = Mapping[tuple[str, int], BranchPoint]
-"""(card file, line) -> the check or roll written there: the compiler reads them off the IR."""
-
-
-@dataclass(frozen=True)
 class _Alternative:
     label: str
     probability: Fraction | None  # None: a decision, which has no odds
     value: Any
+
+
+class UnwalkedDice(DiceError):
+    """A rule rolled dice outside any check: the walk has no odds to branch on for them."""
+
+    def __init__(self, dice: str) -> None:
+        super().__init__(dice)
+        self.dice = dice
+
+    def __str__(self) -> str:
+        return f"{self.dice} is rolled outside a check, so its odds are not known"
 
 
 class WalkLimit(Exception):
@@ -166,7 +164,6 @@ class OddsGame(Game):
     """A game whose dice and decisions a replay answers, and whose draws are only counted."""
 
     replay: _Replay
-    branches: Branches
     drawn: dict[str, int]
 
     def _build_decks(self) -> dict[str, list[CardInstance]]:
@@ -187,33 +184,23 @@ class OddsGame(Game):
         self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
         return index
 
-    def roll_pool(
-        self, dice: int, faces: PoolFaces, label: str, arms: tuple[Arm, ...] = ()
-    ) -> PoolResult:
+    def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:
         """One path per outcome the card (or the rule) writes for this check."""
-        dice = pool_size(dice, label)
-        point = self._written(label, arms)
         budget = self.replay.budget
-        budget.charge_once(("pool", dice, faces), lambda: pool_work(dice))
-        alternatives = _pool_alternatives(point, dice, faces)
-        budget.charge_once(
-            ("arms", point, dice, faces), lambda: _summed(check_outcomes(dice, faces))
-        )
-        successes: int = self.replay.pick(alternatives)
-        return PoolResult(label, dice, [[]], [], [successes])
+        budget.charge_once(("odds", procedure, prepared), lambda: procedure.cost(prepared))
+        branches = _branches(procedure, prepared)
+        budget.charge_once(("arms", procedure, prepared, call.arms), lambda: _summed(branches))
+        chosen: _Branched = self.replay.pick(_alternatives(call.header, call.arms, branches))
+        self.event("check", chosen.label, check=call.rule.name, result=chosen.result)
+        return Rolled(chosen.result, chosen.label, chosen.after)
 
     def roll_dice(self, count: int, sides: int) -> Roll:
-        """One path per outcome of the card's roll table."""
-        notation = f"{count if count != 1 else ''}d{sides}"
-        point = self._written(f"roll {notation}", ())
-        budget = self.replay.budget
-        budget.charge_once(("roll", count, sides), lambda: roll_work(count, sides))
-        alternatives = _roll_alternatives(point, count, sides)
-        budget.charge_once(
-            ("arms", point, count, sides), lambda: _summed(roll_outcomes(count, sides))
-        )
-        total: int = self.replay.pick(alternatives)
-        return Roll(notation, _faces_summing_to(total, count, sides))
+        """Dice rolled outside a check have no odds the walk can branch on."""
+        raise UnwalkedDice(f"{count}d{sides}")
+
+    def roll_pool(self, dice: int, faces: PoolFaces, label: str) -> PoolResult:
+        """Dice rolled outside a check have no odds the walk can branch on."""
+        raise UnwalkedDice(label)
 
     def draw(self, deck: str, count: int = 1) -> None:
         """A draw is counted, not resolved."""
@@ -221,64 +208,57 @@ class OddsGame(Game):
         self.drawn[deck] = self.drawn.get(deck, 0) + count
         self.event("draw", f"draw {count} {deck}", deck=deck, count=count)
 
-    def _written(self, label: str, arms: tuple[Arm, ...]) -> BranchPoint:
-        """The check or roll as the card that runs it writes it, found by its line."""
-        if arms:
-            return BranchPoint(label, arms)
-        frame = sys._getframe(2)
-        while frame is not None:
-            written = self.branches.get((frame.f_code.co_filename, frame.f_lineno))
-            if written is not None:
-                return written
-            frame = frame.f_back  # type: ignore[assignment]
-        return BranchPoint(label, ())
+
+@dataclass(frozen=True)
+class _Branched:
+    """A check's result as a path takes it: the range the card writes, one result of it."""
+
+    label: str
+    result: Result
+    after: Hashable
 
 
 @lru_cache(maxsize=1024)
-def _pool_alternatives(point: BranchPoint, dice: int, faces: PoolFaces) -> list[_Alternative]:
-    return _alternatives(point, check_outcomes(dice, faces))
-
-
-@lru_cache(maxsize=1024)
-def _roll_alternatives(point: BranchPoint, count: int, sides: int) -> list[_Alternative]:
-    return _alternatives(point, roll_outcomes(count, sides))
+def _branches(procedure: CheckProcedure, prepared: Hashable) -> tuple[Branch, ...]:
+    return tuple(procedure.odds(prepared))
 
 
 def clear_caches() -> None:
     """Forget every worked-out distribution and branch (for timing a cold walk)."""
-    _pool_alternatives.cache_clear()
-    _roll_alternatives.cache_clear()
+    _branches.cache_clear()
+    _alternatives.cache_clear()
     distributions.clear_caches()
 
 
-def _summed(odds: list[tuple[int, Fraction]]) -> int:
+def _summed(branches: Sequence[Branch]) -> int:
     """The work of adding up a distribution's odds into the ranges a card writes."""
-    return sum(sum_work(p) for _, p in odds)
+    return sum(sum_work(branch.probability) for branch in branches)
 
 
-def _alternatives(point: BranchPoint, odds: list[tuple[int, Fraction]]) -> list[_Alternative]:
-    """A path per written range that can happen; results no range covers each get their own."""
+@lru_cache(maxsize=1024)
+def _alternatives(
+    header: str, arms: tuple[Arm, ...], branches: tuple[Branch, ...]
+) -> list[_Alternative]:
+    """A path per written outcome that can happen, and per thing the dice decide besides
+    (`after`) within it; results no outcome covers each get their own."""
     found: list[_Alternative] = []
-    left = list(odds)
-    for arm in point.arms:
-        inside = [(result, p) for result, p in left if arm.holds(result)]
-        if inside:
-            probability = sum((p for _, p in inside), Fraction(0))
-            found.append(_Alternative(f"{point.header}: {arm.text}", probability, inside[0][0]))
-            left = [pair for pair in left if not arm.holds(pair[0])]
-    found += [_Alternative(f"{point.header}: {result}", p, result) for result, p in left]
+    left = list(branches)
+    for arm in arms:
+        inside = [branch for branch in left if arm.holds(branch.result)]
+        left = [branch for branch in left if not arm.holds(branch.result)]
+        afters = list(dict.fromkeys(branch.after for branch in inside))
+        for after in afters:
+            part = [branch for branch in inside if branch.after == after]
+            label = f"{header}: {arm.text}" + (f" ({after})" if after is not None else "")
+            probability = sum((branch.probability for branch in part), Fraction(0))
+            found.append(_Alternative(label, probability, _Branched(label, part[0].result, after)))
+    for branch in left:
+        shown = f" ({branch.after})" if branch.after is not None else ""
+        label = f"{header}: {branch.result}{shown}"
+        found.append(
+            _Alternative(label, branch.probability, _Branched(label, branch.result, branch.after))
+        )
     return found
-
-
-def _faces_summing_to(total: int, count: int, sides: int) -> tuple[int, ...]:
-    """Some faces that add up to the total, for the log of a walked roll."""
-    faces = [1] * count
-    extra = total - count
-    for index in range(count):
-        step = min(extra, sides - 1)
-        faces[index] += step
-        extra -= step
-    return tuple(faces)
 
 
 @dataclass
@@ -328,13 +308,12 @@ class Table:
     rules: GameRules
     cards: Sequence[CardDef]
     module: GameModule
-    branches: Branches
     setup: Callable[[Game], None]  # sets the stats the odds are asked for
 
     def game(self, replay: _Replay) -> OddsGame:
         """A fresh game that the replay answers."""
         game = OddsGame(self.rules, self.cards, self.module)
-        game.replay, game.branches, game.drawn = replay, self.branches, {}
+        game.replay, game.drawn = replay, {}
         self.setup(game)
         return game
 

@@ -11,18 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.dice import PoolFaces
 from runtime.stats import DerivedRule, StatRule
 
 
 @dataclass(frozen=True)
 class ProcedureRule:
-    """A `check` entry of the ruleset: which procedure runs it and the data it needs."""
+    """A `check` entry of the ruleset: the procedure that runs it, what it gives, its data."""
 
     name: str
-    procedure: str
-    dice: tuple[str, ...] = ()  # the slots whose values add up to the pool
-    faces: PoolFaces | None = None
+    procedure: str  # the game module's procedure
+    result: str  # "successes", "total", "face", "damage", or "named"
+    names: tuple[str, ...] = ()  # a named check's outcomes
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,6 @@ from hypothesis import strategies as st
 
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.lower import MAX_REPEAT
-from compiler.passes import most_dice
 from compiler.patterns import Literal, Optional, Pattern, Slot, SlotType
 from compiler.rulestext import card_text, pack_text
 from dsl.parser import _unescape
@@ -292,10 +291,11 @@ def comparison(draw: st.DrawFn) -> str:
     return f"{left} {op} {right}"
 
 
-def _pool(check: str, args: dict[str, Any]) -> int:
-    """The most successes a check can count, as the coverage pass reckons it."""
-    rules = _rules()
-    return most_dice(rules, rules.procedures[check], args)
+def _bounds(check: str, args: dict[str, Any]) -> tuple[int, int]:
+    """The results a check can give, as the coverage pass reckons them."""
+    bounds = _rules().check_bounds(check, args)
+    assert bounds is not None, f"check {check} gives no bounds"
+    return bounds.low, bounds.high
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -360,11 +360,11 @@ def effect(draw: st.DrawFn, depth: int, titles: list[str]) -> list[str]:
         written, args = phrase(draw, pattern, example=False)
         head = f"check {written}"
         procedure = rules.procedures[pattern.name]
-        if not procedure.successes:  # named outcomes: each once, in any order
+        if not procedure.counted:  # named outcomes: each once, in any order
             named = draw(st.permutations(procedure.names))
             outcomes = [line for n in named for line in _braced(n, effects(draw, inner, titles))]
             return [f"{head} {{", *_indent(outcomes), "}"]
-        low, high = 0, _pool(pattern.name, args)
+        low, high = _bounds(pattern.name, args)
     else:
         count = draw(st.sampled_from([1, 1, 1, 2, 2, 3, 5]))
         sides = draw(st.sampled_from([2, 3, 4, 6, 6, 6, 8, 10, 12, 20, 100]))

@@ -27,7 +27,7 @@ def fresh_registry() -> Iterator[None]:
 def test_the_shipped_games_are_found_by_name() -> None:
     assert known_games() == ["base", "coma-ward"]
     assert game_module("coma-ward").name == "coma-ward"
-    assert "coma-ward-attack" in game_module("coma-ward").procedures
+    assert "coma-ward-attack" in game_module("coma-ward").checks
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,8 @@ def test_a_module_another_package_registers_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: None
 ) -> None:
     (tmp_path / "housegame.py").write_text(
-        "from runtime.games.base import BASE\nMODULE = BASE.extend('house-rules')\n"
+        "from runtime.games.coma_ward import MODULE as COMA_WARD\n"
+        "MODULE = COMA_WARD.extend('house-rules')\n"
     )
     info = tmp_path / "housegame-0.1.dist-info"
     info.mkdir()

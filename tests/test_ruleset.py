@@ -126,7 +126,7 @@ HOUSE = "ruleset: {name}\ntitle: House\nversion: 1\nextends: coma-ward\n"
         ("derived:\n  luck: {from: health, table: {5: 1}}\n", "no value for health 0, 1"),
         (
             "checks:\n  pool: {pattern: '{stat}', procedure: coma-ward-pool, outcomes: successes,"
-            " faces: {success: [4, 5, 6], suspense: [4], failure: [1, 2, 3]}}\n",
+            " params: {faces: {success: [4, 5, 6], suspense: [4], failure: [1, 2, 3]}}}\n",
             "face 4 is both success and suspense",
         ),
         (

@@ -114,7 +114,8 @@ def test_named_outcomes_pass_and_fail(tmp_path: Path) -> None:
     ruleset = house(
         tmp_path,
         "checks:\n  nerve:\n    pattern: nerve\n    text: test your nerve\n"
-        "    procedure: nerve\n    outcomes: [pass, fail]\n"
+        "    procedure: target\n    outcomes: [pass, fail]\n"
+        "    params: {count: 2, sides: 6, target: 7, wins: at_most}\n"
         "wording:\n  names: {pass: if you pass, fail: if you fail}\n",
     )
     text = block_text(ruleset, "check nerve { pass { gain health 1 } fail { lose health 1 } }")

@@ -29,12 +29,12 @@ from typing import Any
 
 from compiler.build import CompiledPack
 from compiler.commands import apply_settings
-from compiler.odds import given, odds_table, walk_failed
+from compiler.odds import given, odds_table, walk_failed, written_checks
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
-from runtime.odds import MAX_WORK, BlockOdds, Branches, BranchPoint, Budget, Table, card_odds
+from runtime.odds import MAX_WORK, BlockOdds, Budget, Table, card_odds
 
 IR = dict[str, Any]
 
@@ -170,7 +170,7 @@ class _Walks:
 
             # The same rules and branch points; only the player differs.
             base = self.base
-            self.tables[key] = Table(base.rules, base.cards, base.module, base.branches, setup)
+            self.tables[key] = Table(base.rules, base.cards, base.module, setup)
         return self.tables[key]
 
     def blocks(
@@ -222,7 +222,7 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
         if report.failed is not None:
             continue
         for block in report.blocks:
-            block.flags = branch_flags(report, block, walks.base.branches)
+            block.flags = branch_flags(report, block, written_checks(ruleset, report.ir))
             report.flags += block.flags
         report.flags += dominance_flags(report, stats, signs)
     unwalked = [report for report in reports if report.unwalked]
@@ -363,15 +363,12 @@ def checked_stats(tree: Any, ruleset: Ruleset) -> list[tuple[str, ...]]:
         check = node.get("check")
         if not isinstance(check, dict) or "outcomes" not in check:
             continue
-        args = check.get("args") or {}
-        procedure = ruleset.procedures.get(str(check.get("procedure")))
-        if isinstance(args.get("stat"), str):
-            stats: tuple[str, ...] = (args["stat"],)
-        elif procedure is not None:
-            stats = procedure.base_stats
-        else:
-            stats = ()
-        stats = tuple(s for s in stats if s in ruleset.stat_names)
+        name = str(check.get("procedure"))
+        procedure = ruleset.check_procedure(name)
+        if procedure is None:
+            continue
+        read = procedure.stats(ruleset.procedures[name].params, check.get("args") or {}, ruleset)
+        stats = tuple(dict.fromkeys(s for s in read if s in ruleset.stat_names))
         if stats and stats not in found:
             found.append(stats)
     return found
@@ -406,6 +403,10 @@ def is_decision(step: str) -> bool:
     return step.startswith(("may: ", "choose: "))
 
 
+Written = tuple[str, tuple[str, ...]]
+"""A check or roll of a card as its paths read it: its header and its outcomes' labels."""
+
+
 @dataclass(frozen=True)
 class Branch:
     """The arms of one branch point as reached by one path prefix, each with its odds."""
@@ -415,7 +416,7 @@ class Branch:
     arms: tuple[tuple[str, Fraction], ...]  # (arm as written, its odds once reached)
 
 
-def branches(odds: BlockOdds, points: Sequence[BranchPoint] = ()) -> list[Branch]:
+def branches(odds: BlockOdds, points: Sequence[Written] = ()) -> list[Branch]:
     """Every check or roll of the block's paths with the odds of each of its arms.
 
     An arm's odds once its check is reached are the weight of the paths through it over the
@@ -438,23 +439,16 @@ def branches(odds: BlockOdds, points: Sequence[BranchPoint] = ()) -> list[Branch
         grouped.setdefault((path[:-1], header), {})[arm] = share
     out = []
     for (prefix, header), arms in grouped.items():
-        for point in points:
-            written = [arm.text for arm in point.arms]
-            if point.header == header and set(arms) <= set(written):
+        for point_header, written in points:
+            if point_header == header and set(arms) <= set(written):
                 arms = {text: arms.get(text, Fraction(0)) for text in written}
                 break
         out.append(Branch(prefix, header, tuple(arms.items())))
     return out
 
 
-def branch_flags(report: CardReport, block: BlockReport, table_points: Branches) -> list[Flag]:
+def branch_flags(report: CardReport, block: BlockReport, points: Sequence[Written]) -> list[Flag]:
     """A flag for each check or roll of the block with an arm under 2 % or over 98 %."""
-    first, last = report.ir["at"][0], report.ir["at"][2]
-    points = [
-        point
-        for (file, line), point in table_points.items()
-        if file == report.card.file and first <= line <= last
-    ]
     flags = []
     for branch in branches(block.odds, points):
         extreme = [(arm, p) for arm, p in branch.arms if p < RARE or p > 1 - RARE]

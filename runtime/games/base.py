@@ -6,6 +6,7 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.game import Game
+from runtime.games.base_checks import BASE_CHECKS
 from runtime.module import GameModule, ValueDef
 from runtime.state import Player
 
@@ -134,6 +135,7 @@ BASE = GameModule(
         "location": ValueDef(location, set_location),
     },
     modifiers={"stat_bonus": stat_bonus},
+    checks=BASE_CHECKS,
     drawn={"*": carry},
     played={"*": play_card},
 )

@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.cards import CardInstance
-from runtime.dice import Arm
+from runtime.checks import Arm
 from runtime.game import Game
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
-from runtime.games.coma_ward_pool import pool_rule, roll_check, take_bonuses
+from runtime.games.coma_ward_pool import POOL, passing, pool_rule, stat_check
 from runtime.module import ValueDef
-from runtime.rules import ProcedureRule
 from runtime.state import Player
 
 UNCOUNTED_TYPES = frozenset({"clothing"})
@@ -25,44 +24,20 @@ KEPT_IN_FRONT = frozenset({"medicine"})
 """Item types that, when they have uses left for later (`charges`), are kept in front of the
 player rather than carried, so they do not count toward the limit (the rulebook's medicines)."""
 
-PASS_FOCUS = 3
-"""Successes a focus check needs when searching a room."""
+SEARCH_STAT = "focus"
+"""The stat a search checks; the ruleset says how many successes pass it."""
 
 
-def pool_check(
-    game: Game,
-    card: CardInstance,
-    *,
-    rule: ProcedureRule,
-    stat: str,
-    modifier: int = 0,
-    arms: tuple[Arm, ...] = (),
-) -> int:
-    """`check focus`, `check dexterity -1`: roll the pool, count successes with suspense."""
-    player = game.player
-    dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
-    label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
-    successes = roll_check(game, player, dice, label, stat, rule, arms).successes
-    if stat == FOCUS:
-        passed = successes >= PASS_FOCUS
-        game.fire("focus_passed" if passed else "focus_failed", list(player.owned))
-    return successes
-
-
-FOCUS = "focus"
-"""The stat whose checks pass at 3 successes; neuroses answer to passing or failing them."""
-
-
-SEARCH_ARMS = (
-    Arm(0, PASS_FOCUS - 1, f"0..{PASS_FOCUS - 1}"),
-    Arm(PASS_FOCUS, None, f"{PASS_FOCUS}+"),
-)
-"""How a search's focus check branches, for the odds."""
+def search_arms(game: Game) -> tuple[Arm, ...]:
+    """How a search's check branches: failed below the successes that pass, found from them."""
+    needed = passing(pool_rule(game), SEARCH_STAT) or 1
+    return (Arm(0, needed - 1, f"0..{needed - 1}"), Arm(needed, None, f"{needed}+"))
 
 
 def focus_search(game: Game, card: CardInstance) -> bool:
-    """The focus check of a search: pass and draw an item, fail and face a hallucination."""
-    if pool_check(game, card, rule=pool_rule(game), stat="focus", arms=SEARCH_ARMS) >= PASS_FOCUS:
+    """The check of a search: pass and draw an item, fail and face a hallucination."""
+    arms = search_arms(game)
+    if arms[1].holds(stat_check(game, card, SEARCH_STAT, arms)):
         game.draw("item")
         return True
     game.draw("hallucination")
@@ -340,7 +315,7 @@ COMA_WARD = BASE.extend(
         "bonus_waiting": ValueDef(bonus_waiting),
     },
     conditions={"phenomenon_revealed": phenomenon_revealed},
-    procedures={"coma-ward-pool": pool_check, **COMBAT_PROCEDURES},
+    checks={"coma-ward-pool": POOL, **COMBAT_PROCEDURES},
     drawn={
         "item": carry_within_limit,
         "clue": discover_clue,

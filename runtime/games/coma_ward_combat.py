@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from runtime.cards import CardInstance, Effect
+from runtime.checks import CheckCall
 from runtime.decisions import YES_NO
-from runtime.dice import PoolResult
 from runtime.game import Game
-from runtime.games.coma_ward_pool import pool_rule, roll_check, take_bonuses
+from runtime.games.coma_ward_pool import POOL, Pool, make_pool, roll_prepared, take_bonuses
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
@@ -49,10 +49,6 @@ UNARMED_STAT = "strength"
 
 UNARMED_DAMAGE = 1
 """An unarmed attack deals 1 damage (a weapon without a damage rating too)."""
-
-DODGE_STAT = "dexterity"
-DODGE_DICE = 2
-"""A dodge rolls dexterity plus two dice."""
 
 WEAPON_TYPE = "weapon"
 
@@ -189,29 +185,37 @@ def choose_loadout(game: Game, player: Player, doing: str) -> Loadout:
     return options[index]
 
 
+ATTACK = "coma-ward-attack"
+DODGE = "coma-ward-dodge"
+"""The procedures of the ruleset's checks that a fight rolls."""
+
+
+def combat_rule(game: Game, procedure: str) -> ProcedureRule:
+    """The ruleset's check run by a combat procedure: its faces, and a dodge's base dice."""
+    for rule in game.rules.procedures.values():
+        if rule.procedure == procedure:
+            return rule
+    raise CombatError(f"the ruleset has no check run by {procedure!r}, which a fight rolls")
+
+
 def attack_dice(game: Game, player: Player, gear: Loadout) -> int:
     """An attack check's dice before one-off bonuses: the stat as it is now, plus the weapons."""
     return game.stat(gear.stat, player) + gear.attack
 
 
-def dodge_dice(game: Game, player: Player) -> int:
-    """A dodge's dice before one-off bonuses: dexterity as it is now, plus two."""
-    return game.stat(DODGE_STAT, player) + DODGE_DICE
+def dodge_base(rule: ProcedureRule) -> tuple[tuple[str, ...], int]:
+    """The stats a dodge takes the best of, and the dice it adds (the ruleset's `base`)."""
+    base = rule.params.get("base") or {}
+    return tuple(base.get("stats", ())), int(base.get("dice", 0))
 
 
-def _roll(
-    game: Game,
-    player: Player,
-    dice: int,
-    label: str,
-    check: str,
-    rule: ProcedureRule | None = None,
-) -> PoolResult:
-    """Roll one side's pool with the check's faces (the pool check's), logged as all checks."""
-    return roll_check(game, player, dice, label, check, rule or pool_rule(game))
+def dodge_dice(game: Game, player: Player, rule: ProcedureRule | None = None) -> int:
+    """A dodge's dice before one-off bonuses: its base stat as it is now, plus its dice."""
+    stats, dice = dodge_base(rule or combat_rule(game, DODGE))
+    return max((game.stat(stat, player) for stat in stats), default=0) + dice
 
 
-def attack_check(
+def attack_pool(
     game: Game,
     player: Player,
     gear: Loadout,
@@ -219,8 +223,9 @@ def attack_check(
     checks: Sequence[str] = ("attack",),
     extra: int = 0,
     rule: ProcedureRule | None = None,
-) -> PoolResult:
-    """Roll an attack check: stat, weapons and the waiting bonuses of these check names."""
+) -> Pool:
+    """An attack check prepared: stat, weapons and the waiting bonuses of these check names."""
+    rule = rule or combat_rule(game, ATTACK)
     stat = game.stat(gear.stat, player)
     bonus = sum(take_bonuses(game, player, check) for check in checks) + extra
     parts = [f"{gear.stat} {stat}"]
@@ -231,20 +236,28 @@ def attack_check(
     dice = stat + gear.attack + bonus
     rolls = ", ".join(parts)
     game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
-    return _roll(game, player, dice, label, checks[-1], rule)
+    return make_pool(dice, rule.params, label, player.name)
 
 
-def dodge_check(
+def dodge_pool(
     game: Game, player: Player, extra: int = 0, rule: ProcedureRule | None = None
-) -> PoolResult:
-    """Roll a dodge: dexterity plus two, plus any `bonus next dodge`."""
-    stat = game.stat(DODGE_STAT, player)
+) -> Pool:
+    """A dodge prepared: its base stat and dice, plus any `bonus next dodge`."""
+    rule = rule or combat_rule(game, DODGE)
+    stats, base = dodge_base(rule)
+    stat = max(stats, key=lambda name: game.stat(name, player)) if stats else ""
+    value = game.stat(stat, player) if stat else 0
     bonus = take_bonuses(game, player, "dodge") + extra
-    dice = stat + DODGE_DICE + bonus
+    dice = value + base + bonus
     shown = f", bonus {bonus:+d}" if bonus else ""
-    rolls = f"{DODGE_STAT} {stat}, dodge {DODGE_DICE:+d}{shown}"
+    rolls = f"{stat} {value}, dodge {base:+d}{shown}"
     game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
-    return _roll(game, player, dice, f"{player.name} dodges", "dodge", rule)
+    return make_pool(dice, rule.params, f"{player.name} dodges", player.name)
+
+
+def _rolled(game: Game, pool: Pool, procedure: str) -> tuple[int, int]:
+    """Roll one side's pool: its dice and its successes."""
+    return pool.dice, roll_prepared(game, pool, combat_rule(game, procedure), pool.label)
 
 
 def attack(
@@ -294,24 +307,25 @@ def attack(
         defender=defender.name,
         weapons=[w.title for w in gear.weapons],
     )
-    attacking = attack_check(game, attacker, gear, "check attack")
+    attacking = _rolled(game, attack_pool(game, attacker, gear, "check attack"), ATTACK)
     if defence is None:
         prompt = f"{defender.name} defends against {attacker.name}"
         defence = DEFENCES[game.decide("defence", prompt, DEFENCES)]
     counter = None  # the defender's weapons, only when they counter-attack
     if defence == "dodge":
-        defending = dodge_check(game, defender)
+        defending = _rolled(game, dodge_pool(game, defender), DODGE)
     else:
         counter = answer or choose_loadout(game, defender, "counter-attacks")
         label = f"{defender.name} counter-attacks"
-        defending = attack_check(game, defender, counter, label, ("attack", "counter-attack"))
-    hits, blocks = attacking.successes, defending.successes
+        checks = ("attack", "counter-attack")
+        defending = _rolled(game, attack_pool(game, defender, counter, label, checks), ATTACK)
+    (attack_dice_rolled, hits), (defence_dice_rolled, blocks) = attacking, defending
     result = CombatResult(
         action,
         defence,
-        attacking.dice,
+        attack_dice_rolled,
         hits,
-        defending.dice,
+        defence_dice_rolled,
         blocks,
         winner="attacker" if hits > blocks else "defender",
         tie=hits == blocks,
@@ -439,27 +453,24 @@ def steal(
     )
 
 
-def attack_procedure(
-    game: Game, card: CardInstance, *, rule: ProcedureRule, modifier: int = 0
-) -> int:
+def prepare_attack(game: Game, card: CardInstance, call: CheckCall) -> Pool:
     """`check attack`: the player attacks what the card describes, with weapons of their
     choice; the card's outcomes count the successes."""
     player = game.player
     gear = choose_loadout(game, player, "attacks")
-    return attack_check(
-        game, player, gear, f"check attack ({gear.label})", extra=modifier, rule=rule
-    ).successes
+    modifier = int(call.arg("modifier", 0) or 0)
+    label = f"check attack ({gear.label})"
+    return attack_pool(game, player, gear, label, extra=modifier, rule=call.rule)
 
 
-def dodge_procedure(
-    game: Game, card: CardInstance, *, rule: ProcedureRule, modifier: int = 0
-) -> int:
+def prepare_dodge(game: Game, card: CardInstance, call: CheckCall) -> Pool:
     """`check dodge`: the player dodges what the card describes."""
-    return dodge_check(game, game.player, extra=modifier, rule=rule).successes
+    modifier = int(call.arg("modifier", 0) or 0)
+    return dodge_pool(game, game.player, extra=modifier, rule=call.rule)
 
 
 COMBAT_PROCEDURES = {
-    "coma-ward-attack": attack_procedure,
-    "coma-ward-dodge": dodge_procedure,
+    ATTACK: replace(POOL, prepare=prepare_attack, settle=None),
+    DODGE: replace(POOL, prepare=prepare_dodge, settle=None),
 }
-"""The check procedures of combat that cards can call for."""
+"""The check procedures of combat that cards can call for: pools prepared as a fight's are."""
