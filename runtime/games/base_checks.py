@@ -1,8 +1,9 @@
 """The check procedures every game may use as data: count dice that hit, or roll against a target.
 
 A ruleset names one in a `checks:` entry and says the numbers in its `params:`. Amounts
-(`dice`, `at`, `subtract`, `target`) are lists of the phrase's slots and numbers, added up: a slot
-that names a stat counts as the stat's value now, a number slot as itself, a number as itself.
+(`dice`, `at`, `subtract`, `target`) are lists of slots, stats and numbers, added up: a slot of
+the phrase counts as its value (a stat it names as the stat's value now), a stat as its value
+now, a number as itself.
 
 - `count` gives successes: roll `dice` dice of `sides` (6) faces, count those showing `at` or
   more, take away `subtract` (a defense), never below nothing. `bonus_dice: true` says that
@@ -39,8 +40,10 @@ def amount(game: Game, call: CheckCall, key: str, default: int = 0) -> int:
     if parts is None:
         return default
     total = 0
+    slots = dict(call.args)
     for part in parts if isinstance(parts, list) else [parts]:
-        value = call.arg(part) if isinstance(part, str) else part
+        # A part names a slot of the phrase, or else a stat; or it is a number.
+        value = slots.get(part, part) if isinstance(part, str) else part
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, str):
@@ -55,7 +58,7 @@ def most(params: Mapping[str, Any], key: str, args: Mapping[str, Any], rules: Ru
     parts = params.get(key)
     total = 0
     for part in parts if isinstance(parts, list) else [] if parts is None else [parts]:
-        value = args.get(part) if isinstance(part, str) else part
+        value = args.get(part, part) if isinstance(part, str) else part
         if isinstance(value, str) and value in rules.stat_names:
             total += rules.stat_range(value)[1]
         elif isinstance(value, int) and not isinstance(value, bool):
