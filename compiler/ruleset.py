@@ -28,6 +28,7 @@ from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
 from runtime.checks import COUNTED, Bounds, CheckProcedure
 from runtime.games import UnknownGame, game_module
+from runtime.module import ENGINE_TRIGGERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,7 +486,22 @@ def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: l
             )
         for problem in procedure.validate(check.get("params") or {}, stat_names):
             builder.error(f"check {name!r}: {problem}", ("checks", name, "params"))
+    triggers = {name for name, entry in (data.get("triggers") or {}).items() if entry is not None}
+    if module is not None:
+        for name in sorted(triggers - module.announces - ENGINE_TRIGGERS):
+            builder.error(
+                f"trigger {name!r} is never announced by the {module.name} runtime, so no "
+                "block could run on it",
+                ("triggers", name),
+            )
     for name, block in (data.get("blocks") or {}).items():
+        trigger = (block or {}).get("trigger")
+        if trigger is not None and trigger not in triggers:
+            builder.error(
+                f"block {name!r} runs on trigger {trigger!r}, which the ruleset does not "
+                f"declare (it declares: {', '.join(sorted(triggers)) or 'none'})",
+                ("blocks", name, "trigger"),
+            )
         for stat in (block or {}).get("while_stat") or {}:
             if stat not in stat_names:
                 builder.error(

@@ -215,19 +215,16 @@ class Game:
             self.event("stat", sentence, stat=name, delta=delta)
         if player.dead and not was_dead:
             self.event("death", f"{player.name} dies", player=player.name)
-            self._drop_everything(player)
+            self.hook("death", player)
             if player is self.player:
                 self.ended = True
                 self.event("end", "the run ends: the current player is dead")
 
-    def _drop_everything(self, player: Player) -> None:
-        """A dead character's items are left on the space where they died."""
-        if not player.items:
-            return
-        dropped, player.items = player.items, []
-        self.state.floor.setdefault(player.location or "", []).extend(dropped)
-        titles = ", ".join(card.title for card in dropped)
-        self.event("drop", f"{player.name}'s items are left here: {titles}", player=player.name)
+    def hook(self, moment: str, player: Player) -> None:
+        """What the game module does at one of the engine's moments, if anything."""
+        rule = self.module.hooks.get(moment)
+        if rule is not None:
+            rule(self, player)
 
     def set_stat(self, name: str, value: int, player: Player | None = None) -> None:
         """Set a stat as a test's `given` does (a derived stat is pinned)."""
@@ -421,25 +418,21 @@ class Game:
         self.event("discard", f"discard {card.definition.label}", uid=card.uid)
 
     def move(self, place: str) -> None:
-        """Move the player; ending the move there runs that place's card, if one is in play."""
+        """Move the player; what ending a move there does is the game module's."""
         self.step()
         player = self.player
         self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
         player.location = place
-        here = self.state.in_play.get(place)
-        if here is not None:
-            self.fire("end_move", [here])
-        self.fire("moved", list(player.owned))
+        self.hook("move_ended", player)
 
     def end_turn(self) -> None:
-        """End the turn at once; end-of-turn effects of the player's cards and place run."""
+        """End the turn at once; what happens at the end of a turn is the game module's."""
         player = self.player
         if player.turn_over:
             return
         player.turn_over = True
         self.event("turn", f"{player.name}'s turn ends")
-        here = self.state.in_play.get(player.location or "")
-        self.fire("turn_ends", [*player.owned, *player.items, *([here] if here else [])])
+        self.hook("turn_ended", player)
 
     def stat_names(self) -> list[str]:
         """Tracked and derived stats, in the ruleset's order."""

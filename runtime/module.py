@@ -35,6 +35,14 @@ Drawn = Callable[["Game", "CardInstance"], bool]
 """What drawing a card of one kind does; False ends the draw (a clue stops `draw item 2`)."""
 
 
+Hook = Callable[["Game", "Player"], None]
+"""What a game does at one of the engine's moments, for the player it concerns:
+`death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
+
+ENGINE_TRIGGERS = frozenset({"use"})
+"""The triggers the engine fires itself: using a card."""
+
+
 @dataclass(frozen=True)
 class ValueDef:
     """A value a condition can read, and how a test's `given` sets it (if it can)."""
@@ -56,8 +64,16 @@ class GameModule:
     drawn: Mapping[str, Drawn] = field(default_factory=dict)  # kind -> what drawing it does
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
     owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
+    hooks: Mapping[str, Hook] = field(default_factory=dict)  # a moment of the engine -> the rule
+    announces: frozenset[str] = frozenset()  # the triggers this module fires
 
-    def extend(self, name: str, **tables: Mapping[str, Any]) -> GameModule:
-        """A module that is this one with some entries added or replaced."""
-        merged = {key: {**getattr(self, key), **table} for key, table in tables.items()}
+    def extend(self, name: str, **tables: Any) -> GameModule:
+        """A module that is this one with some entries added or replaced (and triggers added
+        to those it announces)."""
+        merged: dict[str, Any] = {}
+        for key, table in tables.items():
+            current = getattr(self, key)
+            merged[key] = (
+                current | table if isinstance(current, frozenset) else {**current, **table}
+            )
         return replace(self, name=name, **merged)

@@ -73,3 +73,30 @@ def test_the_engine_imports_no_game() -> None:
         "assert not games, games\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT)
+
+
+def test_a_block_runs_only_on_a_trigger_the_ruleset_declares(tmp_path: Path) -> None:
+    rules = HOUSE.format(runtime="coma-ward") + (
+        "blocks:\n  when_sneezing: {pattern: when you sneeze, body: effects, trigger: sneeze}\n"
+    )
+    (tmp_path / "house.yaml").write_text(rules)
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("house.yaml", base_dir=tmp_path)
+    (problem,) = caught.value.diagnostics
+    assert (problem.code, problem.span.line) == ("E0412", 7)
+    assert "trigger 'sneeze', which the ruleset does not declare" in problem.message
+
+
+def test_a_declared_trigger_the_module_never_announces_is_an_error(tmp_path: Path) -> None:
+    rules = HOUSE.format(runtime="base") + "triggers:\n  sneeze: {summary: achoo}\n"
+    (tmp_path / "house.yaml").write_text(rules.replace("extends: coma-ward", "extends: base"))
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("house.yaml", base_dir=tmp_path)
+    messages = [d.message for d in caught.value.diagnostics]
+    assert any("trigger 'sneeze' is never announced by the base runtime" in m for m in messages)
+
+
+def test_the_engine_leaves_what_a_move_a_death_and_a_turn_do_to_the_game() -> None:
+    engine = (ROOT / "runtime" / "game.py").read_text()
+    for word in ("end_move", "turn_ends", "moved", "drop"):
+        assert word not in engine, word

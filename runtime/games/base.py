@@ -137,6 +137,7 @@ BASE = GameModule(
     modifiers={"stat_bonus": stat_bonus},
     checks=BASE_CHECKS,
     drawn={"*": carry},
+    announces=frozenset({"drawn"}),
     played={"*": play_card},
 )
 

@@ -296,6 +296,30 @@ def play_clue(game: Game, card: CardInstance) -> None:
     discover_clue(game, card)
 
 
+def drop_everything(game: Game, player: Player) -> None:
+    """A dead character's items are left on the space where they died."""
+    if not player.items:
+        return
+    dropped, player.items = player.items, []
+    game.state.floor.setdefault(player.location or "", []).extend(dropped)
+    titles = ", ".join(card.title for card in dropped)
+    game.event("drop", f"{player.name}'s items are left here: {titles}", player=player.name)
+
+
+def end_move(game: Game, player: Player) -> None:
+    """Ending a move runs the room there, if one is revealed, then the player's own cards."""
+    here = game.state.in_play.get(player.location or "")
+    if here is not None:
+        game.fire("end_move", [here])
+    game.fire("moved", list(player.owned))
+
+
+def turn_ends(game: Game, player: Player) -> None:
+    """The end of a turn runs the player's own cards, what they carry, and the room there."""
+    here = game.state.in_play.get(player.location or "")
+    game.fire("turn_ends", [*player.owned, *player.items, *([here] if here else [])])
+
+
 COMA_WARD = BASE.extend(
     "coma-ward",
     verbs={
@@ -332,6 +356,20 @@ COMA_WARD = BASE.extend(
         "neurosis": deal_played,
     },
     owned={"quirk": True, "neurosis": True},
+    hooks={"death": drop_everything, "move_ended": end_move, "turn_ended": turn_ends},
+    announces=frozenset(
+        {
+            "revealed",
+            "end_move",
+            "moved",
+            "turn_ends",
+            "phenomenon_revealed",
+            "item_drawn",
+            "focus_passed",
+            "focus_failed",
+            "use_as_attack",
+        }
+    ),
 )
 
 MODULE = COMA_WARD
