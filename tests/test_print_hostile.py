@@ -531,3 +531,18 @@ def test_one_core_lays_a_large_pack_out_in_chunks(
     code, text = run("print", str(hostile(tmp_path, {}, cards)), "-o", str(tmp_path / "o.pdf"))
     assert code == 0, text
     assert len(documents) >= 3
+
+
+# --- review fixes: where a refusal points, what a failed print leaves, the workers --------
+
+
+def test_a_refused_url_is_pointed_at_only_in_a_template_the_sandbox_reads(
+    tmp_path: Path,
+) -> None:
+    # `a-notes.html` is no template name: no face is made from it, though it names the URL.
+    templates = {
+        "card.html": "<p>{{ card.title }}</p>\n<img src='file:///etc/passwd'>",
+        "a-notes.html": "<img src='file:///etc/passwd'>",
+    }
+    output_text = refused(tmp_path, hostile(tmp_path, templates))
+    assert "templates/card.html:2:11: error[E0702]" in output_text, output_text

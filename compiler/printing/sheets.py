@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -13,10 +12,10 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from compiler.build import CheckedPack
-from compiler.pack import display_path, hard_linked
+from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
-from compiler.printing.faces import MAX_TEMPLATE_BYTES, TemplateProblem
+from compiler.printing.faces import TemplateProblem, pack_templates
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
 from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, Refusal
@@ -122,7 +121,7 @@ def print_pack(
         return result
     finally:
         laid.save_cache()  # what was laid out is kept, even when a later step failed
-    result.diagnostics += _refusals(laid.refused, checked)
+    result.diagnostics += refusal_diagnostics(laid.refused, renderer)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
     result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
@@ -338,18 +337,19 @@ _HELP = {
 }
 
 
-def _refusals(refused: list[Refusal], checked: CheckedPack) -> list[Diagnostic]:
+def refusal_diagnostics(refused: list[Refusal], renderer: CardRenderer) -> list[Diagnostic]:
     """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable.
 
     Each is at the file refused when it is one of the pack's, else where a pack template
     writes the URL, else at the templates folder.
     """
-    templates = display_path(checked.root / "templates") if checked.root else "templates"
+    root = renderer.checked.root
+    templates = display_path(root / "templates") if root else "templates"
     found = []
     for refusal in dict.fromkeys(refused):
         code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
-        where = _pack_file_named(refusal.url, checked.root) if code == "E0704" else None
-        span = Span.whole_file(where) if where else _written_at(refusal.url, checked.root)
+        where = _pack_file_named(refusal.url, root) if code == "E0704" else None
+        span = Span.whole_file(where) if where else _written_at(refusal.url, root, renderer)
         big = refusal.reason in ("large", "pixels")
         found.append(
             Diagnostic(
@@ -372,7 +372,7 @@ def _pack_file_named(url: str, root: Path | None) -> str | None:
     return display_path(path) if path.is_file() and path.is_relative_to(root.resolve()) else None
 
 
-def _written_at(url: str, root: Path | None) -> Span | None:
+def _written_at(url: str, root: Path | None, renderer: CardRenderer) -> Span | None:
     """Where one of the pack's own templates (or cards.css) writes this URL, if one does.
 
     WeasyPrint tells the URL it made, absolute: a template may have written it so, or as the
@@ -384,34 +384,11 @@ def _written_at(url: str, root: Path | None) -> Span | None:
     if url.startswith("file:"):
         path = unquote(urlsplit(url).path)
         written += [path, os.path.relpath(path, root.resolve())]
-    folder = root / "templates"
-    try:
-        files = sorted(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
-    except OSError:
-        return None
-    for template in files:
-        text = _template_text(template)
+    for text, shown in pack_templates(renderer.env):
         for form in written:
-            at = text.find(form) if text and form else -1
+            at = text.find(form) if form else -1
             if at >= 0:
                 line = text.count("\n", 0, at) + 1
                 column = at - (text.rfind("\n", 0, at) + 1) + 1
-                return Span(display_path(template), line, column, line, column + len(form))
+                return Span(shown, line, column, line, column + len(form))
     return None
-
-
-def _template_text(path: Path) -> str:
-    """A pack template's text, read as the sandbox would let it be: a regular file of one
-    name, in the folder, not too large; else nothing."""
-    try:
-        status = path.lstat()
-    except OSError:
-        return ""
-    if not stat.S_ISREG(status.st_mode) or hard_linked(path, status.st_nlink):
-        return ""
-    if status.st_size > MAX_TEMPLATE_BYTES or path.suffix not in (".html", ".css"):
-        return ""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
