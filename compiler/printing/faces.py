@@ -27,7 +27,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.pack import display_path, hard_linked
 from compiler.printing.sizes import PrintOptions
-from compiler.printing.workers import address_space_cap
+from compiler.printing.workers import cap_address_space
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text
 from compiler.signals import raising
@@ -229,9 +229,7 @@ def _memory_cap() -> Iterator[None]:
     """
     import resource
 
-    limits = address_space_cap(MEMORY_MB)
-    if limits is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
+    limits = cap_address_space(MEMORY_MB)
     try:
         yield
     finally:

@@ -62,9 +62,10 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def address_space_cap(extra_mb: int) -> tuple[int, int, int] | None:
-    """The soft and hard address-space limits now, and a soft limit `extra_mb` above what the
-    process uses; None where that cannot be said (not Linux) or the limit is already tighter."""
+def cap_address_space(extra_mb: int) -> tuple[int, int, int] | None:
+    """Let this process grow by `extra_mb` at most: its soft address-space limit is set that far
+    above what it uses. The soft and hard limits it had (to set back) and the cap; None, and
+    nothing changed, where that cannot be said (not Linux) or the limit is already tighter."""
     try:
         import resource
 
@@ -78,6 +79,7 @@ def address_space_cap(extra_mb: int) -> tuple[int, int, int] | None:
         cap = min(cap, hard)
     if soft != resource.RLIM_INFINITY and soft <= cap:
         return None  # already as tight
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     return soft, hard, cap
 
 
@@ -235,11 +237,8 @@ _ALLOWANCE: list[int] = []
 
 def _cap_memory(memory_mb: int) -> None:
     """Let this process grow by `memory_mb` at most (where the system can say so)."""
-    limits = address_space_cap(memory_mb)
+    limits = cap_address_space(memory_mb)
     if limits is not None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
         _ALLOWANCE[:] = [limits[2] - memory_mb * 1024 * 1024, limits[2]]
 
 
