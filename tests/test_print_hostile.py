@@ -13,6 +13,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import multiprocessing
 import os
 import signal
 import struct
@@ -28,7 +29,7 @@ from typing import Any
 import pytest
 
 from compiler import cache
-from compiler.printing import pdf, render, sheets
+from compiler.printing import pdf, render, sheets, workers
 from tests.conftest import ROOT
 from tests.helpers import run
 from tests.test_print_parallel import children
@@ -546,3 +547,57 @@ def test_a_refused_url_is_pointed_at_only_in_a_template_the_sandbox_reads(
     }
     output_text = refused(tmp_path, hostile(tmp_path, templates))
     assert "templates/card.html:2:11: error[E0702]" in output_text, output_text
+
+
+_START = multiprocessing.process.BaseProcess.start
+
+
+def _cannot_fork(after: int = 0) -> Callable[..., None]:
+    """A Process.start that fails as fork(2) does when the user has too many processes, after
+    `after` starts that work."""
+    started = [0]
+
+    def start(process: multiprocessing.process.BaseProcess) -> None:
+        started[0] += 1
+        if started[0] > after:
+            raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+        _START(process)
+
+    return start
+
+
+@pytest.mark.parametrize(
+    ("doing", "args"),
+    [("laying out the cards", ["--no-cache"]), ("making the sheets", [])],
+    ids=["layout", "sheets"],
+)
+def test_a_worker_the_system_cannot_start_is_E0708(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, doing: str, args: list[str]
+) -> None:
+    if doing == "making the sheets":
+        monkeypatch.setattr(render, "can_fork", lambda: False)  # the layout runs here
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork())
+    output_text = refused(tmp_path, hostile(tmp_path, {}), *args)
+    assert f"pack:1:1: error[E0708]: cannot start a process for {doing}: Resource temporarily" in (
+        output_text
+    )
+    assert "cannot write" not in output_text
+
+
+@needs_proc
+def test_the_workers_that_start_do_the_work_and_nothing_is_left_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork())
+    with pytest.raises(workers.WorkerFailed) as failed:
+        workers.run_in_workers(lambda task: task, 3, 2, time.monotonic() + 30, 256, 1024)
+    assert failed.value.reason == "start" and len(os.listdir("/proc/self/fd")) == before
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork(after=1))
+    assert workers.run_in_workers(
+        lambda task: task * 2, 3, 2, time.monotonic() + 30, 256, 1024
+    ) == [
+        0,
+        2,
+        4,
+    ]

@@ -296,7 +296,17 @@ def _whole_print() -> str:
 
 def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str) -> Diagnostic:
     """E0701 for a step too slow or nested too deeply, E0705 for one that needs too much memory
-    or makes too large a PDF: at the pack's templates, whose design it is."""
+    or makes too large a PDF: at the pack's templates, whose design it is. E0708 for a worker
+    the system could not start: at the pack, nothing of which is to blame."""
+    if failed.reason == "start":
+        return Diagnostic(
+            "E0708",
+            "error",
+            f"cannot start a process for {doing}: {failed.detail}",
+            Span.whole_file(display_path(checked.root) if checked.root else "pack.yaml"),
+            "the system runs too many processes or has too little memory free: "
+            "print again when fewer programs run",
+        )
     where = display_path(checked.root / "templates") if checked.root else "templates"
     if failed.reason in ("memory", "large"):
         needs = (

@@ -14,6 +14,8 @@ parent kills at its deadline whatever they are doing. Each child:
 
 A task is an index into data the child already has (it is a fork), so nothing is sent to it
 but numbers; a reply is pickled, which is safe here: it comes from a fork of this process.
+A system that cannot fork one more process (too many of them, too little memory) is a failure
+to `start`, not an error of the print's files.
 """
 
 from __future__ import annotations
@@ -48,13 +50,15 @@ error from C++), not only as a MemoryError."""
 
 
 class WorkerFailed(Exception):
-    """A child ran out of memory or died (`memory`), replied too much (`large`), or ran past
-    the deadline (`time`); nothing it made is used. `memory_mb` is what it was allowed."""
+    """A child ran out of memory or died (`memory`), replied too much (`large`), ran past the
+    deadline (`time`), or could not be made (`start`, the system's reason in `detail`); nothing
+    it made is used. `memory_mb` is what it was allowed."""
 
-    def __init__(self, reason: str, memory_mb: int = 0) -> None:
+    def __init__(self, reason: str, memory_mb: int = 0, detail: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.memory_mb = memory_mb
+        self.detail = detail
 
 
 def can_fork() -> bool:
@@ -97,7 +101,8 @@ def run_in_workers(
     `deadline` is a `time.monotonic()` value; `done(i, result)` is told of each result as it
     comes in (it may raise, to stop them all).
     Raises WorkerFailed, or the exception a task raised (with the child's traceback as a note).
-    Every child is killed and reaped before this returns or raises.
+    Every child is killed and reaped before this returns or raises. Where the system makes
+    fewer children than asked, those it made do the work.
     """
     context = multiprocessing.get_context("fork")
     parent = os.getpid()
@@ -107,12 +112,12 @@ def run_in_workers(
     waiting = iter(range(tasks))
     try:
         for _ in range(max(min(workers, tasks), 0)):
-            ours, theirs = context.Pipe()
-            child = context.Process(
-                target=_serve, args=(theirs, work, parent, memory_mb, max_reply), daemon=True
-            )
-            child.start()
-            theirs.close()  # so that the child's death reads as the end of the pipe
+            try:
+                child, ours = _start(context, (work, parent, memory_mb, max_reply))
+            except OSError as error:  # fork(2)'s EAGAIN or ENOMEM, or no file left for a pipe
+                if children:
+                    break
+                raise WorkerFailed("start", detail=error.strerror or str(error)) from None
             children.append((child, ours))
             _give(ours, waiting, busy)
         while busy:
@@ -136,6 +141,21 @@ def run_in_workers(
             connection.close()
         for child, _ in children:
             child.join()
+
+
+def _start(context: Any, args: tuple[Any, ...]) -> tuple[Any, Connection]:
+    """A child serving tasks (`_serve` with `args`), and this end of its pipe; OSError if the
+    system cannot make one, with nothing of it left open."""
+    ours, theirs = context.Pipe()
+    try:
+        child = context.Process(target=_serve, args=(theirs, *args), daemon=True)
+        child.start()
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()  # the child has it: its death reads as the end of the pipe
+    return child, ours
 
 
 def _give(connection: Connection, waiting: Iterator[int], busy: dict[Connection, int]) -> None:
