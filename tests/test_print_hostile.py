@@ -601,3 +601,18 @@ def test_the_workers_that_start_do_the_work_and_nothing_is_left_open(
         2,
         4,
     ]
+
+
+class _TwoArguments(Exception):
+    """An error whose `__init__` takes other arguments than its `args`: pickle.loads fails."""
+
+    def __init__(self, left: str, right: str) -> None:
+        super().__init__(f"{left} {right}")
+
+
+def test_an_error_that_does_not_unpickle_reaches_the_parent_as_its_traceback() -> None:
+    def work(task: int) -> None:
+        raise _TwoArguments("a bug", "in a worker")
+
+    with pytest.raises(RuntimeError, match="_TwoArguments: a bug in a worker"):
+        workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 256, 1024)

@@ -213,14 +213,22 @@ def _answer(work: Callable[[int], Any], task: int, limit: int) -> bytes:
             return pickle.dumps(("memory", None))
         told = traceback.format_exc()[-REPLY_SLACK // 2 :]
         error.add_note("in a print worker:\n" + told)
-        try:
-            reply = pickle.dumps(("raised", error))
-        except Exception:  # an exception that does not pickle: its text still tells the bug
-            reply = pickle.dumps(("raised", RuntimeError(told)))
-        if len(reply) > REPLY_SLACK:  # the error's own text is huge
-            reply = pickle.dumps(("raised", RuntimeError(told)))
-        return reply
+        return _raised(error, told)
     return reply if len(reply) <= limit else pickle.dumps(("large", None))
+
+
+def _raised(error: Exception, told: str) -> bytes:
+    """The reply that raises `error` in the parent, or a RuntimeError of the traceback `told`
+    where the error does not pickle, does not unpickle (an `__init__` of its own arguments
+    makes pickle.loads fail), or is too long."""
+    try:
+        reply = pickle.dumps(("raised", error))
+        pickle.loads(reply)
+    except Exception:  # its text still tells the bug
+        return pickle.dumps(("raised", RuntimeError(told)))
+    if len(reply) > REPLY_SLACK:  # the error's own text is huge
+        return pickle.dumps(("raised", RuntimeError(told)))
+    return reply
 
 
 def _die_with(parent: int) -> None:
