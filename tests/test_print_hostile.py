@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pikepdf
 import pytest
 
 from compiler import cache
@@ -616,3 +617,34 @@ def test_an_error_that_does_not_unpickle_reaches_the_parent_as_its_traceback() -
 
     with pytest.raises(RuntimeError, match="_TwoArguments: a bug in a worker"):
         workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 256, 1024)
+
+
+def _after_memory(error: Exception) -> Callable[[int], None]:
+    def work(task: int) -> None:
+        held = bytearray(48 * 2**20)  # three quarters of the allowance below
+        error.add_note(f"after {len(held)} bytes")
+        raise error
+
+    return work
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    ("error", "memory"),
+    [
+        (ValueError("a bug"), False),
+        (KeyError("a bug"), False),
+        (RuntimeError("std::bad_alloc"), True),
+        (OSError(errno.ENOMEM, os.strerror(errno.ENOMEM)), True),
+        (pikepdf.PdfError("unable to find /Root dictionary"), True),
+    ],
+    ids=["bug", "key", "bad_alloc", "ENOMEM", "qpdf"],
+)
+def test_only_memory_errors_after_much_memory_are_out_of_memory(
+    error: Exception, memory: bool
+) -> None:
+    work = _after_memory(error)
+    expected = workers.WorkerFailed if memory else type(error)
+    with pytest.raises(expected) as raised:
+        workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 64, 1024)
+    assert not memory or raised.value.reason == "memory"  # type: ignore[attr-defined]

@@ -8,8 +8,9 @@ parent kills at its deadline whatever they are doing. Each child:
 - dies with the parent (`PR_SET_PDEATHSIG` on Linux, else a watchdog of the parent's pid), so a
   print killed by SIGKILL leaves no worker running;
 - may grow its address space by a fixed number of megabytes at most: past it an allocation
-  fails, as a MemoryError or the child's death, and either is reported as "needs more memory"
-  (room the parent had freed before the fork comes on top: pillbox's own, a few hundred MB);
+  fails, as a MemoryError, an error of a C library that could not allocate, or the child's
+  death, and each is reported as "needs more memory" (room the parent had freed before the
+  fork comes on top: pillbox's own, a few hundred MB); any other error is the bug it is;
 - sends back replies of a fixed size at most, so what it returns cannot fill the parent.
 
 A task is an index into data the child already has (it is a fork), so nothing is sent to it
@@ -20,6 +21,7 @@ to `start`, not an error of the print's files.
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import pickle
@@ -44,9 +46,16 @@ REPLY_SLACK = 64 * 1024
 """Bytes a reply's frame may add to what it carries."""
 
 CAP_USED = 0.5
-"""A child that fails after using this share of its memory allowance or more is taken to have
-run out: past the cap, C code fails in its own ways (a library that cannot be mapped, an
-error from C++), not only as a MemoryError."""
+"""A C library's error in a child that has used this share of its memory allowance or more is
+taken to be its allocation failing: qpdf, say, reads a PDF it cannot hold as a damaged one
+("unable to find /Root dictionary")."""
+
+C_LIBRARIES = ("pikepdf", "pypdfium2")
+"""The packages whose errors may be a C or C++ allocation that failed, under another name."""
+
+OUT_OF_MEMORY_WORDS = ("bad_alloc", "out of memory", "cannot allocate memory", "map segment")
+"""Words of an error that ran out of memory whatever its type: a C++ `std::bad_alloc` passed on
+as text, ENOMEM's `Cannot allocate memory`, a library that cannot be mapped."""
 
 
 class WorkerFailed(Exception):
@@ -206,10 +215,8 @@ def _answer(work: Callable[[int], Any], task: int, limit: int) -> bytes:
     """The pickled reply to one task: a result of `limit` bytes at most, or what went wrong."""
     try:
         reply = pickle.dumps(("done", work(task)), pickle.HIGHEST_PROTOCOL)
-    except MemoryError:
-        return pickle.dumps(("memory", None))
     except Exception as error:  # the parent raises it: a bug, or an OSError to report
-        if _ran_out():
+        if _out_of_memory(error):
             return pickle.dumps(("memory", None))
         told = traceback.format_exc()[-REPLY_SLACK // 2 :]
         error.add_note("in a print worker:\n" + told)
@@ -229,6 +236,19 @@ def _raised(error: Exception, told: str) -> bytes:
     if len(reply) > REPLY_SLACK:  # the error's own text is huge
         return pickle.dumps(("raised", RuntimeError(told)))
     return reply
+
+
+def _out_of_memory(error: Exception) -> bool:
+    """Whether an error is this child's memory running out, rather than a bug: a MemoryError
+    (pikepdf's `std::bad_alloc` among them), an error that says so, or, once the child came
+    near its cap, the error of a C library (whose allocations fail in their own ways)."""
+    if isinstance(error, MemoryError):
+        return True
+    if isinstance(error, OSError) and error.errno == errno.ENOMEM:
+        return True
+    if any(word in str(error).lower() for word in OUT_OF_MEMORY_WORDS):
+        return True
+    return type(error).__module__.partition(".")[0] in C_LIBRARIES and _ran_out()
 
 
 def _die_with(parent: int) -> None:
