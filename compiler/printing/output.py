@@ -27,24 +27,38 @@ FINISH_MEMORY_MB = 1024
 
 
 def unwritable(target: Path, png_folder: Path | None) -> str | None:
-    """Why the PDF or the PNG folder could not be written, checked before any is; or None."""
+    """Why the PDF (`-o`) or the PNG folder (`--png`) could not be written, checked before any
+    is; or None."""
     folder = target.parent
+    if target.suffix.lower() != ".pdf":
+        return f"-o {target}: the output is a PDF file, e.g. cards.pdf"
+    if not folder.is_dir():
+        return f"-o {target}: folder {folder} does not exist"
+    if target.is_dir():
+        return f"-o {target}: is a folder; name a .pdf file"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"-o {target}: folder {folder} is not writable"
     if png_folder is None:
         return None
     if png_folder.exists() and not png_folder.is_dir():
         return f"--png {png_folder}: is a file, not a folder"
-    existing = png_folder
-    while not existing.exists():  # the nearest folder that is there must let the rest be made
-        if existing.is_symlink():
-            return f"--png {png_folder}: {existing} is a broken symbolic link"
-        existing = existing.parent
+    existing = _nearest_folder(png_folder)
+    if not existing.exists():
+        return f"--png {png_folder}: {existing} is a broken symbolic link"
     if not existing.is_dir():
         return f"--png {png_folder}: {existing} is a file, not a folder"
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"--png {png_folder}: folder {existing} is not writable"
     return None
+
+
+def _nearest_folder(folder: Path) -> Path:
+    """The folder itself or its nearest parent that is there (perhaps a file), where the rest
+    would be made; or the broken symbolic link on the way."""
+    existing = folder
+    while not existing.exists() and not existing.is_symlink():
+        existing = existing.parent
+    return existing
 
 
 @dataclass(frozen=True)
