@@ -30,11 +30,11 @@ import pikepdf
 import pytest
 
 from compiler import cache
-from compiler.printing import pdf, render, sheets, workers
+from compiler.printing import output, pdf, render, sheets, workers
 from tests.conftest import ROOT
 from tests.helpers import run
 from tests.test_print_parallel import children
-from tests.test_print_safety import PREVIOUS, hostile, refused
+from tests.test_print_safety import PREVIOUS, SCALPEL, hostile, refused
 
 LINUX = Path("/proc/self/stat").exists()
 needs_proc = pytest.mark.skipif(not LINUX, reason="reads /proc")
@@ -162,7 +162,7 @@ def test_sheets_and_previews_that_need_too_much_memory_are_E0705(tmp_path: Path)
     limits = "output.FINISH_MEMORY_MB = 100"
     done = refused_in_a_process(tmp_path, hostile(tmp_path, {}), *args, limits=limits)
     assert "error[E0705]: making the sheets needs more than 100 MB of memory" in done.stdout
-    assert list(pngs.iterdir()) == []
+    assert not pngs.exists()  # made only once everything is written
 
 
 @pytest.mark.parametrize("limit", ["MAX_CHUNK_BYTES", "MAX_LAID_OUT_BYTES"])
@@ -648,3 +648,73 @@ def test_only_memory_errors_after_much_memory_are_out_of_memory(
     with pytest.raises(expected) as raised:
         workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 64, 1024)
     assert not memory or raised.value.reason == "memory"  # type: ignore[attr-defined]
+
+
+TWO_CARDS = SCALPEL + 'item "Bandage" {\n    type medicine\n}\n'
+PREVIEWS = ("001-scalpel.png", "002-bandage.png")
+
+
+def _hidden(*folders: Path) -> list[str]:
+    """Temporary or set-aside files and folders a print left in these folders."""
+    return [p.name for folder in folders for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_a_failed_print_makes_no_png_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: Any) -> bytes:
+        raise MemoryError  # in the worker, after the folder used to be made
+
+    monkeypatch.setattr(output, "impose", fails)
+    pngs = tmp_path / "new" / "png"
+    output_text = refused(tmp_path, hostile(tmp_path, {}), "--png", str(pngs))
+    assert "error[E0705]: making the sheets needs more than" in output_text
+    assert not (tmp_path / "new").exists() and _hidden(tmp_path) == []
+
+
+def _failing_rename(monkeypatch: pytest.MonkeyPatch, final: Path) -> None:
+    """Make renaming a file onto `final` fail, as a file system that fails may."""
+    real = os.replace
+
+    def replace(source: Any, target: Any) -> None:
+        if Path(target) == final and ".tmp" in str(source):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "rename", replace)
+
+
+@pytest.mark.parametrize("fails", ["002-bandage.png", "out.pdf"])
+def test_a_rename_that_fails_leaves_every_old_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    for name in PREVIEWS:
+        (pngs / name).write_bytes(b"the previous " + name.encode())
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    _failing_rename(monkeypatch, (pngs if fails.endswith(".png") else tmp_path) / fails)
+    pack = hostile(tmp_path, {}, TWO_CARDS)
+    code, text = run("print", str(pack), "-o", str(target), "--png", str(pngs))
+    assert code == 2 and f"{fails}: Input/output error" in text, text
+    assert target.read_bytes() == PREVIOUS
+    assert [(pngs / name).read_bytes() for name in PREVIEWS] == [
+        b"the previous " + name.encode() for name in PREVIEWS
+    ]
+    assert _hidden(tmp_path, pngs) == []
+
+
+def test_a_new_png_folder_is_taken_back_when_the_pdf_cannot_be_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    _failing_rename(monkeypatch, target)
+    pngs = tmp_path / "new" / "png"
+    pack = hostile(tmp_path, {}, TWO_CARDS)
+    code, text = run("print", str(pack), "-o", str(target), "--png", str(pngs))
+    assert code == 2 and "out.pdf: Input/output error" in text, text
+    assert target.read_bytes() == PREVIOUS
+    assert not (tmp_path / "new").exists() and _hidden(tmp_path) == []
