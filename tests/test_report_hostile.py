@@ -292,3 +292,19 @@ def test_data_urls_in_a_stylesheet_are_measured_in_linear_time() -> None:
         start = time.perf_counter()
         clean_css(css)
         assert time.perf_counter() - start < 1.0, unclosed
+
+
+# ----------------------------------------------------------- a warning's reason, not parsed
+
+
+def test_a_title_holding_the_words_of_a_failure_keeps_its_warning_whole(tmp_path: Path) -> None:
+    # The reason was cut out of E0605's message at its first " cannot be worked out: ".
+    pack = big_stat_pack(tmp_path / "p", 3)
+    title = "Will cannot be worked out: twice"
+    rooms = pack / "rooms.card"
+    rooms.write_text(rooms.read_text().replace('"Will"', f'"{title}"'))
+    code, output, _ = report(pack, tmp_path / "report.html")
+    assert code == 0, output
+    [warning] = [line for line in output.splitlines() if "warning[W0605]" in line]
+    assert f'off the chart of room "{title}" (“when revealed”): ' in warning, warning
+    assert warning.count("cannot be worked out") == 1 and "rolls" in warning
