@@ -251,7 +251,7 @@ def _walk_card(
         report.failed, _ = walk_failed(report.card, as_given)
         problems.append(report.failed)
         return
-    report.blocks = _blocks(walks, index, report.card, report.ir, ruleset, start, budget)
+    report.blocks = _blocks(walks, index, report.card, report.ir, as_given, ruleset, start, budget)
     warning = left_out(report.card, report.blocks)
     if warning is not None:
         problems.append(warning)
@@ -276,13 +276,13 @@ def _blocks(
     index: int,
     card: CardDef,
     ir: IR,
+    as_given: list[BlockOdds],
     ruleset: Ruleset,
     start: dict[str, int],
     budget: Budget,
 ) -> list[BlockReport]:
-    """Each option or block of the card, walked as given and across its chart's stat."""
-    as_given = walks.blocks(index, card, {}, budget)
-    assert not isinstance(as_given, Exception), "a card that cannot be walked has no blocks"
+    """Each option or block of the card, walked as given (`as_given`, the card's first walk)
+    and across its chart's stat."""
     effects = block_effects(card, ir)
     out = []
     for position, (odds, tree) in enumerate(zip(as_given, effects, strict=True)):
