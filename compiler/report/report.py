@@ -27,7 +27,7 @@ from compiler.check import UsageError, check_paths
 from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
 from compiler.printing.faces import TemplateProblem
 from compiler.printing.pdf import write_atomically
-from compiler.printing.sheets import refusal_diagnostics
+from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sizes import OptionError, resolve_options
 from compiler.render import Style, plain, render_text
 from compiler.report.analysis import (
