@@ -495,12 +495,6 @@ def print_cards(
     from compiler.printing.sheets import print_pack
     from compiler.printing.sizes import OptionError, resolve_options
 
-    if request.output.suffix.lower() != ".pdf":
-        raise UsageError(f"-o {request.output}: the output is a PDF file, e.g. cards.pdf")
-    if not request.output.parent.is_dir():
-        raise UsageError(f"-o {request.output}: folder {request.output.parent} does not exist")
-    if request.output.is_dir():
-        raise UsageError(f"-o {request.output}: is a folder; name a .pdf file")
     problem = unwritable(request.output, request.png)  # every output, before any is written
     if problem is not None:
         raise UsageError(problem)

@@ -186,7 +186,7 @@ def show_odds(
     try:
         blocks = card_odds(table, card)
     except Exception as error:  # a card's code failing is reported on its line
-        problem = walk_failed(card, error)
+        problem, _ = walk_failed(card, error)
     else:
         if request.as_json:
             emit(json.dumps(odds_json(card, blocks, table), indent=2, ensure_ascii=False))
@@ -209,10 +209,11 @@ POOL_HELP = (
 )
 
 
-def walk_failed(card: CardDef, error: Exception) -> Diagnostic:
+def walk_failed(card: CardDef, error: Exception) -> tuple[Diagnostic, str]:
     """Why the walk of a card stopped, at the card line that was running (or the card's first
     line): E0606 for a pool past the dice a check rolls, E0605 for a walk past its work,
-    E0604 for anything else (too many paths, a runaway, the card's code failing)."""
+    E0604 for anything else (too many paths, a runaway, the card's code failing); and the
+    reason alone, which ends the diagnostic's message, for a caller that words it otherwise."""
     line, column = card_line(error, card.file) or (card.line, 1)
     code, help_text, message = "E0604", None, runtime_failure(error)
     if isinstance(error, PoolTooLarge):
@@ -221,10 +222,11 @@ def walk_failed(card: CardDef, error: Exception) -> Diagnostic:
         code, help_text, message = "E0605", WORK_HELP, str(error)
     elif isinstance(error, (RunawayError, TooManyPaths)):
         message = str(error)
-    return Diagnostic(
+    diagnostic = Diagnostic(
         code,
         "error",
         f"the odds of {card.label} cannot be worked out: {message}",
         Span(card.file, line, column, line, column + 1),
         help=help_text,
     )
+    return diagnostic, message

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import multiprocessing
 import os
 import signal
 import struct
@@ -25,14 +26,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pikepdf
 import pytest
 
 from compiler import cache
-from compiler.printing import pdf, render, sheets
+from compiler.printing import output, pdf, render, sheets, workers
 from tests.conftest import ROOT
 from tests.helpers import run
 from tests.test_print_parallel import children
-from tests.test_print_safety import PREVIOUS, hostile, refused
+from tests.test_print_safety import PREVIOUS, SCALPEL, hostile, refused
 
 LINUX = Path("/proc/self/stat").exists()
 needs_proc = pytest.mark.skipif(not LINUX, reason="reads /proc")
@@ -160,7 +162,7 @@ def test_sheets_and_previews_that_need_too_much_memory_are_E0705(tmp_path: Path)
     limits = "output.FINISH_MEMORY_MB = 100"
     done = refused_in_a_process(tmp_path, hostile(tmp_path, {}), *args, limits=limits)
     assert "error[E0705]: making the sheets needs more than 100 MB of memory" in done.stdout
-    assert list(pngs.iterdir()) == []
+    assert not pngs.exists()  # made only once everything is written
 
 
 @pytest.mark.parametrize("limit", ["MAX_CHUNK_BYTES", "MAX_LAID_OUT_BYTES"])
@@ -531,3 +533,188 @@ def test_one_core_lays_a_large_pack_out_in_chunks(
     code, text = run("print", str(hostile(tmp_path, {}, cards)), "-o", str(tmp_path / "o.pdf"))
     assert code == 0, text
     assert len(documents) >= 3
+
+
+# --- review fixes: where a refusal points, what a failed print leaves, the workers --------
+
+
+def test_a_refused_url_is_pointed_at_only_in_a_template_the_sandbox_reads(
+    tmp_path: Path,
+) -> None:
+    # `a-notes.html` is no template name: no face is made from it, though it names the URL.
+    templates = {
+        "card.html": "<p>{{ card.title }}</p>\n<img src='file:///etc/passwd'>",
+        "a-notes.html": "<img src='file:///etc/passwd'>",
+    }
+    output_text = refused(tmp_path, hostile(tmp_path, templates))
+    assert "templates/card.html:2:11: error[E0702]" in output_text, output_text
+
+
+_START = multiprocessing.process.BaseProcess.start
+
+
+def _cannot_fork(after: int = 0) -> Callable[..., None]:
+    """A Process.start that fails as fork(2) does when the user has too many processes, after
+    `after` starts that work."""
+    started = [0]
+
+    def start(process: multiprocessing.process.BaseProcess) -> None:
+        started[0] += 1
+        if started[0] > after:
+            raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+        _START(process)
+
+    return start
+
+
+@pytest.mark.parametrize(
+    ("doing", "args"),
+    [("laying out the cards", ["--no-cache"]), ("making the sheets", [])],
+    ids=["layout", "sheets"],
+)
+def test_a_worker_the_system_cannot_start_is_E0708(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, doing: str, args: list[str]
+) -> None:
+    if doing == "making the sheets":
+        monkeypatch.setattr(render, "can_fork", lambda: False)  # the layout runs here
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork())
+    output_text = refused(tmp_path, hostile(tmp_path, {}), *args)
+    assert f"pack:1:1: error[E0708]: cannot start a process for {doing}: Resource temporarily" in (
+        output_text
+    )
+    assert "cannot write" not in output_text
+
+
+@needs_proc
+def test_the_workers_that_start_do_the_work_and_nothing_is_left_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork())
+    with pytest.raises(workers.WorkerFailed) as failed:
+        workers.run_in_workers(lambda task: task, 3, 2, time.monotonic() + 30, 256, 1024)
+    assert failed.value.reason == "start" and len(os.listdir("/proc/self/fd")) == before
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _cannot_fork(after=1))
+    assert workers.run_in_workers(
+        lambda task: task * 2, 3, 2, time.monotonic() + 30, 256, 1024
+    ) == [
+        0,
+        2,
+        4,
+    ]
+
+
+class _TwoArguments(Exception):
+    """An error whose `__init__` takes other arguments than its `args`: pickle.loads fails."""
+
+    def __init__(self, left: str, right: str) -> None:
+        super().__init__(f"{left} {right}")
+
+
+def test_an_error_that_does_not_unpickle_reaches_the_parent_as_its_traceback() -> None:
+    def work(task: int) -> None:
+        raise _TwoArguments("a bug", "in a worker")
+
+    with pytest.raises(RuntimeError, match="_TwoArguments: a bug in a worker"):
+        workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 256, 1024)
+
+
+def _after_memory(error: Exception) -> Callable[[int], None]:
+    def work(task: int) -> None:
+        held = bytearray(48 * 2**20)  # three quarters of the allowance below
+        error.add_note(f"after {len(held)} bytes")
+        raise error
+
+    return work
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    ("error", "memory"),
+    [
+        (ValueError("a bug"), False),
+        (KeyError("a bug"), False),
+        (RuntimeError("std::bad_alloc"), True),
+        (OSError(errno.ENOMEM, os.strerror(errno.ENOMEM)), True),
+        (pikepdf.PdfError("unable to find /Root dictionary"), True),
+    ],
+    ids=["bug", "key", "bad_alloc", "ENOMEM", "qpdf"],
+)
+def test_only_memory_errors_after_much_memory_are_out_of_memory(
+    error: Exception, memory: bool
+) -> None:
+    work = _after_memory(error)
+    expected = workers.WorkerFailed if memory else type(error)
+    with pytest.raises(expected) as raised:
+        workers.run_in_workers(work, 1, 1, time.monotonic() + 30, 64, 1024)
+    assert not memory or raised.value.reason == "memory"  # type: ignore[attr-defined]
+
+
+TWO_CARDS = SCALPEL + 'item "Bandage" {\n    type medicine\n}\n'
+PREVIEWS = ("001-scalpel.png", "002-bandage.png")
+
+
+def _hidden(*folders: Path) -> list[str]:
+    """Temporary or set-aside files and folders a print left in these folders."""
+    return [p.name for folder in folders for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_a_failed_print_makes_no_png_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: Any) -> bytes:
+        raise MemoryError  # in the worker, after the folder used to be made
+
+    monkeypatch.setattr(output, "impose", fails)
+    pngs = tmp_path / "new" / "png"
+    output_text = refused(tmp_path, hostile(tmp_path, {}), "--png", str(pngs))
+    assert "error[E0705]: making the sheets needs more than" in output_text
+    assert not (tmp_path / "new").exists() and _hidden(tmp_path) == []
+
+
+def _failing_rename(monkeypatch: pytest.MonkeyPatch, final: Path) -> None:
+    """Make renaming a file onto `final` fail, as a file system that fails may."""
+    real = os.replace
+
+    def replace(source: Any, target: Any) -> None:
+        if Path(target) == final and ".tmp" in str(source):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "rename", replace)
+
+
+@pytest.mark.parametrize("fails", ["002-bandage.png", "out.pdf"])
+def test_a_rename_that_fails_leaves_every_old_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: str
+) -> None:
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    for name in PREVIEWS:
+        (pngs / name).write_bytes(b"the previous " + name.encode())
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    _failing_rename(monkeypatch, (pngs if fails.endswith(".png") else tmp_path) / fails)
+    pack = hostile(tmp_path, {}, TWO_CARDS)
+    code, text = run("print", str(pack), "-o", str(target), "--png", str(pngs))
+    assert code == 2 and f"{fails}: Input/output error" in text, text
+    assert target.read_bytes() == PREVIOUS
+    assert [(pngs / name).read_bytes() for name in PREVIEWS] == [
+        b"the previous " + name.encode() for name in PREVIEWS
+    ]
+    assert _hidden(tmp_path, pngs) == []
+
+
+def test_a_new_png_folder_is_taken_back_when_the_pdf_cannot_be_renamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out.pdf"
+    target.write_bytes(PREVIOUS)
+    _failing_rename(monkeypatch, target)
+    pngs = tmp_path / "new" / "png"
+    pack = hostile(tmp_path, {}, TWO_CARDS)
+    code, text = run("print", str(pack), "-o", str(target), "--png", str(pngs))
+    assert code == 2 and "out.pdf: Input/output error" in text, text
+    assert target.read_bytes() == PREVIOUS
+    assert not (tmp_path / "new").exists() and _hidden(tmp_path) == []

@@ -12,6 +12,7 @@ import resource
 import subprocess
 import sys
 import time
+from base64 import b64encode
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,10 @@ import pytest
 from compiler.printing.sizes import resolve_options
 from compiler.report import analysis
 from compiler.report import report as report_module
-from compiler.report.faces import FaceRenderer, clean_css
+from compiler.report.faces import FaceRenderer, clean_css, clean_html, data_url_bytes
 from tests.helpers import make_pack, run
 from tests.test_odds_hostile import NEST, THOUSAND, big_stat_pack, compiled, room
+from tests.test_print_hostile import HUGE, png_header_of
 from tests.test_report import read_page
 from tests.test_report_browser import BROWSER, browse
 
@@ -229,3 +231,80 @@ def test_chromium_shows_the_report_over_a_hostile_stylesheet(tmp_path: Path, css
         # The face is drawn, in its frame only: its magenta is a card's size, not the page.
         magenta = sum(n for n, c in pixels.getcolors(maxcolors=1 << 20) or [] if c == (255, 0, 255))
         assert magenta < 0.1 * 1280 * 900
+
+
+# ----------------------------------------------------------- images print refuses, left out
+
+BOMB = b64encode(png_header_of(HUGE, HUGE)).decode()
+"""A PNG of 169 million pixels in 20 KB: a browser decodes it into 676 MB."""
+
+SMALL = "data:image/png;base64," + b64encode(png_header_of(8, 8)).decode()
+
+BOMB_PLACES = {
+    "img": ("card.html", f'<p>{{{{ card.title }}}}</p>\n<img src="data:image/png;base64,{BOMB}">'),
+    "BASE64": ("card.html", f"<p>x</p>\n<img src='data:image/png;BASE64,{BOMB}'>"),
+    "style": (
+        "card.html",
+        f"<p>x</p>\n<p style=\"background: url('data:image/png;base64,{BOMB}')\">",
+    ),
+    "cards.css": (
+        "cards.css",
+        f".a {{ color: red }}\n.trim {{ background: url(data:image/png;base64,{BOMB}) }}",
+    ),
+}
+
+
+@pytest.mark.parametrize("place", BOMB_PLACES, ids=list(BOMB_PLACES))
+def test_an_image_print_refuses_is_left_out_of_the_face_with_E0704(
+    tmp_path: Path, place: str
+) -> None:
+    name, text = BOMB_PLACES[place]
+    pack = make_pack(tmp_path / "p", rooms=room("  gain terror 1"))
+    (pack / "templates").mkdir()
+    (pack / "templates" / name).write_text(text)
+    if name != "card.html":
+        (pack / "templates" / "card.html").write_text(f'<img src="{SMALL}">')
+    target = tmp_path / "report.html"
+    code, output, _ = report(pack, target)
+    assert code == 1, output
+    column = text.split("\n")[1].index("data:") + 1
+    assert f"templates/{name}:2:{column}: error[E0704]: a template asks for 'data:image/png;" in (
+        output
+    )
+    assert "over 40 million pixels: refused" in output and "Traceback" not in output
+    page = target.read_text(encoding="utf-8")
+    assert BOMB not in page and "40 million pixels" in page
+    assert (SMALL in page) == (name != "card.html")  # an image print would draw stays
+
+
+def test_the_report_reads_a_data_url_as_a_browser_does() -> None:
+    assert data_url_bytes("data:image/png;BASE64,aGVsbG8") == b"hello"  # urllib: text
+    assert data_url_bytes(" data:image/png; base64 ,aGVs\nbG8=#x ") == b"hello"
+    assert data_url_bytes("data:,a%20b") == b"a b"
+    assert data_url_bytes("data:image/png;base64,a") is None
+    assert data_url_bytes("data:image/png") is None
+    assert clean_html(f'<img src="data:image/png;base64,{BOMB}"><b>x</b>') == "<b>x</b>"
+
+
+def test_data_urls_in_a_stylesheet_are_measured_in_linear_time() -> None:
+    for unclosed in ("url(data:", "url('data:", 'url("data:', "url(   "):
+        css = ".a { background: " + unclosed * 20_000 + " }"
+        start = time.perf_counter()
+        clean_css(css)
+        assert time.perf_counter() - start < 1.0, unclosed
+
+
+# ----------------------------------------------------------- a warning's reason, not parsed
+
+
+def test_a_title_holding_the_words_of_a_failure_keeps_its_warning_whole(tmp_path: Path) -> None:
+    # The reason was cut out of E0605's message at its first " cannot be worked out: ".
+    pack = big_stat_pack(tmp_path / "p", 3)
+    title = "Will cannot be worked out: twice"
+    rooms = pack / "rooms.card"
+    rooms.write_text(rooms.read_text().replace('"Will"', f'"{title}"'))
+    code, output, _ = report(pack, tmp_path / "report.html")
+    assert code == 0, output
+    [warning] = [line for line in output.splitlines() if "warning[W0605]" in line]
+    assert f'off the chart of room "{title}" (“when revealed”): ' in warning, warning
+    assert warning.count("cannot be worked out") == 1 and "rolls" in warning

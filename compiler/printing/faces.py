@@ -27,7 +27,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.pack import display_path, hard_linked
 from compiler.printing.sizes import PrintOptions
-from compiler.printing.workers import address_space_cap
+from compiler.printing.workers import cap_address_space
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text
 from compiler.signals import raising
@@ -95,14 +95,21 @@ class _Loader(jinja2.BaseLoader):
         """The text of an allowed template, from the pack when it has one."""
         if template not in self.allowed or "/" in template or "\\" in template:
             raise jinja2.TemplateNotFound(template)
-        path = self.pack_file(template, MAX_TEMPLATE_BYTES, "template")
-        if path is not None:
-            text = path.read_text(encoding="utf-8", errors="replace")
-            return text, display_path(path), lambda: True
+        own = self.pack_source(template)
+        if own is not None:
+            return *own, lambda: True
         bundled = resources.files(BUNDLED).joinpath("templates", template)
         if not bundled.is_file():
             raise jinja2.TemplateNotFound(template)
         return bundled.read_text(encoding="utf-8"), f"<pillbox>/templates/{template}", lambda: True
+
+    def pack_source(self, name: str) -> tuple[str, str] | None:
+        """The text of the pack's own template of this name and its path as shown, if it has
+        one (TemplateProblem for a hard link or a file too large)."""
+        path = self.pack_file(name, MAX_TEMPLATE_BYTES, "template")
+        if path is None:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace"), display_path(path)
 
     def pack_file(self, name: str, limit: int, what: str) -> Path | None:
         """The pack's own file of this name in its templates folder, if it has a safe one.
@@ -129,6 +136,21 @@ def pack_file(env: jinja2.Environment, name: str, limit: int, what: str) -> Path
     """The pack's own file of this name in its templates folder, if it has a safe one."""
     loader = env.loader
     return loader.pack_file(name, limit, what) if isinstance(loader, _Loader) else None
+
+
+def pack_templates(env: jinja2.Environment) -> Iterator[tuple[str, str]]:
+    """The text and shown path of each of the pack's own templates (cards.css too), as the
+    sandbox reads them; a file it would refuse, or cannot read, is left out."""
+    loader = env.loader
+    if not isinstance(loader, _Loader):
+        return
+    for name in sorted(loader.allowed):
+        try:
+            own = loader.pack_source(name)
+        except (TemplateProblem, OSError):
+            continue
+        if own is not None:
+            yield own
 
 
 def _size(limit: int) -> str:
@@ -207,9 +229,7 @@ def _memory_cap() -> Iterator[None]:
     """
     import resource
 
-    limits = address_space_cap(MEMORY_MB)
-    if limits is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
+    limits = cap_address_space(MEMORY_MB)
     try:
         yield
     finally:

@@ -67,8 +67,9 @@ def _fetcher_class() -> Any:
                 return self._refuse(url, "link")
             kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             data = path.read_bytes()
-            if too_many_pixels(data):
-                return self._refuse(url, "pixels")
+            reason = refused_image(data)
+            if reason is not None:
+                return self._refuse(url, reason)
             self.fetched[asked] = (str(path), hashlib.sha256(data).hexdigest())
             return URLFetcherResponse(url, data, {"Content-Type": kind})
 
@@ -80,8 +81,9 @@ def _fetcher_class() -> Any:
                 response.close()
             except Exception:  # a malformed URL: WeasyPrint would stop on some of those
                 return self._refuse(url, "unreadable")
-            if too_many_pixels(data):
-                return self._refuse(url, "pixels")
+            reason = refused_image(data)
+            if reason is not None:
+                return self._refuse(url, reason)
             return URLFetcherResponse(response.url, data, response.headers)
 
         def _refuse(self, url: str, reason: str) -> Any:
@@ -89,6 +91,16 @@ def _fetcher_class() -> Any:
             raise ValueError(f"pillbox does not fetch {url}")
 
     return FencedFetcher
+
+
+def refused_image(data: bytes) -> str | None:
+    """Why print refuses these bytes as an image or font (`large`, too many `pixels`), or None.
+
+    Nothing is decoded: the pixels are counted from the image's header.
+    """
+    if len(data) > MAX_RESOURCE_BYTES:
+        return "large"
+    return "pixels" if too_many_pixels(data) else None
 
 
 def too_many_pixels(data: bytes) -> bool:

@@ -65,7 +65,7 @@ class Chunk:
 
 class LayoutStopped(WorkerFailed):
     """The layout nested too `deep`, ran past its deadline (`time`), needed more `memory`
-    than `memory_mb` or made too `large` a PDF; nothing was made."""
+    than `memory_mb`, made too `large` a PDF, or could not `start` a worker; nothing was made."""
 
 
 class _Expired(BaseException):
@@ -214,4 +214,4 @@ def _in_workers(
             done,
         )
     except WorkerFailed as failed:
-        raise LayoutStopped(failed.reason, failed.memory_mb) from None
+        raise LayoutStopped(failed.reason, failed.memory_mb, failed.detail) from None

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from compiler.build import CheckedPack
-from compiler.pack import display_path, hard_linked
+from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
-from compiler.printing.faces import MAX_TEMPLATE_BYTES, TemplateProblem
+from compiler.printing.faces import TemplateProblem
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
-from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, Refusal
+from compiler.printing.pdf import Refusal
+from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.render import (
     MAX_CHUNK_BYTES,
     MAX_LAID_OUT_BYTES,
@@ -122,7 +120,7 @@ def print_pack(
         return result
     finally:
         laid.save_cache()  # what was laid out is kept, even when a later step failed
-    result.diagnostics += _refusals(laid.refused, checked)
+    result.diagnostics += refusal_diagnostics(laid.refused, renderer)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
     result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
@@ -297,7 +295,17 @@ def _whole_print() -> str:
 
 def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str) -> Diagnostic:
     """E0701 for a step too slow or nested too deeply, E0705 for one that needs too much memory
-    or makes too large a PDF: at the pack's templates, whose design it is."""
+    or makes too large a PDF: at the pack's templates, whose design it is. E0708 for a worker
+    the system could not start: at the pack, nothing of which is to blame."""
+    if failed.reason == "start":
+        return Diagnostic(
+            "E0708",
+            "error",
+            f"cannot start a process for {doing}: {failed.detail}",
+            Span.whole_file(display_path(checked.root) if checked.root else "pack.yaml"),
+            "the system runs too many processes or has too little memory free: "
+            "print again when fewer programs run",
+        )
     where = display_path(checked.root / "templates") if checked.root else "templates"
     if failed.reason in ("memory", "large"):
         needs = (
@@ -321,97 +329,3 @@ def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str
         Span.whole_file(where),
         "keep flex, grid and columns inside one another to a few levels",
     )
-
-
-_REFUSED = {
-    "outside": ", outside the pack folder: refused",
-    "link": ", a hard link (it may lead outside the pack): refused",
-    "missing": ": there is no such file in the pack",
-    "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
-    "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
-    "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
-}
-_HELP = {
-    "E0702": "images and fonts must be files inside the pack folder, named relative to it",
-    "E0704": "check the file's name and that it is a PNG, JPEG, SVG, WebP or GIF image",
-    "large": "make the file smaller: a card at 300 dpi needs about 750 × 1050 pixels",
-}
-
-
-def _refusals(refused: list[Refusal], checked: CheckedPack) -> list[Diagnostic]:
-    """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable.
-
-    Each is at the file refused when it is one of the pack's, else where a pack template
-    writes the URL, else at the templates folder.
-    """
-    templates = display_path(checked.root / "templates") if checked.root else "templates"
-    found = []
-    for refusal in dict.fromkeys(refused):
-        code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
-        where = _pack_file_named(refusal.url, checked.root) if code == "E0704" else None
-        span = Span.whole_file(where) if where else _written_at(refusal.url, checked.root)
-        big = refusal.reason in ("large", "pixels")
-        found.append(
-            Diagnostic(
-                code,
-                "error",
-                f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
-                span or Span.whole_file(templates),
-                _HELP["large" if big else code],
-            )
-        )
-    return found
-
-
-def _pack_file_named(url: str, root: Path | None) -> str | None:
-    """The pack file a `file:` URL names, as the diagnostics show files; None if none."""
-    parts = urlsplit(url)
-    if root is None or parts.scheme != "file":
-        return None
-    path = Path(unquote(parts.path)).resolve()
-    return display_path(path) if path.is_file() and path.is_relative_to(root.resolve()) else None
-
-
-def _written_at(url: str, root: Path | None) -> Span | None:
-    """Where one of the pack's own templates (or cards.css) writes this URL, if one does.
-
-    WeasyPrint tells the URL it made, absolute: a template may have written it so, or as the
-    path, or relative to the pack folder (the base of every face document).
-    """
-    if root is None:
-        return None
-    written = [url]
-    if url.startswith("file:"):
-        path = unquote(urlsplit(url).path)
-        written += [path, os.path.relpath(path, root.resolve())]
-    folder = root / "templates"
-    try:
-        files = sorted(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
-    except OSError:
-        return None
-    for template in files:
-        text = _template_text(template)
-        for form in written:
-            at = text.find(form) if text and form else -1
-            if at >= 0:
-                line = text.count("\n", 0, at) + 1
-                column = at - (text.rfind("\n", 0, at) + 1) + 1
-                return Span(display_path(template), line, column, line, column + len(form))
-    return None
-
-
-def _template_text(path: Path) -> str:
-    """A pack template's text, read as the sandbox would let it be: a regular file of one
-    name, in the folder, not too large; else nothing."""
-    try:
-        status = path.lstat()
-    except OSError:
-        return ""
-    if not stat.S_ISREG(status.st_mode) or hard_linked(path, status.st_nlink):
-        return ""
-    if status.st_size > MAX_TEMPLATE_BYTES or path.suffix not in (".html", ".css"):
-        return ""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

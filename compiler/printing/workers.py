@@ -8,16 +8,20 @@ parent kills at its deadline whatever they are doing. Each child:
 - dies with the parent (`PR_SET_PDEATHSIG` on Linux, else a watchdog of the parent's pid), so a
   print killed by SIGKILL leaves no worker running;
 - may grow its address space by a fixed number of megabytes at most: past it an allocation
-  fails, as a MemoryError or the child's death, and either is reported as "needs more memory"
-  (room the parent had freed before the fork comes on top: pillbox's own, a few hundred MB);
+  fails, as a MemoryError, an error of a C library that could not allocate, or the child's
+  death, and each is reported as "needs more memory" (room the parent had freed before the
+  fork comes on top: pillbox's own, a few hundred MB); any other error is the bug it is;
 - sends back replies of a fixed size at most, so what it returns cannot fill the parent.
 
 A task is an index into data the child already has (it is a fork), so nothing is sent to it
 but numbers; a reply is pickled, which is safe here: it comes from a fork of this process.
+A system that cannot fork one more process (too many of them, too little memory) is a failure
+to `start`, not an error of the print's files.
 """
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import pickle
@@ -42,19 +46,28 @@ REPLY_SLACK = 64 * 1024
 """Bytes a reply's frame may add to what it carries."""
 
 CAP_USED = 0.5
-"""A child that fails after using this share of its memory allowance or more is taken to have
-run out: past the cap, C code fails in its own ways (a library that cannot be mapped, an
-error from C++), not only as a MemoryError."""
+"""A C library's error in a child that has used this share of its memory allowance or more is
+taken to be its allocation failing: qpdf, say, reads a PDF it cannot hold as a damaged one
+("unable to find /Root dictionary")."""
+
+C_LIBRARIES = ("pikepdf", "pypdfium2")
+"""The packages whose errors may be a C or C++ allocation that failed, under another name."""
+
+OUT_OF_MEMORY_WORDS = ("bad_alloc", "out of memory", "cannot allocate memory", "map segment")
+"""Words of an error that ran out of memory whatever its type: a C++ `std::bad_alloc` passed on
+as text, ENOMEM's `Cannot allocate memory`, a library that cannot be mapped."""
 
 
 class WorkerFailed(Exception):
-    """A child ran out of memory or died (`memory`), replied too much (`large`), or ran past
-    the deadline (`time`); nothing it made is used. `memory_mb` is what it was allowed."""
+    """A child ran out of memory or died (`memory`), replied too much (`large`), ran past the
+    deadline (`time`), or could not be made (`start`, the system's reason in `detail`); nothing
+    it made is used. `memory_mb` is what it was allowed."""
 
-    def __init__(self, reason: str, memory_mb: int = 0) -> None:
+    def __init__(self, reason: str, memory_mb: int = 0, detail: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.memory_mb = memory_mb
+        self.detail = detail
 
 
 def can_fork() -> bool:
@@ -62,9 +75,10 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def address_space_cap(extra_mb: int) -> tuple[int, int, int] | None:
-    """The soft and hard address-space limits now, and a soft limit `extra_mb` above what the
-    process uses; None where that cannot be said (not Linux) or the limit is already tighter."""
+def cap_address_space(extra_mb: int) -> tuple[int, int, int] | None:
+    """Let this process grow by `extra_mb` at most: its soft address-space limit is set that far
+    above what it uses. The soft and hard limits it had (to set back) and the cap; None, and
+    nothing changed, where that cannot be said (not Linux) or the limit is already tighter."""
     try:
         import resource
 
@@ -78,6 +92,7 @@ def address_space_cap(extra_mb: int) -> tuple[int, int, int] | None:
         cap = min(cap, hard)
     if soft != resource.RLIM_INFINITY and soft <= cap:
         return None  # already as tight
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     return soft, hard, cap
 
 
@@ -95,7 +110,8 @@ def run_in_workers(
     `deadline` is a `time.monotonic()` value; `done(i, result)` is told of each result as it
     comes in (it may raise, to stop them all).
     Raises WorkerFailed, or the exception a task raised (with the child's traceback as a note).
-    Every child is killed and reaped before this returns or raises.
+    Every child is killed and reaped before this returns or raises. Where the system makes
+    fewer children than asked, those it made do the work.
     """
     context = multiprocessing.get_context("fork")
     parent = os.getpid()
@@ -105,12 +121,12 @@ def run_in_workers(
     waiting = iter(range(tasks))
     try:
         for _ in range(max(min(workers, tasks), 0)):
-            ours, theirs = context.Pipe()
-            child = context.Process(
-                target=_serve, args=(theirs, work, parent, memory_mb, max_reply), daemon=True
-            )
-            child.start()
-            theirs.close()  # so that the child's death reads as the end of the pipe
+            try:
+                child, ours = _start(context, (work, parent, memory_mb, max_reply))
+            except OSError as error:  # fork(2)'s EAGAIN or ENOMEM, or no file left for a pipe
+                if children:
+                    break
+                raise WorkerFailed("start", detail=error.strerror or str(error)) from None
             children.append((child, ours))
             _give(ours, waiting, busy)
         while busy:
@@ -134,6 +150,21 @@ def run_in_workers(
             connection.close()
         for child, _ in children:
             child.join()
+
+
+def _start(context: Any, args: tuple[Any, ...]) -> tuple[Any, Connection]:
+    """A child serving tasks (`_serve` with `args`), and this end of its pipe; OSError if the
+    system cannot make one, with nothing of it left open."""
+    ours, theirs = context.Pipe()
+    try:
+        child = context.Process(target=_serve, args=(theirs, *args), daemon=True)
+        child.start()
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()  # the child has it: its death reads as the end of the pipe
+    return child, ours
 
 
 def _give(connection: Connection, waiting: Iterator[int], busy: dict[Connection, int]) -> None:
@@ -184,21 +215,40 @@ def _answer(work: Callable[[int], Any], task: int, limit: int) -> bytes:
     """The pickled reply to one task: a result of `limit` bytes at most, or what went wrong."""
     try:
         reply = pickle.dumps(("done", work(task)), pickle.HIGHEST_PROTOCOL)
-    except MemoryError:
-        return pickle.dumps(("memory", None))
     except Exception as error:  # the parent raises it: a bug, or an OSError to report
-        if _ran_out():
+        if _out_of_memory(error):
             return pickle.dumps(("memory", None))
         told = traceback.format_exc()[-REPLY_SLACK // 2 :]
         error.add_note("in a print worker:\n" + told)
-        try:
-            reply = pickle.dumps(("raised", error))
-        except Exception:  # an exception that does not pickle: its text still tells the bug
-            reply = pickle.dumps(("raised", RuntimeError(told)))
-        if len(reply) > REPLY_SLACK:  # the error's own text is huge
-            reply = pickle.dumps(("raised", RuntimeError(told)))
-        return reply
+        return _raised(error, told)
     return reply if len(reply) <= limit else pickle.dumps(("large", None))
+
+
+def _raised(error: Exception, told: str) -> bytes:
+    """The reply that raises `error` in the parent, or a RuntimeError of the traceback `told`
+    where the error does not pickle, does not unpickle (an `__init__` of its own arguments
+    makes pickle.loads fail), or is too long."""
+    try:
+        reply = pickle.dumps(("raised", error))
+        pickle.loads(reply)
+    except Exception:  # its text still tells the bug
+        return pickle.dumps(("raised", RuntimeError(told)))
+    if len(reply) > REPLY_SLACK:  # the error's own text is huge
+        return pickle.dumps(("raised", RuntimeError(told)))
+    return reply
+
+
+def _out_of_memory(error: Exception) -> bool:
+    """Whether an error is this child's memory running out, rather than a bug: a MemoryError
+    (pikepdf's `std::bad_alloc` among them), an error that says so, or, once the child came
+    near its cap, the error of a C library (whose allocations fail in their own ways)."""
+    if isinstance(error, MemoryError):
+        return True
+    if isinstance(error, OSError) and error.errno == errno.ENOMEM:
+        return True
+    if any(word in str(error).lower() for word in OUT_OF_MEMORY_WORDS):
+        return True
+    return type(error).__module__.partition(".")[0] in C_LIBRARIES and _ran_out()
 
 
 def _die_with(parent: int) -> None:
@@ -235,11 +285,8 @@ _ALLOWANCE: list[int] = []
 
 def _cap_memory(memory_mb: int) -> None:
     """Let this process grow by `memory_mb` at most (where the system can say so)."""
-    limits = address_space_cap(memory_mb)
+    limits = cap_address_space(memory_mb)
     if limits is not None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (limits[2], limits[1]))
         _ALLOWANCE[:] = [limits[2] - memory_mb * 1024 * 1024, limits[2]]
 
 

@@ -248,10 +248,10 @@ def _walk_card(
     why it cannot be walked, go on the report; its diagnostics on `problems`."""
     as_given = walks.blocks(index, report.card, {}, budget)
     if isinstance(as_given, Exception):
-        report.failed = walk_failed(report.card, as_given)
+        report.failed, _ = walk_failed(report.card, as_given)
         problems.append(report.failed)
         return
-    report.blocks = _blocks(walks, index, report.card, report.ir, ruleset, start, budget)
+    report.blocks = _blocks(walks, index, report.card, report.ir, as_given, ruleset, start, budget)
     warning = left_out(report.card, report.blocks)
     if warning is not None:
         problems.append(warning)
@@ -276,13 +276,13 @@ def _blocks(
     index: int,
     card: CardDef,
     ir: IR,
+    as_given: list[BlockOdds],
     ruleset: Ruleset,
     start: dict[str, int],
     budget: Budget,
 ) -> list[BlockReport]:
-    """Each option or block of the card, walked as given and across its chart's stat."""
-    as_given = walks.blocks(index, card, {}, budget)
-    assert not isinstance(as_given, Exception), "a card that cannot be walked has no blocks"
+    """Each option or block of the card, walked as given (`as_given`, the card's first walk)
+    and across its chart's stat."""
     effects = block_effects(card, ir)
     out = []
     for position, (odds, tree) in enumerate(zip(as_given, effects, strict=True)):
@@ -315,13 +315,13 @@ def left_out(card: CardDef, blocks: Sequence[BlockReport]) -> Diagnostic | None:
         return None
     first = missing[0]
     assert first.failure is not None
-    failed = walk_failed(card, first.failure)
+    failed, reason = walk_failed(card, first.failure)
     charts = ", ".join(f"“{block.name}”" for block in missing)
     return Diagnostic(
         "W0605",
         "warning",
         f"the report leaves {left_out_text(first)} off the chart of {card.label} ({charts}): "
-        + failed.message.partition(" cannot be worked out: ")[2],
+        + reason,
         failed.span,
         help="the odds at those values cannot be worked out; the rest of each chart is exact",
     )

@@ -13,7 +13,11 @@ srcdoc frame inherits, forbid fetches. A browser is not WeasyPrint, so the face 
 only an allowlist of tags and attributes (no links, which would navigate the frame, no forms,
 no `<meta>`), and the stylesheet loses every declaration that names something to fetch
 (`url()`, `@import`), in one pass however deeply it nests: a pack's own fonts and images are
-left out, and the faces fall back to the design's other fonts.
+left out, and the faces fall back to the design's other fonts. An `<img>` keeps only a
+`data:image/` source, and only one that print would draw: its bytes are measured as print
+measures them (`compiler.printing.pdf`), so an image print refuses (E0704: a 20 KB PNG of
+169 million pixels) is left out of the face and reported, never decoded by the browser; a
+`url(data:…)` of the styles is dropped with the rest, and reported the same way.
 
 Each frame carries the whole design, so the faces of a report are bounded in all
 (`MAX_FACE_BYTES`): past that, a card is shown without its face, and the report says so.
@@ -21,14 +25,18 @@ Each frame carries the whole design, so the faces of a report are bounded in all
 
 from __future__ import annotations
 
+import binascii
+import hashlib
 import re
 from collections.abc import Iterator
 from html import escape
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from compiler.build import CheckedPack
 from compiler.printing.cards import CardRenderer
+from compiler.printing.pdf import Refusal, refused_image
 from compiler.printing.sizes import PrintOptions
 
 IR = dict[str, Any]
@@ -44,20 +52,70 @@ FACE_SANDBOX = ""
 """The frame's sandbox tokens: none at all, so no script, no form, no origin of the page's."""
 
 
+class DataImages:
+    """The `data:` images of the faces, each measured once as print measures it; those print
+    refuses are gathered in `refused`, as print's fence gathers them."""
+
+    def __init__(self) -> None:
+        self.refused: list[Refusal] = []
+        self._verdicts: dict[bytes, bool] = {}  # the URL's digest: a face may repeat a megabyte
+
+    def allowed(self, url: str) -> bool:
+        """Whether print would draw this `data:` URL's image."""
+        key = hashlib.sha256(url.encode("utf-8", "surrogatepass")).digest()
+        if key not in self._verdicts:
+            data = data_url_bytes(url)
+            reason = "unreadable" if data is None else refused_image(data)
+            if reason is not None:
+                self.refused.append(Refusal(url, reason))
+            self._verdicts[key] = reason is None
+        return self._verdicts[key]
+
+
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+"""What a browser strips from both ends of a URL."""
+
+
+def data_url_bytes(url: str) -> bytes | None:
+    """The bytes a browser reads from a `data:` URL (the WHATWG fetch standard's data URL
+    processor: `;BASE64` in any case, whitespace and padding forgiven), or None if it reads none.
+
+    Not the standard library's decoding, which WeasyPrint uses: a browser takes `;BASE64` for
+    base64 where that takes it for text, so what it would decode must be measured as it would.
+    """
+    url = re.sub(r"[\t\n\r]", "", url).strip(_C0_AND_SPACE).partition("#")[0]
+    if url[:5].lower() != "data:" or "," not in url:
+        return None
+    kind, _, body = url[5:].partition(",")
+    data = unquote_to_bytes(body)
+    if not re.search(r";[ ]*base64$", kind.strip(" \t\n\f\r"), re.IGNORECASE):
+        return data
+    text = re.sub(rb"[ \t\n\f\r]", b"", data)
+    if len(text) % 4 == 0 and text.endswith(b"="):
+        text = text[:-2] if text.endswith(b"==") else text[:-1]
+    if len(text) % 4 == 1 or re.search(rb"[^A-Za-z0-9+/]", text):
+        return None
+    try:
+        return binascii.a2b_base64(text + b"=" * (-len(text) % 4), strict_mode=True)
+    except binascii.Error:
+        return None
+
+
 class FaceRenderer:
     """Card faces as print renders them (`CardRenderer`), each as the document of a frame."""
 
     def __init__(self, checked: CheckedPack, options: PrintOptions) -> None:
         self.cards = CardRenderer(checked, options)
         self.options = options
+        self.images = DataImages()
         self._design: str | None = None
 
     def face(self, card: IR, index: int) -> str:
         """The document of the card's face frame: the face as print renders it, cleaned for a
         browser, under the card design (TemplateProblem if a template fails)."""
         if self._design is None:
-            self._design = clean_css(self.cards.stylesheet())
-        html = clean_html(self.cards.face(card, "")[0].html)
+            self._design = clean_css(self.cards.stylesheet(), self.images)
+        html = clean_html(self.cards.face(card, "")[0].html, self.images)
         return (
             '<!DOCTYPE html><html><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{FACE_POLICY}">'
@@ -87,18 +145,32 @@ _FETCHES = re.compile(r"(?:url|image-set|image|cross-fade|element|src|expression
 """CSS that fetches something or runs code: a declaration or prelude holding it is dropped."""
 
 
-def clean_css(css: str) -> str:
-    """The stylesheet without comments and without any declaration, statement or prelude that
-    fetches something; its rules and nesting as written otherwise.
+_DATA_URL = re.compile(
+    r"""url\(\s*(?:"(data:[^"\n]*)"|'(data:[^'\n]*)'|(data:[^()"'\s]*))""", re.IGNORECASE
+)
+"""A `url()` of a `data:` URL, quoted or not. Each match stops at the next quote or bracket,
+which the next `url(` holds, so a sheet of thousands of unclosed ones is still read once."""
 
-    One pass over the text: the pieces between braces and semicolons (outside strings) are
-    each a declaration, a statement or a rule's prelude, and each is kept or dropped on its
-    own, so the work is linear and no nesting is ever followed.
+
+def clean_css(css: str, images: DataImages | None = None) -> str:
+    """The stylesheet without comments and without any declaration, statement or prelude that
+    fetches something; its rules and nesting as written otherwise. The `data:` images of what
+    is dropped are measured all the same (`images`), so those print refuses are reported.
+
+    One pass over the text: the pieces between braces and semicolons (outside strings and
+    brackets, as CSS reads them: `url(data:image/png;base64,…)` is one piece) are each a
+    declaration, a statement or a rule's prelude, and each is kept or dropped on its own, so
+    the work is linear and no nesting is ever followed.
     """
+    images = images or DataImages()
     text = _without_comments(css)
-    out, start = [], 0
+    for found in _DATA_URL.finditer(_unescaped(text)):  # each is in a piece that is dropped
+        images.allowed(next(url for url in found.groups() if url is not None))
+    out, start, depth = [], 0, 0
     for i, char in _outside_strings(text):
-        if char in "{};":
+        if char in "()":
+            depth = depth + 1 if char == "(" else max(depth - 1, 0)
+        elif char in "{};" and not depth:
             out += [_harmless(text[start:i]), char]
             start = i + 1
     out.append(_harmless(text[start:]))
@@ -110,9 +182,9 @@ def _harmless(piece: str) -> str:
     return "" if _FETCHES.search(_unescaped(piece).lower()) else piece
 
 
-def clean_style(style: str) -> str:
+def clean_style(style: str, images: DataImages | None = None) -> str:
     """A style attribute's declarations without those that fetch anything."""
-    return clean_css(style).strip()
+    return clean_css(style, images).strip()
 
 
 def _unescaped(text: str) -> str:
@@ -203,8 +275,9 @@ class _Cleaner(HTMLParser):
     """Rebuilds HTML from an allowlist; closes only what it opened, so that a face can never
     close an element of the page around it."""
 
-    def __init__(self) -> None:
+    def __init__(self, images: DataImages) -> None:
         super().__init__(convert_charrefs=True)
+        self.images = images
         self.out: list[str] = []
         self.open: list[str] = []
         self.skipping: list[str] = []  # open elements dropped with their content
@@ -223,10 +296,12 @@ class _Cleaner(HTMLParser):
         for name, value in attrs:
             value = value or ""
             if name == "style":
-                value = clean_style(value)
+                value = clean_style(value, self.images)
             elif name == "src":
                 if tag != "img" or not value.strip().lower().startswith("data:image/"):
                     continue
+                if not self.images.allowed(value.strip()):
+                    return  # print refuses the image: the face shows none in its place
             elif name not in _ATTRIBUTES and not name.startswith(("data-", "aria-")):
                 continue
             if _FETCHES.search(_unescaped(value).lower()):
@@ -258,9 +333,10 @@ class _Cleaner(HTMLParser):
             self.out.append(escape(data, quote=False))
 
 
-def clean_html(html: str) -> str:
-    """Face HTML with only harmless elements and attributes, every text escaped again."""
-    cleaner = _Cleaner()
+def clean_html(html: str, images: DataImages | None = None) -> str:
+    """Face HTML with only harmless elements and attributes, every text escaped again, and no
+    image print would refuse (each is told to `images`)."""
+    cleaner = _Cleaner(images or DataImages())
     cleaner.feed(html)
     cleaner.close()
     return "".join(cleaner.out) + "".join(f"</{tag}>" for tag in reversed(cleaner.open))

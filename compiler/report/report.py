@@ -5,8 +5,8 @@ chart of its outcomes across the stat its checks roll, its expected stat changes
 flags; then the pack's executable share and every diagnostic, each linked to its card. It
 needs no script, no network and no file beside it: CSS and SVG are inline, and the page's
 Content Security Policy forbids scripts and fetches. A card whose odds cannot be worked out
-is shown with its error instead of its charts; the page is written all the same, and the
-command exits 1.
+is shown with its error instead of its charts, and an image print would refuse is left out of
+its face with print's error; the page is written all the same, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from compiler.check import UsageError, check_paths
 from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
 from compiler.printing.faces import TemplateProblem
 from compiler.printing.pdf import write_atomically
+from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sizes import OptionError, resolve_options
 from compiler.render import Style, plain, render_text
 from compiler.report.analysis import (
@@ -96,6 +97,7 @@ def make_report(
         emit(f"nothing written: fix the errors above ({output} is unchanged)")
         return EXIT_CONTENT
     problems = [*analysis.problems, *faces_left_out(analysis.cards, faces)]
+    problems += refusal_diagnostics(renderer.images.refused, renderer.cards)  # as print's
     for diagnostic in problems:
         emit(render_text(diagnostic, sources, style) + "\n")
     checked = check_paths([path], ruleset)
@@ -119,7 +121,8 @@ def make_report(
             else ""
         )
     )
-    return EXIT_CONTENT if failed else EXIT_CLEAN
+    refused = any(d.severity == "error" for d in problems)
+    return EXIT_CONTENT if failed or refused else EXIT_CLEAN
 
 
 def render_faces(renderer: FaceRenderer, cards: Sequence[CardReport]) -> list[str | None]:

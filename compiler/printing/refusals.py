@@ -1,0 +1,87 @@
+"""The URLs a face asked for and did not get, as diagnostics: E0702 for what the fence kept out
+of the pack, E0704 for an image missing, too large or unreadable, each at the file or the
+template line it comes from. `pillbox print` reports what WeasyPrint's fence refused, and
+`pillbox report` what its faces' cleaner refused, in the same words."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from compiler.pack import display_path
+from compiler.printing.cards import CardRenderer
+from compiler.printing.faces import pack_templates
+from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, Refusal
+from dsl.spans import Diagnostic, Span
+
+_REFUSED = {
+    "outside": ", outside the pack folder: refused",
+    "link": ", a hard link (it may lead outside the pack): refused",
+    "missing": ": there is no such file in the pack",
+    "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
+    "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
+    "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
+}
+_HELP = {
+    "E0702": "images and fonts must be files inside the pack folder, named relative to it",
+    "E0704": "check the file's name and that it is a PNG, JPEG, SVG, WebP or GIF image",
+    "large": "make the file smaller: a card at 300 dpi needs about 750 × 1050 pixels",
+}
+
+
+def refusal_diagnostics(refused: list[Refusal], renderer: CardRenderer) -> list[Diagnostic]:
+    """E0702 for what the fence kept out; E0704 for files missing, too large or unreadable.
+
+    Each is at the file refused when it is one of the pack's, else where a pack template
+    writes the URL, else at the templates folder.
+    """
+    root = renderer.checked.root
+    templates = display_path(root / "templates") if root else "templates"
+    found = []
+    for refusal in dict.fromkeys(refused):
+        code = "E0702" if refusal.reason in ("outside", "link") else "E0704"
+        where = _pack_file_named(refusal.url, root) if code == "E0704" else None
+        span = Span.whole_file(where) if where else _written_at(refusal.url, root, renderer)
+        big = refusal.reason in ("large", "pixels")
+        found.append(
+            Diagnostic(
+                code,
+                "error",
+                f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
+                span or Span.whole_file(templates),
+                _HELP["large" if big else code],
+            )
+        )
+    return found
+
+
+def _pack_file_named(url: str, root: Path | None) -> str | None:
+    """The pack file a `file:` URL names, as the diagnostics show files; None if none."""
+    parts = urlsplit(url)
+    if root is None or parts.scheme != "file":
+        return None
+    path = Path(unquote(parts.path)).resolve()
+    return display_path(path) if path.is_file() and path.is_relative_to(root.resolve()) else None
+
+
+def _written_at(url: str, root: Path | None, renderer: CardRenderer) -> Span | None:
+    """Where one of the pack's own templates (or cards.css) writes this URL, if one does.
+
+    WeasyPrint tells the URL it made, absolute: a template may have written it so, or as the
+    path, or relative to the pack folder (the base of every face document).
+    """
+    if root is None:
+        return None
+    written = [url]
+    if url.startswith("file:"):
+        path = unquote(urlsplit(url).path)
+        written += [path, os.path.relpath(path, root.resolve())]
+    for text, shown in pack_templates(renderer.env):
+        for form in written:
+            at = text.find(form) if form else -1
+            if at >= 0:
+                line = text.count("\n", 0, at) + 1
+                column = at - (text.rfind("\n", 0, at) + 1) + 1
+                return Span(shown, line, column, line, column + len(form))
+    return None
