@@ -165,6 +165,7 @@ def game_rules(ruleset: Ruleset) -> GameRules:
             if band
             for stat, (low, high) in band.items()
         },
+        world=ruleset.world,
         deck_tops={
             name: (tuple(top["kinds"]), int(top["cards"]))
             for name, deck in (data.get("decks") or {}).items()

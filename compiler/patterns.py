@@ -332,10 +332,31 @@ def _take(
     return taken if isinstance(taken, Miss) else None
 
 
+def _phrase_at(kind: SlotType, atoms: Sequence[n.Atom], index: int) -> str | None:
+    """The longest word of several words in the vocabulary that the atoms spell from `index`."""
+    best: str | None = None
+    for phrase in kind.words:
+        parts = phrase.split()
+        if len(parts) < 2 or (best is not None and len(parts) <= len(best.split())):
+            continue
+        found = atoms[index : index + len(parts)]
+        if len(found) == len(parts) and all(
+            isinstance(atom, n.Word) and atom.text == part
+            for atom, part in zip(found, parts, strict=True)
+        ):
+            best = phrase
+    return best
+
+
 def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | Miss:
     kind = slot.type
     atom = atoms[state.index]
     if kind.vocabulary is not None:
+        phrase = _phrase_at(kind, atoms, state.index)
+        if phrase is not None:  # a word of several words: `each monster here`
+            state.args[slot.name] = [phrase] if kind.repeat else phrase
+            state.index += len(phrase.split())
+            return state
         taken: list[str] = []
         while state.index < len(atoms):
             atom = atoms[state.index]

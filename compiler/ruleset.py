@@ -23,12 +23,15 @@ from compiler.patterns import (
 )
 from compiler.rulestext import TemplateError, template_slots
 from compiler.schemaerrors import schema_diagnostics
+from compiler.world import build_world, stat_rules, world_triggers, world_vocabularies
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
 from runtime.checks import COUNTED, Bounds, CheckProcedure
 from runtime.games import UnknownGame, game_module
 from runtime.module import ENGINE_TRIGGERS
+from runtime.stats import DerivedRule
+from runtime.world import World
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,7 @@ class Ruleset:
     derived: dict[str, Derived]
     decks: dict[str, tuple[str, ...]]
     places: tuple[str, ...]
+    world: World
     slot_types: dict[str, SlotType]
     verbs: PatternTable
     modifiers: PatternTable
@@ -458,8 +462,11 @@ def _reserved_word(section: str, pattern: Pattern) -> str | None:
     return None
 
 
-def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: list[str]) -> None:
-    """What the runtime reads as data must make sense: its module, dice faces, stat windows."""
+def _check_runtime_tables(
+    builder: _Builder, data: dict[str, Any], stat_names: list[str], world: World
+) -> None:
+    """What the runtime reads as data must make sense: its module, dice faces, stat windows,
+    the triggers it announces and the steps of a round."""
     try:
         module = game_module(str(data.get("runtime", "base")))
     except UnknownGame as unknown:
@@ -488,12 +495,27 @@ def _check_runtime_tables(builder: _Builder, data: dict[str, Any], stat_names: l
             builder.error(f"check {name!r}: {problem}", ("checks", name, "params"))
     triggers = {name for name, entry in (data.get("triggers") or {}).items() if entry is not None}
     if module is not None:
-        for name in sorted(triggers - module.announces - ENGINE_TRIGGERS):
+        for name in sorted(triggers - module.announces - ENGINE_TRIGGERS - world_triggers(world)):
             builder.error(
                 f"trigger {name!r} is never announced by the {module.name} runtime, so no "
                 "block could run on it",
                 ("triggers", name),
             )
+    for name in sorted(world_triggers(world) - triggers):
+        builder.error(
+            f"the rounds, phases or tracks fire trigger {name!r}, which the ruleset does not "
+            "declare in `triggers:`",
+            ("turns",) if "turns" in data else ("tracks",),
+        )
+    for phase in world.turns.phases:
+        for index, step in enumerate(phase.steps):
+            if module is not None and step not in module.steps:
+                known = ", ".join(sorted(module.steps)) or "none"
+                builder.error(
+                    f"phase {phase.name!r}: the {module.name} runtime has no step {step!r} "
+                    f"(it has: {known})",
+                    ("turns", "phases", phase.name, "steps", index),
+                )
     for name, block in (data.get("blocks") or {}).items():
         trigger = (block or {}).get("trigger")
         if trigger is not None and trigger not in triggers:
@@ -600,6 +622,16 @@ def _build(
         elif low > high:
             builder.error(f"band {name!r} has its limits the wrong way round", ("bands", name))
     vocabularies["kinds"] = frozenset(kinds_data)
+    world = build_world(
+        data,
+        stat_rules(data.get("stats") or {}),
+        tuple(DerivedRule(d.name, d.source, d.table) for d in derived.values()),
+        kinds_data,
+        builder.error,
+    )
+    vocabularies |= world_vocabularies(world)
+    vocabularies["stats"] |= vocabularies["actor_stats"]
+    vocabularies["tracked_stats"] |= vocabularies["actor_stats"]
 
     slot_types: dict[str, SlotType] = {}
     for name, s in (data.get("slots") or {}).items():
@@ -631,7 +663,7 @@ def _build(
     checks = table("checks", slot_types)
     values_data = data.get("values") or {}
     blocks_data = data.get("blocks") or {}
-    _check_runtime_tables(builder, data, [*stats, *derived])
+    _check_runtime_tables(builder, data, [*stats, *derived], world)
     procedures = {
         name: CheckRule(
             name=name,
@@ -692,6 +724,7 @@ def _build(
         derived=derived,
         decks=decks,
         places=places,
+        world=world,
         slot_types=slot_types,
         value_types={name: v["type"] for name, v in values_data.items() if v is not None},
         settable_values=frozenset(

@@ -37,8 +37,9 @@ from runtime.dice import (
 from runtime.events import Event, EventLog
 from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules, ProcedureRule
-from runtime.state import GameState, Player
+from runtime.state import Actor, GameState, Player
 from runtime.stats import Stats
+from runtime.world import ActorKind, Phase
 
 DEFAULT_BUDGET = 10_000
 """Steps a run may take before it is stopped as a runaway (a card that draws itself...)."""
@@ -100,15 +101,30 @@ class Game:
         self.ended = False
         self._current_card: str | None = None
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
+        for seat, player in enumerate(self.state.players):
+            player.seat = seat
         self.state.decks = self._build_decks()
         self.state.discards = {deck: [] for deck in rules.decks}
+        self.state.tracks = {
+            name: track.start for name, track in rules.world.tracks.items() if track.on == "game"
+        }
 
     # -- setting up -----------------------------------------------------------------------
     def new_player(self, name: str) -> Player:
         """A player with every stat at its start, at the starting place."""
+        seated = self.rules.world.actors.get(self.seated_kind)
+        rules = seated.stats if seated is not None else self.rules.stats
         return Player(
-            name, Stats.start(self.rules.stats, self.rules.derived), self.rules.start_place
+            name,
+            Stats.start(rules, self.rules.derived),
+            self.rules.start_place,
+            kind=self.seated_kind,
         )
+
+    @property
+    def seated_kind(self) -> str:
+        """The actor kind of the players' characters."""
+        return next((k.name for k in self.rules.world.actors.values() if k.seated), "character")
 
     def new_instance(self, definition: CardDef) -> CardInstance:
         """A fresh copy of a card, to put in play."""
@@ -153,6 +169,12 @@ class Game:
         """The player whose turn it is."""
         return self.state.player
 
+    @property
+    def actor(self) -> Actor:
+        """Whoever `you` is now: the actor whose turn it is (a monster on its turn), else the
+        current player."""
+        return self.state.acting or self.state.player
+
     def event(self, kind: str, text: str, **data: Any) -> None:
         """Log one step, under the card being resolved."""
         self.log.add(Event(kind, text, data, self._current_card, self.depth))
@@ -168,7 +190,7 @@ class Game:
     # -- stats ----------------------------------------------------------------------------
     def stat(self, name: str, player: Player | None = None) -> int:
         """A stat's value with every modifier that applies now."""
-        player = player or self.player
+        player = player or self.actor
         return player.stats.get(name) + self.stat_bonus(name, player)
 
     def stat_bonus(self, name: str, player: Player) -> int:
@@ -209,16 +231,23 @@ class Game:
     def change(self, name: str, delta: int, player: Player | None = None) -> None:
         """Raise or lower a tracked stat within its bounds, logging what happened."""
         self.step()
-        player = player or self.player
+        player = player or self.actor
+        if name not in player.stats.rules:
+            self.event("stat", f"{player.name} has no {name}", stat=name, actor=player.name)
+            return
         was_dead = player.dead
         for sentence in player.stats.change(name, delta):
-            self.event("stat", sentence, stat=name, delta=delta)
+            self.event("stat", self._whose(player, sentence), stat=name, delta=delta)
         if player.dead and not was_dead:
             self.event("death", f"{player.name} dies", player=player.name)
             self.hook("death", player)
-            if player is self.player:
+            if player is self.player and self.state.round == 0:  # a run of one turn ends
                 self.ended = True
                 self.event("end", "the run ends: the current player is dead")
+
+    def _whose(self, actor: Actor, sentence: str) -> str:
+        """A sentence of the log, naming the actor unless it is the current player."""
+        return sentence if actor is self.player else f"{actor.name}: {sentence}"
 
     def hook(self, moment: str, player: Player) -> None:
         """What the game module does at one of the engine's moments, if anything."""
@@ -228,7 +257,7 @@ class Game:
 
     def set_stat(self, name: str, value: int, player: Player | None = None) -> None:
         """Set a stat as a test's `given` does (a derived stat is pinned)."""
-        player = player or self.player
+        player = player or self.actor
         player.stats.set(name, value)
         self.event("given", f"{name} is {value}", stat=name, value=value)
 
@@ -332,7 +361,7 @@ class Game:
                 rule = self.rules.blocks.get(block.name)
                 if block.run is None or rule is None or rule.trigger != trigger:
                     continue
-                if not self.holds(card, block, rule, self.player):
+                if not self.holds(card, block, rule, self.actor):
                     continue
                 if rule.once:
                     if block.name in card.spent:
@@ -434,6 +463,119 @@ class Game:
         self.event("turn", f"{player.name}'s turn ends")
         self.hook("turn_ended", player)
 
+    # -- actors, places, tracks ----------------------------------------------------------
+    def spawn(self, kind: str, place: str | None = None, sheet: CardDef | None = None) -> Actor:
+        """Bring an actor that no one plays into the game (a monster from its card)."""
+        self.step()
+        rule = self.rules.world.actors[kind]
+        stats = Stats.start(rule.stats, rule.derived)
+        card = self.new_instance(sheet) if sheet is not None else None
+        if card is not None:
+            for stat, prop in rule.starts.items():
+                value = card.definition.properties.get(prop)
+                if isinstance(value, int):
+                    stats.set(stat, value)
+        keywords = frozenset(_words(card.definition.properties.values())) if card else frozenset()
+        name = card.definition.title if card else kind
+        same = sum(1 for other in self.state.others if other.name.split(" #")[0] == name)
+        actor = Actor(
+            f"{name} #{same + 1}" if same else name,
+            stats,
+            place,
+            kind=kind,
+            sheet=card,
+            keywords=keywords & rule.keywords,
+        )
+        self.state.others.append(actor)
+        self.event(
+            "spawn",
+            f"{actor.name} ({kind}) comes into play at {place or 'no place'}",
+            actor=actor.name,
+            place=place,
+        )
+        return actor
+
+    def actors_of(self, kind: str, place: str | None = None) -> list[Actor]:
+        """The living actors of a kind, all of them or those at one place."""
+        return [
+            actor
+            for actor in self.state.actors
+            if actor.kind == kind and not actor.dead and (place is None or actor.location == place)
+        ]
+
+    def subjects(self, subject: str) -> list[Actor]:
+        """The actors a verb's subject names: `you`, `the target`, `each monster here`..."""
+        if subject == "you":
+            return [self.actor]
+        if subject == "the target":
+            target = self.state.target
+            return [target] if target is not None and not target.dead else []
+        words = subject.split()  # each [other] KIND [here]
+        local = words[-1] == "here"
+        place = self.actor.location
+        if local and place is None:
+            return []
+        chosen = self.actors_of(words[-2] if local else words[-1], place if local else None)
+        if words[1] == "other":
+            chosen = [actor for actor in chosen if actor is not self.actor]
+        return chosen
+
+    def target(self, actor: Actor | None) -> None:
+        """Make an actor the one `the target` names."""
+        self.state.target = actor
+        self.event("target", f"target: {actor.name if actor else 'none'}")
+
+    def advance(self, track: str, delta: int) -> None:
+        """Move a game track by `delta` within its bounds; at an end, its trigger fires."""
+        self.step()
+        rule = self.rules.world.tracks[track]
+        before = self.state.tracks[track]
+        after = max(rule.low, min(rule.high, before + delta))
+        self.state.tracks[track] = after
+        self.event("track", f"{track} {before} → {after} ({delta:+d})", track=track)
+        self._track_end(rule, before, after, self.cards_in_play())
+
+    def add_tokens(self, card: CardInstance, token: str, delta: int) -> None:
+        """Add (or take, with a negative `delta`) tokens of a kind on a card, within bounds."""
+        self.step()
+        rule = self.rules.world.tracks.get(token)
+        before = card.tokens.get(token, rule.start if rule else 0)
+        after = before + delta
+        if rule is not None:
+            after = max(rule.low, min(rule.high, after))
+        card.tokens[token] = after
+        self.event(
+            "tokens",
+            f"{card.definition.label}: {token} {before} → {after}",
+            uid=card.uid,
+            token=token,
+        )
+        if rule is not None:
+            self._track_end(rule, before, after, [card])
+
+    def _track_end(self, rule: Any, before: int, after: int, cards: Sequence[CardInstance]) -> None:
+        for trigger, end in ((rule.at_max, rule.high), (rule.at_min, rule.low)):
+            if trigger is not None and after == end != before:
+                self.event("track", f"{rule.name} reaches {end}: {trigger}", track=rule.name)
+                self.fire(trigger, cards)
+
+    def cards_in_play(self) -> list[CardInstance]:
+        """Every card in play: what the actors carry and own and are, and those at places."""
+        cards: list[CardInstance] = []
+        for actor in self.state.actors:
+            cards += [*actor.items, *actor.owned, *([actor.sheet] if actor.sheet else [])]
+        return cards + list(self.state.in_play.values())
+
+    def actor_kind(self, name: str) -> ActorKind | None:
+        """A kind of actor of the world, by name."""
+        return self.rules.world.actors.get(name)
+
+    def phase_step(self, phase: Phase, step: str) -> None:
+        """Run one of the module's steps of a phase."""
+        self.step()
+        self.event("step", f"{phase.name}: {step}", phase=phase.name)
+        self.module.steps[step](self, phase)
+
     def stat_names(self) -> list[str]:
         """Tracked and derived stats, in the ruleset's order."""
         return [s.name for s in self.rules.stats] + [d.name for d in self.rules.derived]
@@ -441,3 +583,12 @@ class Game:
     def snapshot(self) -> dict[str, Any]:
         """The state as plain data."""
         return self.state.to_json(self.stat_names(), self.stat)
+
+
+def _words(values: Iterable[Any]) -> Iterator[str]:
+    """The words among a card's property values (a monster's keywords)."""
+    for value in values:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            yield from (str(word) for word in value)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from runtime.cards import CardInstance
     from runtime.game import Game
     from runtime.state import Player
+    from runtime.world import Phase
 
 Verb = Callable[..., None]
 """A verb: `verb(game, card, **slots)`."""
@@ -38,6 +39,12 @@ Drawn = Callable[["Game", "CardInstance"], bool]
 Hook = Callable[["Game", "Player"], None]
 """What a game does at one of the engine's moments, for the player it concerns:
 `death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
+
+Step = Callable[["Game", "Phase"], None]
+"""One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
+
+TurnRule = Callable[["Game", "Player"], None]
+"""What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
 ENGINE_TRIGGERS = frozenset({"use"})
 """The triggers the engine fires itself: using a card."""
@@ -65,6 +72,8 @@ class GameModule:
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
     owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
     hooks: Mapping[str, Hook] = field(default_factory=dict)  # a moment of the engine -> the rule
+    steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
+    turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.stats import DerivedRule, StatRule
+from runtime.world import Board, World
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,5 @@ class GameRules:
     """deck -> (kinds, N): at setup those kinds are shuffled into the deck's top N cards."""
     bands: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     """band word -> (stat, low, high): a block whose {band} slot names it holds only then."""
+    world: World = field(default_factory=lambda: World({}, Board(())))
+    """Kinds of actor, the board, tracks and the round."""

@@ -1,4 +1,4 @@
-"""The game state: players, decks and discards, places, counters and flags."""
+"""The game state: actors, decks and discards, places, tracks, the round, counters and flags."""
 
 from __future__ import annotations
 
@@ -7,15 +7,20 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.stats import Stats
+from runtime.world import SEATED
 
 
 @dataclass
-class Player:
-    """One character: stats, where they are, what they carry and own."""
+class Actor:
+    """A player's character, a monster, a warden: stats, where it is, what it carries and owns."""
 
     name: str
     stats: Stats
     location: str | None = None
+    kind: str = SEATED
+    seat: int | None = None  # the player's seat, for the players' characters
+    sheet: CardInstance | None = None  # the card this actor is (a monster card)
+    keywords: frozenset[str] = frozenset()
     items: list[CardInstance] = field(default_factory=list)  # carried cards
     owned: list[CardInstance] = field(default_factory=list)  # quirks, neuroses: not carried
     bonuses: list[tuple[str, int]] = field(default_factory=list)  # (check name, dice) until used
@@ -26,13 +31,41 @@ class Player:
         """Whether the character has died."""
         return self.stats.dead
 
+    def to_json(self, stat_of: Any) -> dict[str, Any]:
+        """This actor as plain data, its stats read with every modifier."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "stats": {name: stat_of(name, self) for name in self.stats.names()},
+            "dead": self.dead,
+            "location": self.location,
+            "items": [card.title for card in self.items],
+            "owned": [card.title for card in self.owned],
+            "keywords": sorted(self.keywords),
+            "tokens": {
+                card.title: dict(sorted(card.tokens.items()))
+                for card in [*self.items, *self.owned, *([self.sheet] if self.sheet else [])]
+                if card.tokens
+            },
+        }
+
+
+Player = Actor
+"""The actor a player plays: the older name, kept for the game modules that say it."""
+
 
 @dataclass
 class GameState:
     """Everything that changes during a run."""
 
-    players: list[Player]
+    players: list[Actor]  # the seated characters, in turn order
     current: int = 0
+    others: list[Actor] = field(default_factory=list)  # monsters, a warden: actors no one plays
+    tracks: dict[str, int] = field(default_factory=dict)  # the game's counters
+    round: int = 0  # rounds begun; 0 before the first
+    phase: str | None = None  # the part of the round under way
+    acting: Actor | None = None  # an actor not seated whose turn it is (a monster)
+    target: Actor | None = None  # what `the target` names
     decks: dict[str, list[CardInstance]] = field(default_factory=dict)  # top card last
     discards: dict[str, list[CardInstance]] = field(default_factory=dict)
     floor: dict[str, list[CardInstance]] = field(default_factory=dict)  # items dropped, by place
@@ -41,9 +74,14 @@ class GameState:
     flags: set[str] = field(default_factory=set)
 
     @property
-    def player(self) -> Player:
+    def player(self) -> Actor:
         """The player whose turn it is."""
         return self.players[self.current]
+
+    @property
+    def actors(self) -> list[Actor]:
+        """Every actor: the players' characters first, then the others in the order they came."""
+        return [*self.players, *self.others]
 
     def to_json(self, stat_names: list[str], stat_of: Any) -> dict[str, Any]:
         """The current player's view and the shared state, as plain data."""
@@ -75,4 +113,9 @@ class GameState:
                 if cards
             },
             "turn_over": player.turn_over,
+            "round": self.round,
+            "phase": self.phase,
+            "tracks": dict(sorted(self.tracks.items())),
+            "actors": [actor.to_json(stat_of) for actor in self.actors],
+            "target": self.target.name if self.target else None,
         }

@@ -47,6 +47,10 @@ class Stats:
         by_name = {r.name: r for r in rules}
         return cls(by_name, {d.name: d for d in derived}, {n: r.start for n, r in by_name.items()})
 
+    def names(self) -> list[str]:
+        """Tracked stats, then derived ones, in the order the ruleset gives them."""
+        return [*self.rules, *self.derived]
+
     def get(self, name: str) -> int:
         """A stat's value; a derived stat is read from its table unless a test pinned it."""
         if name in self.values:

@@ -183,6 +183,19 @@ def _rules() -> Any:
     return coma_ward()
 
 
+def _fillable(elements: Sequence[Any]) -> bool:
+    """Whether every slot outside optional parts has a word to take (a game without tracks has
+    no word for a `{track}` slot)."""
+    return all(
+        not isinstance(e, Slot) or e.type.vocabulary is None or e.type.words for e in elements
+    )
+
+
+def writable(patterns: Sequence[Pattern]) -> list[Pattern]:
+    """The patterns a card of this ruleset can write."""
+    return [pattern for pattern in patterns if _fillable(pattern.elements)]
+
+
 def _slot_value(draw: st.DrawFn, kind: SlotType) -> tuple[Any, str]:
     """A value a slot accepts, and how a card writes it."""
     if kind.vocabulary is not None:
@@ -212,7 +225,7 @@ def _fill(draw: st.DrawFn, elements: Sequence[Any], args: dict[str, Any]) -> lis
             value, written = _slot_value(draw, element.type)
             args[element.name] = value
             words.append(written)
-        elif isinstance(element, Optional) and draw(st.booleans()):
+        elif isinstance(element, Optional) and _fillable(element.elements) and draw(st.booleans()):
             words += _fill(draw, element.elements, args)
     return words
 
@@ -272,9 +285,9 @@ def comparison(draw: st.DrawFn) -> str:
     """One comparison or flag."""
     rules = _rules()
     what = draw(st.sampled_from(["flag", "number", "number", "number", "place"]))
-    if what == "flag" and rules.conditions.patterns:
-        return phrase(draw, draw(st.sampled_from(rules.conditions.patterns)))[0]
-    values = rules.values.patterns
+    if what == "flag" and writable(rules.conditions.patterns):
+        return phrase(draw, draw(st.sampled_from(writable(rules.conditions.patterns))))[0]
+    values = writable(rules.values.patterns)
     if what == "place":
         places = [p for p in values if rules.value_types.get(p.name) == "place"]
         if places:
@@ -329,9 +342,9 @@ def effect(draw: st.DrawFn, depth: int, titles: list[str]) -> list[str]:
     form = draw(st.sampled_from(forms))
     inner = depth + 1
     if form == "verb":
-        return [phrase(draw, draw(st.sampled_from(rules.verbs.patterns)))[0]]
+        return [phrase(draw, draw(st.sampled_from(writable(rules.verbs.patterns))))[0]]
     if form == "may verb":
-        return ["may " + phrase(draw, draw(st.sampled_from(rules.verbs.patterns)))[0]]
+        return ["may " + phrase(draw, draw(st.sampled_from(writable(rules.verbs.patterns))))[0]]
     if form in ("say", "rule"):
         return [f"{form} {quoted(draw(_TEXT))}"]
     if form == "may":
@@ -356,7 +369,7 @@ def effect(draw: st.DrawFn, depth: int, titles: list[str]) -> list[str]:
             lines = [*lines[:-1], f"{lines[-1]} {more[0]}", *more[1:]]
         return lines
     if form == "check":
-        pattern = draw(st.sampled_from(rules.checks.patterns))
+        pattern = draw(st.sampled_from(writable(rules.checks.patterns)))
         written, args = phrase(draw, pattern, example=False)
         head = f"check {written}"
         procedure = rules.procedures[pattern.name]
@@ -380,7 +393,7 @@ def effect(draw: st.DrawFn, depth: int, titles: list[str]) -> list[str]:
 def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> list[str]:
     """A `test` block: given, choose, dice, use, carry, play and expect lines in some order."""
     rules = _rules()
-    settable = [rules.values.by_name[v] for v in sorted(rules.settable_values)]
+    settable = writable([rules.values.by_name[v] for v in sorted(rules.settable_values)])
     steps: list[str] = []
     for _ in range(draw(st.integers(0, 6))):
         step = draw(
@@ -463,7 +476,7 @@ def card(
         header = phrase(draw, rules.blocks.by_name[block])[0]
         if rules.block_bodies.get(block) == "modifiers":
             body = [
-                phrase(draw, draw(st.sampled_from(rules.modifiers.patterns)))[0]
+                phrase(draw, draw(st.sampled_from(writable(rules.modifiers.patterns))))[0]
                 if draw(st.integers(0, 4))
                 else f"rule {quoted(draw(_TEXT))}"
                 for _ in range(draw(st.integers(0, 3)))

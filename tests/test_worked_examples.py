@@ -211,7 +211,7 @@ def test_bruce_attacks_with_the_broom_on_seven_dice(cards: CompiledPack) -> None
         "Jane rolls dexterity 3, dodge +2 = 5 dice",
         "Jane dodges (5 dice): 1 2 3 5 2 → 1 success",
         "Bruce wins 3 to 1: Jane takes 2 damage",
-        "health 5 → 3 (-2)",
+        "Jane: health 5 → 3 (-2)",
     ]
     assert lines(game)[0] == "Bruce attacks with: Broom"  # the weapon was decided, not given
     assert used_up(dice, answers)
@@ -635,7 +635,7 @@ def test_combat_can_kill_and_the_dead_do_not_fight(cards: CompiledPack) -> None:
     jane.stats.set("health", 2)
     result = attack(game, bruce, jane, weapons=[knife, pan], defence="dodge")
     assert result.damage == 3 and jane.dead and jane.stats.get("health") == 0
-    assert lines(game)[-2:] == ["health 0: the character dies", "Jane dies"]
+    assert lines(game)[-2:] == ["Jane: health 0: the character dies", "Jane dies"]
     with pytest.raises(CombatError, match="Jane is dead"):
         attack(game, bruce, jane, defence="dodge")
     assert used_up(dice, answers)

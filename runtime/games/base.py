@@ -14,14 +14,59 @@ NARRATED_PROPERTIES = ("situation",)
 """Properties the narrator reads before the options (and nothing after them)."""
 
 
-def gain(game: Game, card: CardInstance, *, stat: str, amount: int) -> None:
-    """`gain {stat} {amount}`."""
-    game.change(stat, amount)
+def gain(game: Game, card: CardInstance, *, stat: str, amount: int, subject: str = "you") -> None:
+    """`gain {stat} {amount} [for {subject}]`."""
+    for actor in game.subjects(subject):
+        game.change(stat, amount, actor)
 
 
-def lose(game: Game, card: CardInstance, *, stat: str, amount: int) -> None:
-    """`lose {stat} {amount}`."""
-    game.change(stat, -amount)
+def lose(game: Game, card: CardInstance, *, stat: str, amount: int, subject: str = "you") -> None:
+    """`lose {stat} {amount} [for {subject}]`."""
+    for actor in game.subjects(subject):
+        game.change(stat, -amount, actor)
+
+
+def advance(game: Game, card: CardInstance, *, track: str, amount: int = 1) -> None:
+    """`advance {track} [{amount}]`."""
+    game.advance(track, amount)
+
+
+def set_back(game: Game, card: CardInstance, *, track: str, amount: int = 1) -> None:
+    """`set back {track} [{amount}]`."""
+    game.advance(track, -amount)
+
+
+def add_tokens(game: Game, card: CardInstance, *, token: str, amount: int) -> None:
+    """`put {amount} {token} on this`."""
+    game.add_tokens(card, token, amount)
+
+
+def take_tokens(game: Game, card: CardInstance, *, token: str, amount: int) -> None:
+    """`remove {amount} {token} from this`."""
+    game.add_tokens(card, token, -amount)
+
+
+def track_value(game: Game, card: CardInstance, *, track: str) -> int:
+    """Where a track of the game stands."""
+    return game.state.tracks[track]
+
+
+def set_track(game: Game, card: CardInstance, value: int, *, track: str) -> None:
+    """`given insomnia 3`: a track where a test wants it."""
+    game.state.tracks[track] = value
+    game.event("given", f"{track} is {value}", track=track, value=value)
+
+
+def tokens_value(game: Game, card: CardInstance, *, token: str) -> int:
+    """How many tokens of a kind are on the card being resolved."""
+    rule = game.rules.world.tracks.get(token)
+    return card.tokens.get(token, rule.start if rule else 0)
+
+
+def set_tokens(game: Game, card: CardInstance, value: int, *, token: str) -> None:
+    """`given charges on this 2`."""
+    card.tokens[token] = value
+    game.event("given", f"{token} on this is {value}", token=token, value=value)
 
 
 def move_to(game: Game, card: CardInstance, *, place: str) -> None:
@@ -128,11 +173,17 @@ BASE = GameModule(
         "discard_this": discard_this,
         "end_turn": end_turn,
         "flip_this": flip_this,
+        "advance": advance,
+        "set_back": set_back,
+        "add_tokens": add_tokens,
+        "take_tokens": take_tokens,
     },
     conditions={"this_flipped": this_flipped},
     values={
         "stat": ValueDef(stat_value, set_stat),
         "location": ValueDef(location, set_location),
+        "track": ValueDef(track_value, set_track),
+        "tokens_on_this": ValueDef(tokens_value, set_tokens),
     },
     modifiers={"stat_bonus": stat_bonus},
     checks=BASE_CHECKS,

@@ -1,0 +1,73 @@
+"""Rounds: the phases of the ruleset's `turns:`, each actor's turn, and the module's steps.
+
+The engine starts each round and each turn, fires the triggers the ruleset names for them and
+refills the stat a turn spends (action points); what an actor does on its turn and what a
+phase's steps do is the game module's.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from runtime.cards import CardInstance
+from runtime.game import Game, RunEnded
+from runtime.state import Actor
+from runtime.world import Phase
+
+
+def play_round(game: Game) -> bool:
+    """Play one whole round; False once the game's last round is over (or the run ended)."""
+    turns = game.rules.world.turns
+    if game.ended or (turns.last_round is not None and game.state.round >= turns.last_round):
+        return False
+    game.state.round += 1
+    game.event("round", f"round {game.state.round} begins", round=game.state.round)
+    with suppress(RunEnded):
+        if turns.round_trigger is not None:
+            game.fire(turns.round_trigger, game.cards_in_play())
+        for phase in turns.phases:
+            play_phase(game, phase)
+    game.state.phase = None
+    return not game.ended
+
+
+def play_phase(game: Game, phase: Phase) -> None:
+    """Each actor of the phase's kind takes a turn, then the phase's steps run."""
+    game.state.phase = phase.name
+    game.event("phase", f"{phase.name} begins", phase=phase.name)
+    if phase.actors is not None:
+        for actor in game.actors_of(phase.actors):
+            take_turn(game, actor, phase)
+    for step in phase.steps:
+        game.phase_step(phase, step)
+
+
+def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
+    """One actor's turn: its action stat refilled, its start trigger fired, the module's turn."""
+    seated = actor.seat is not None
+    if seated:
+        assert actor.seat is not None
+        game.state.current = actor.seat
+        actor.turn_over = False
+    else:
+        game.state.acting = actor
+    try:
+        game.event("turn", f"{actor.name}'s turn begins", actor=actor.name)
+        if phase.actions is not None:
+            rule = actor.stats.rules[phase.actions]
+            actor.stats.set(phase.actions, rule.start)
+        if phase.trigger is not None:
+            game.fire(phase.trigger, [*actor.items, *actor.owned, *_sheet(actor)])
+        turn = game.module.turns.get(actor.kind)
+        if turn is not None and not actor.dead:
+            turn(game, actor)
+        if seated:
+            game.end_turn()
+        else:
+            game.event("turn", f"{actor.name}'s turn ends", actor=actor.name)
+    finally:
+        game.state.acting = None
+
+
+def _sheet(actor: Actor) -> list[CardInstance]:
+    return [actor.sheet] if actor.sheet is not None else []
