@@ -16,6 +16,7 @@ from compiler.check import UsageError, open_target, read_card_texts, resolve_tar
 from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
 from compiler.ruleset import Ruleset
+from compiler.world import stat_rules
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
@@ -23,7 +24,7 @@ from runtime.games import game_module
 from runtime.library import Library
 from runtime.module import GameModule
 from runtime.rules import BlockRule, ChartRule, GameRules, ProcedureRule
-from runtime.stats import DerivedRule, StatRule
+from runtime.stats import DerivedRule
 
 IR = dict[str, Any]
 
@@ -144,10 +145,7 @@ def game_rules(ruleset: Ruleset) -> GameRules:
     return GameRules(
         name=ruleset.name,
         game=str(data.get("runtime", "base")),
-        stats=tuple(
-            StatRule(s.name, s.low, s.high, s.start, s.at_min, s.above_max)
-            for s in ruleset.stats.values()
-        ),
+        stats=stat_rules(data.get("stats") or {}),
         derived=tuple(DerivedRule(d.name, d.source, d.table) for d in ruleset.derived.values()),
         decks=dict(ruleset.decks),
         places=ruleset.places,

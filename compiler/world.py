@@ -31,7 +31,13 @@ def stat_rules(section: Mapping[str, Any]) -> tuple[StatRule, ...]:
     """The stats of a `stats:` mapping as the runtime takes them."""
     return tuple(
         StatRule(
-            name, s["min"], s["max"], s["start"], s.get("at_min", "nothing"), s.get("above_max")
+            name,
+            s["min"],
+            s["max"],
+            s["start"],
+            s.get("at_min", "nothing"),
+            s.get("above_max"),
+            s.get("past_max", "nothing"),
         )
         for name, s in section.items()
         if s is not None

@@ -191,6 +191,8 @@ class Game:
     def stat(self, name: str, player: Player | None = None) -> int:
         """A stat's value with every modifier that applies now."""
         player = player or self.actor
+        if name not in player.stats.rules and name not in player.stats.derived:
+            return 0  # another kind of actor's stat (a monster's hp): this one has none
         return player.stats.get(name) + self.stat_bonus(name, player)
 
     def stat_bonus(self, name: str, player: Player) -> int:
@@ -241,7 +243,8 @@ class Game:
         if player.dead and not was_dead:
             self.event("death", f"{player.name} dies", player=player.name)
             self.hook("death", player)
-            if player is self.player and self.state.round == 0:  # a run of one turn ends
+            # A run of one turn ends with its player (even one the game brings back).
+            if player is self.player and self.state.round == 0:
                 self.ended = True
                 self.event("end", "the run ends: the current player is dead")
 
@@ -590,5 +593,5 @@ def _words(values: Iterable[Any]) -> Iterator[str]:
     for value in values:
         if isinstance(value, str):
             yield value
-        elif isinstance(value, list):
+        elif isinstance(value, list | tuple):
             yield from (str(word) for word in value)

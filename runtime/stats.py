@@ -20,6 +20,7 @@ class StatRule:
     start: int
     at_min: str = "nothing"  # "death": reaching the minimum kills the character
     above_max: str | None = None  # the stat that loses what would pass the maximum
+    past_max: str = "nothing"  # "death": pushed past the maximum while at it kills
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,9 @@ class Stats:
         if overflow > 0 and rule.above_max is not None:
             events.append(f"{overflow} {name} past {rule.high} is lost as {rule.above_max}")
             events += self.change(rule.above_max, -overflow)
+        if before == rule.high and overflow > 0 and rule.past_max == "death" and not self.dead:
+            self.dead = True
+            events.append(f"{name} pushed past {rule.high}: the character dies")
         if after == rule.low and rule.at_min == "death" and not self.dead:
             self.dead = True
             events.append(f"{name} {rule.low}: the character dies")

@@ -25,13 +25,13 @@ def fresh_registry() -> Iterator[None]:
 
 
 def test_the_shipped_games_are_found_by_name() -> None:
-    assert known_games() == ["base", "coma-ward"]
+    assert known_games() == ["base", "coma-ward", "lobotomy"]
     assert game_module("coma-ward").name == "coma-ward"
     assert "coma-ward-attack" in game_module("coma-ward").checks
 
 
 @pytest.mark.parametrize(
-    "name", ["lobotomy", "coma-ward-combat", "coma-ward-pool", "Coma-Ward", "..base"]
+    "name", ["no-such-game", "coma-ward-combat", "coma-ward-pool", "Coma-Ward", "..base"]
 )
 def test_an_unknown_runtime_is_an_error_at_its_line(tmp_path: Path, name: str) -> None:
     (tmp_path / "house.yaml").write_text(HOUSE.format(runtime=f'"{name}"'))

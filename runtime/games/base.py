@@ -46,6 +46,12 @@ def take_tokens(game: Game, card: CardInstance, *, token: str, amount: int) -> N
     game.add_tokens(card, token, -amount)
 
 
+def target_stat(game: Game, card: CardInstance, *, stat: str) -> int:
+    """A stat of the target (0 with no target, or one without that stat)."""
+    target = game.state.target
+    return game.stat(stat, target) if target is not None else 0
+
+
 def track_value(game: Game, card: CardInstance, *, track: str) -> int:
     """Where a track of the game stands."""
     return game.state.tracks[track]
@@ -182,6 +188,7 @@ BASE = GameModule(
     values={
         "stat": ValueDef(stat_value, set_stat),
         "location": ValueDef(location, set_location),
+        "target_stat": ValueDef(target_stat),
         "track": ValueDef(track_value, set_track),
         "tokens_on_this": ValueDef(tokens_value, set_tokens),
     },

@@ -1,0 +1,178 @@
+"""Lobotomy's attack test as a check procedure: the dice of `lobotomy_dice`, against the target.
+
+`check attack 5 fire precision { ... }` rolls five attack dice for the actor whose turn it is
+against the state's target (a monster the card or the turn has targeted; with none, a target of
+no Defense). The test deals its damage itself (rulebook, Combat: damage tokens on the target),
+fires `final_blow` on the card when the target dies, and wears the card when an attack die
+shows a natural 1; the card's outcomes add what else the damage brings. A Chaos Die waiting
+from `add chaos die` joins the attack and is used up.
+
+The ruleset's `params:` name the stats and tokens it reads: `rating` (the attacker's AR),
+`defense` (the target's), `wear` (the token kind a natural 1 adds on the card), `durability`
+(the card's property: at that much wear the weapon breaks), `damages` (actor kind -> the stat
+damage lowers), and `chaos_faces` (the Chaos Die, [skulls, bonus] a face: designer values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.cards import CardInstance
+from runtime.checks import Bounds, Branch, CheckCall, CheckProcedure, Rolled, RulesView
+from runtime.game import Game
+from runtime.games.lobotomy_dice import (
+    CHAOS_FACES,
+    Attack,
+    ChaosFace,
+    Target,
+    attack_wear_distribution,
+    roll_attack,
+)
+from runtime.state import Actor
+
+CHAOS = "chaos"
+"""The name under which a waiting Chaos Die is kept among an actor's bonuses."""
+
+WORN = "a 1 wears the weapon"
+"""What else the dice decided: an attack die showed a natural 1."""
+
+DAMAGES = {"character": "health", "monster": "hp"}
+"""What damage lowers, by actor kind, unless the params say otherwise."""
+
+
+@dataclass(frozen=True)
+class PreparedAttack:
+    """An attack test ready to roll: its dice and symbols, and what it meets."""
+
+    attack: Attack
+    target: Target
+    label: str
+
+
+def chaos_faces(params: Mapping[str, Any]) -> tuple[ChaosFace, ...]:
+    """The Chaos Die the ruleset describes, or the designer's default."""
+    faces = params.get("chaos_faces")
+    if not faces:
+        return CHAOS_FACES
+    return tuple(ChaosFace(int(skulls), int(bonus)) for skulls, bonus in faces)
+
+
+def damaged_stat(params: Mapping[str, Any], actor: Actor) -> str:
+    """The stat damage lowers for an actor of this kind."""
+    return str({**DAMAGES, **(params.get("damages") or {})}.get(actor.kind, "health"))
+
+
+def target_of(game: Game, actor: Actor | None, params: Mapping[str, Any]) -> Target:
+    """What an attack meets: the actor's Defense, whether it is ethereal."""
+    if actor is None:
+        return Target()
+    defense = str(params.get("defense", "defense"))
+    value = game.stat(defense, actor) if defense in actor.stats.names() else 0
+    return Target(max(value, 0), ethereal="ethereal" in actor.keywords)
+
+
+def prepare_attack(game: Game, card: CardInstance, call: CheckCall) -> PreparedAttack:
+    """The attacker's dice, rating and waiting Chaos Dice, the symbols, the target's Defense."""
+    attacker = game.actor
+    rating_stat = str(call.params.get("rating", "ar"))
+    rating = game.stat(rating_stat, attacker) if rating_stat in attacker.stats.names() else 4
+    chaos = sum(dice for name, dice in attacker.bonuses if name == CHAOS)
+    attacker.bonuses = [(name, dice) for name, dice in attacker.bonuses if name != CHAOS]
+    symbols = set(call.arg("symbols") or ())
+    attack = Attack(
+        int(call.arg("dice", 0)),
+        rating,
+        chaos_dice=min(chaos, 10),
+        fire="fire" in symbols,
+        holy="holy" in symbols,
+        ghostly="ghostly" in symbols,
+        precision="precision" in symbols,
+        critical="critical" in symbols,
+        chaos_faces=chaos_faces(call.params),
+    )
+    return PreparedAttack(attack, target_of(game, game.state.target, call.params), call.header)
+
+
+def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
+    """Roll the attack test: the damage is the result, a natural 1 what follows besides."""
+    rolled = roll_attack(prepared.attack, prepared.target, game.dice)
+    return Rolled(
+        rolled.outcome,
+        f"{prepared.label}: {rolled.text}",
+        after=WORN if rolled.rolled_a_one else None,
+        data=(("dice", list(rolled.faces)), ("damage", rolled.outcome)),
+    )
+
+
+def attack_odds(prepared: PreparedAttack) -> list[Branch]:
+    """The exact damage, apart by whether the weapon wears."""
+    table = attack_wear_distribution(prepared.attack, prepared.target)
+    return [
+        Branch(damage, p, after=WORN if one else None) for (damage, one), p in sorted(table.items())
+    ]
+
+
+def settle_attack(
+    game: Game, card: CardInstance, call: CheckCall, prepared: PreparedAttack, rolled: Rolled
+) -> None:
+    """Deal the damage to the target, and wear the weapon on a natural 1."""
+    target = game.state.target
+    damage = rolled.result
+    if target is not None and isinstance(damage, int) and damage > 0:
+        game.change(damaged_stat(call.params, target), -damage, target)
+        if target.dead:
+            game.fire("final_blow", [card])
+    if rolled.after:
+        wear_out(game, card, call.params)
+
+
+def wear_out(game: Game, card: CardInstance, params: Mapping[str, Any]) -> None:
+    """A natural 1: one more wear on the card; at its durability it breaks."""
+    durability = card.definition.properties.get(str(params.get("durability", "durability")))
+    if not isinstance(durability, int):
+        return  # indestructible
+    token = str(params.get("wear", "wear"))
+    game.add_tokens(card, token, 1)
+    if card.tokens.get(token, 0) >= durability:
+        game.event("break", f"{card.definition.label} breaks", uid=card.uid)
+        game.discard(card)
+
+
+def attack_bounds(params: Mapping[str, Any], args: Mapping[str, Any], rules: RulesView) -> Bounds:
+    """No damage up to two a die (critical sixes), more with Chaos Dice."""
+    return Bounds(0, 2 * int(args.get("dice", 0)), open=True)
+
+
+def _validate(params: Mapping[str, Any], stats: Collection[str]) -> list[str]:
+    problems = []
+    for key in ("rating", "defense"):
+        if key in params and params[key] not in stats:
+            problems.append(f"{key} names a stat, not {params[key]!r}")
+    faces = params.get("chaos_faces")
+    if faces is not None:
+        shaped = isinstance(faces, list) and 1 <= len(faces) <= 20
+        pairs = shaped and all(
+            isinstance(face, list)
+            and len(face) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6 for v in face)
+            for face in faces
+        )
+        if not pairs:
+            problems.append("chaos_faces lists 1 to 20 faces, each [skulls, bonus] from 0 to 6")
+    return problems
+
+
+ATTACK = CheckProcedure(
+    prepare_attack,
+    roll_prepared,
+    attack_odds,
+    settle=settle_attack,
+    bounds=attack_bounds,
+    validate=_validate,
+    cost=lambda prepared: prepared.attack.dice + 10 * prepared.attack.chaos_dice,
+    stats=lambda params, args, rules: [str(params.get("rating", "ar"))],
+    results=frozenset({"damage"}),
+)
+"""`lobotomy-attack`: the attack test against the target, with exact odds."""

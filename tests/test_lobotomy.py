@@ -1,0 +1,144 @@
+"""Lobotomy, the second game: its pack, the attack test with exact odds, rounds and death."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.ruleset import RulesetError, load_ruleset
+from runtime.cards import CardDef
+from runtime.dice import SeededDice
+from runtime.games.lobotomy import monster_attack, monsters_attack, move_monsters
+from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
+from runtime.games.lobotomy_dice import Attack, Target, roll_attack
+from runtime.rounds import play_round
+from tests.conftest import ROOT
+from tests.helpers import run
+
+PACK = ROOT / "content" / "lobotomy"
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    loaded = load_checked(PACK)
+    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
+    return compile_pack(loaded.pack)
+
+
+def card(pack: CompiledPack, title: str) -> CardDef:
+    return next(c for c in pack.cards if c.title == title)
+
+
+def test_the_pack_checks_clean_and_its_tests_pass() -> None:
+    code, output = run("check", str(PACK), "--format", "json")
+    assert code == 0, output
+    report = json.loads(output)
+    assert report["errors"] == 0 and report["diagnostics"] == []
+    assert report["executable"] == 1.0
+    code, output = run("test", str(PACK))
+    assert code == 0, output
+    assert "0 failed" in output
+
+
+def test_the_board_the_track_and_the_round_are_the_rulesets(pack: CompiledPack) -> None:
+    world = pack.rules.world
+    assert len(world.board.places) == 49
+    assert world.board.neighbours("A12") == {"A11", "B1"}
+    assert world.board.distance("central", "C6") == 6
+    assert world.tracks["insomnia"].high == 47
+    assert [p.name for p in world.turns.phases] == ["players", "monsters"]
+    assert world.turns.phases[1].steps[-1] == "monsters_attack"
+
+
+def test_the_attack_odds_are_exact_and_agree_with_play() -> None:
+    prepared = PreparedAttack(Attack(4, 4, critical=True), Target(defense=1), "attack 4")
+    branches = ATTACK.odds(prepared)
+    assert sum(b.probability for b in branches) == 1
+    # No damage: every die fails, or a single success, which the defense absorbs (a six too:
+    # without precision it is stopped like any other).
+    none = sum((b.probability for b in branches if b.result == 0), Fraction(0))
+    assert none == Fraction(1, 2) ** 4 + 4 * Fraction(1, 2) ** 4
+    seen: Counter[int] = Counter()
+    dice = SeededDice(7)
+    for _ in range(4000):
+        seen[roll_attack(prepared.attack, prepared.target, dice).outcome] += 1
+    for branch_result in {b.result for b in branches}:
+        p = sum(b.probability for b in branches if b.result == branch_result)
+        assert abs(seen[branch_result] / 4000 - float(p)) < 0.03
+
+
+def test_monsters_move_towards_the_nearest_character_and_overwhelm(pack: CompiledPack) -> None:
+    game = pack.new_game(players=2, seed=3)
+    first, second = game.state.players
+    first.location, second.location = "A3", "C9"
+    husk = game.spawn("monster", "A6", card(pack, "Orderly Husk"))
+    shade = game.spawn("monster", "A3", card(pack, "Wailing Shade"))
+    phase = pack.rules.world.turns.phases[1]
+    move_monsters(game, phase)
+    assert husk.location == "A4"  # 2 AP: A5, then A4
+    assert shade.location == "A3"  # already with a character: it stays
+    game.dice = SeededDice(1)
+    monsters_attack(game, phase)
+    attacks = [e for e in game.log.events if e.kind == "attack"]
+    assert [e.data["attacker"] for e in attacks] == ["Wailing Shade"]
+    husk.location = "A3"
+    before = len(game.log.events)
+    monsters_attack(game, phase)
+    texts = [e.text for e in game.log.events[before:] if e.kind == "attack"]
+    assert len(texts) == 2
+    assert "3d6" in texts[0] and "3d6" in texts[1]  # the shade's 2 dice +1 for the husk before it
+
+
+def test_a_round_plays_both_turns_and_the_warden_walks(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=5)
+    game.state.decks["movement"] = [game.new_instance(card(pack, "Lights Flicker"))]
+    game.state.decks["monster"] = [game.new_instance(card(pack, "Orderly Husk"))]
+    game.state.players[0].stats.set("ap", 0)
+    assert play_round(game)
+    text = [e.text for e in game.log.events]
+    assert "round 1 begins" in text
+    assert game.state.players[0].stats.get("ap") == 3  # refilled at the start of its turn
+    assert "“Somewhere a bulb bursts.”" in text
+    assert game.state.tracks["insomnia"] == 1  # the movement card moves the Warden
+    assert [a.name for a in game.state.others] == ["Orderly Husk"]  # it spawned one
+    assert json.dumps(game.snapshot())  # the whole world as plain data
+    assert game.snapshot()["actors"][1]["kind"] == "monster"
+
+
+def test_death_sends_a_character_back_to_confinement(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=2)
+    hero = game.state.players[0]
+    hero.location = "B4"
+    hero.stats.set("insanity", 5)
+    hero.stats.set("health", 1)
+    husk = game.spawn("monster", "B4", card(pack, "Orderly Husk"))
+    game.state.round = 1  # inside a game: a death does not end the run
+    game.dice = _Faces([6, 6, 6])
+    assert monster_attack(game, husk, hero) == 2
+    assert not hero.dead and hero.location == "central"
+    assert hero.stats.get("health") == 6 and hero.stats.get("insanity") == 3
+    assert game.state.tracks["insomnia"] == 3
+
+
+class _Faces:
+    """Dice that show the faces given, in order."""
+
+    def __init__(self, faces: list[int]) -> None:
+        self.faces = list(faces)
+
+    def roll(self, sides: int) -> int:
+        """The next face."""
+        return self.faces.pop(0)
+
+
+def test_an_unknown_step_is_the_rulesets_error(tmp_path: Path) -> None:
+    text = (PACK / "ruleset.yaml").read_text().replace("monsters_attack]", "monsters_feast]")
+    (tmp_path / "rules.yaml").write_text(text.replace("ruleset: lobotomy", "ruleset: house"))
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert "has no step 'monsters_feast'" in caught.value.diagnostics[0].message
