@@ -718,3 +718,11 @@ def test_a_new_png_folder_is_taken_back_when_the_pdf_cannot_be_renamed(
     assert code == 2 and "out.pdf: Input/output error" in text, text
     assert target.read_bytes() == PREVIOUS
     assert not (tmp_path / "new").exists() and _hidden(tmp_path) == []
+
+
+def test_sizes_weasyprint_cannot_compute_are_E0701(tmp_path: Path) -> None:
+    # A font of 1e30px reaches Pango as no size at all; drawing its text then divides by zero.
+    css = ".card { font-size: 1e30px; width: 1e30mm }\n@page { size: 1mm 1mm; margin: 0 }"
+    output = refused(tmp_path, hostile(tmp_path, {"cards.css": css}))
+    assert "templates:1:1: error[E0701]: laying out the cards failed on sizes" in output
+    assert "ZeroDivisionError" in output

@@ -60,12 +60,14 @@ class Chunk:
     clipped: set[str] = field(default_factory=set)
     fetched: dict[str, tuple[str, str]] = field(default_factory=dict)  # as Rendered's
     too_deep: bool = False  # WeasyPrint recursed past Python's limit
+    broken: str = ""  # WeasyPrint's arithmetic failed on the sizes asked of it: its error
     pages: int = 0  # faces laid out in it, a page each
 
 
 class LayoutStopped(WorkerFailed):
     """The layout nested too `deep`, ran past its deadline (`time`), needed more `memory`
-    than `memory_mb`, made too `large` a PDF, or could not `start` a worker; nothing was made."""
+    than `memory_mb`, made too `large` a PDF, asked for `sizes` WeasyPrint cannot compute (its
+    error in `detail`), or could not `start` a worker; nothing was made."""
 
 
 class _Expired(BaseException):
@@ -112,6 +114,8 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
             data = rendered.data
     except RecursionError:
         return Chunk(b"", too_deep=True)
+    except ArithmeticError as error:  # sizes such as 1e30px overflow or vanish inside it
+        return Chunk(b"", broken=f"{type(error).__name__}: {error}")
     # Read after drawing: drawing (SVG images, attachments) may fetch or refuse more.
     return Chunk(data, list(rendered.refused), set(rendered.clipped), dict(rendered.fetched))
 
@@ -155,6 +159,9 @@ def lay_out_faces(
         chunks = [_here(html, base, roots, seconds) for html in htmls]
     if any(chunk.too_deep for chunk in chunks):
         raise LayoutStopped("deep")
+    broken = next((chunk.broken for chunk in chunks if chunk.broken), None)
+    if broken is not None:
+        raise LayoutStopped("sizes", detail=broken)
     for chunk, part in zip(chunks, parts, strict=True):
         chunk.pages = len(part)
     if progress is not None:

@@ -321,6 +321,15 @@ def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str
             Span.whole_file(where),
             "draw less: no gradients of thousands of stripes, no thousands of boxes a card",
         )
+    if failed.reason == "sizes":
+        return Diagnostic(
+            "E0701",
+            "error",
+            f"{doing} failed on sizes WeasyPrint cannot compute ({failed.detail}): the "
+            "templates or cards.css ask for lengths far too large or too small",
+            Span.whole_file(where),
+            "keep font sizes, widths and borders to what a card can hold (no 1e30px)",
+        )
     how = "is nested too deeply" if failed.reason == "deep" else f"took longer than {limit}"
     return Diagnostic(
         "E0701",
