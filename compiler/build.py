@@ -164,6 +164,7 @@ def game_rules(ruleset: Ruleset) -> GameRules:
             for stat, (low, high) in band.items()
         },
         world=ruleset.world,
+        narrated={k.name: k.narrated for k in ruleset.kinds.values() if k.narrated is not None},
         deck_tops={
             name: (tuple(top["kinds"]), int(top["cards"]))
             for name, deck in (data.get("decks") or {}).items()

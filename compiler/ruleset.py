@@ -76,6 +76,7 @@ class Kind:
     blocks: tuple[str, ...]
     variants_same: tuple[str, ...] | None
     variants_same_options: bool
+    narrated: str | None = None  # the property the narrator reads first
 
 
 @dataclass(frozen=True, slots=True)
@@ -695,7 +696,14 @@ def _build(
             blocks=tuple(k.get("blocks", [])),
             variants_same=tuple(variants.get("same", [])) if variants else None,
             variants_same_options=bool(variants.get("same_options")) if variants else False,
+            narrated=k.get("narrated"),
         )
+        if k.get("narrated") is not None and k["narrated"] not in kinds[name].properties:
+            builder.error(
+                f"kind {name!r} is narrated from {k['narrated']!r}, which is none of its "
+                "properties",
+                ("kinds", name, "narrated"),
+            )
     for deck, deck_kinds in decks.items():
         for kind in deck_kinds:
             if kind not in kinds:

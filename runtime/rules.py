@@ -85,5 +85,7 @@ class GameRules:
     """deck -> (kinds, N): at setup those kinds are shuffled into the deck's top N cards."""
     bands: dict[str, tuple[str, int, int]] = field(default_factory=dict)
     """band word -> (stat, low, high): a block whose {band} slot names it holds only then."""
+    narrated: dict[str, str] = field(default_factory=dict)
+    """kind -> the property the narrator reads before the options."""
     world: World = field(default_factory=lambda: World({}, Board(())))
     """Kinds of actor, the board, tracks and the round."""

@@ -218,3 +218,24 @@ def test_the_whole_world_is_in_play_json(tmp_path: Path) -> None:
     assert [actor["kind"] for actor in state["actors"]] == ["hero"]
     assert state["actors"][0]["stats"] == {"health": 6, "ap": 3}
     assert state["round"] == 0
+
+
+def test_what_the_narrator_reads_first_is_the_kinds_word(tmp_path: Path) -> None:
+    assert load_ruleset("coma-ward").kinds["hallucination"].narrated == "situation"
+    rules = KEEP.replace(
+        "  relic:\n    deck: relic\n", "  relic:\n    deck: relic\n    narrated: lore\n"
+    )
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=keep_pack(tmp_path, rules))
+    assert "narrated from 'lore', which is none of its properties" in str(
+        [d.message for d in caught.value.diagnostics]
+    )
+
+
+def test_good_and_bad_stats_come_from_the_ruleset_alone() -> None:
+    from compiler.report.analysis import polarity
+
+    assert polarity(load_ruleset("coma-ward")) == {"health": 1, "terror": -1}
+    lobotomy = polarity(load_ruleset("lobotomy"))
+    assert lobotomy["health"] == 1 and lobotomy["insanity"] == -1
+    assert "ap" not in lobotomy  # the ruleset says nothing of it: neither

@@ -409,14 +409,15 @@ def face_data(
     names: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
     icons = {shown: stat for stat, shown in names.items() if stat in ruleset.stat_names}
     words = _Words(set(_said([card.get("options"), card.get("blocks")])), icons)
-    narrated = dict(printed.properties).get("situation")
-    shown = [text for name, text in printed.properties if name != "situation"]
+    kind = ruleset.kinds.get(card["kind"])
+    lead = kind.narrated if kind is not None else None
+    narrated = dict(printed.properties).get(lead) if lead is not None else None
+    shown = [text for name, text in printed.properties if name != lead]
     # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
     facts = [text for text in shown if len(text) <= SHORT_FACT]
     notes = [words.parts(text) for text in notes_text(shown)]
     options_ = [{"title": t, "lines": words.lines(body)} for t, body in printed.options]
     blocks = [{"header": h, "lines": words.lines(body)} for h, body in printed.blocks]
-    kind = ruleset.kinds.get(card["kind"])
     # Text length in characters, each paragraph and heading costing a part of a line too.
     paragraphs = [*notes_text(shown), narrated or "", card["title"] * 2, *printed.rules]
     paragraphs += printed.flavour
@@ -446,7 +447,7 @@ def face_data(
         "deck": kind.deck if kind is not None else None,
         "facts": facts,
         "notes": notes,
-        "situation": words.parts(narrated) if narrated else None,
+        "narrated": words.parts(narrated) if narrated else None,
         "options": options_,
         "blocks": blocks,
         "rules": [words.parts(rule) for rule in printed.rules],

@@ -15,8 +15,8 @@ chart with a warning, and a card whose walk as given cannot be done gets the err
 its charts.
 
 Good and bad come from the ruleset: a stat whose lowest value kills is good (more is better),
-a stat whose excess is taken from a good stat is bad. Where the ruleset says neither,
-`FALLBACK_POLARITY` names a few common stats; other stats count as neither.
+a stat whose excess is taken from a good stat, or that kills when pushed past its top, is bad;
+a stat's `better: more|less` says it where those rules do not. Other stats count as neither.
 """
 
 from __future__ import annotations
@@ -52,18 +52,6 @@ MAX_PACK_WORK = 10 * MAX_WORK
 8,000 for its 116 cards, so a pack of tens of thousands of cards fits, but not thousands of
 cards that each take a card's whole budget. The cards after it are shown without charts."""
 
-FALLBACK_POLARITY = {
-    "health": 1,
-    "sanity": 1,
-    "hope": 1,
-    "terror": -1,
-    "fear": -1,
-    "stress": -1,
-    "doom": -1,
-    "wounds": -1,
-}
-"""Whether more of a stat is good (+1) or bad (-1), for stats the ruleset says nothing about."""
-
 
 def polarity(ruleset: Ruleset) -> dict[str, int]:
     """+1 for each tracked stat more of which is good, -1 where more is bad."""
@@ -74,9 +62,13 @@ def polarity(ruleset: Ruleset) -> dict[str, int]:
     for stat in ruleset.stats.values():
         if stat.name not in signs and stat.above_max and signs.get(stat.above_max) == 1:
             signs[stat.name] = -1  # what passes its maximum is taken from a good stat
-    for name in ruleset.stats:
-        if name not in signs and name in FALLBACK_POLARITY:
-            signs[name] = FALLBACK_POLARITY[name]
+    for name, entry in (ruleset.data.get("stats") or {}).items():
+        if name in signs or not entry:
+            continue
+        if entry.get("better") in ("more", "less"):
+            signs[name] = 1 if entry["better"] == "more" else -1
+        elif entry.get("past_max") == "death":
+            signs[name] = -1  # pushed past its top, it kills: more of it is worse
     return signs
 
 

@@ -10,9 +10,6 @@ from runtime.games.base_checks import BASE_CHECKS
 from runtime.module import GameModule, ValueDef
 from runtime.state import Player
 
-NARRATED_PROPERTIES = ("situation",)
-"""Properties the narrator reads before the options (and nothing after them)."""
-
 
 def gain(game: Game, card: CardInstance, *, stat: str, amount: int, subject: str = "you") -> None:
     """`gain {stat} {amount} [for {subject}]`."""
@@ -144,10 +141,10 @@ def carry(game: Game, card: CardInstance) -> bool:
 
 
 def narrate(game: Game, card: CardInstance) -> None:
-    """Read the situation and the option titles only; resolve the option picked."""
-    for name in NARRATED_PROPERTIES:
-        if name in card.definition.properties:
-            game.event("narrate", f"“{card.definition.properties[name]}”")
+    """Read what the kind narrates first and the option titles only; resolve the one picked."""
+    name = game.rules.narrated.get(card.kind)
+    if name is not None and name in card.definition.properties:
+        game.event("narrate", f"“{card.definition.properties[name]}”")
     options = card.definition.options
     if not options:  # the checker lets a card of a kind with options have none
         game.event("narrate", f"{card.definition.label} offers no option to pick")
