@@ -224,6 +224,11 @@ def test_command(
 @click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
 @click.option("--json", "as_json", is_flag=True, help="Print the odds as JSON.")
+@click.option(
+    "--against",
+    metavar="TITLE",
+    help="Face the actor that card is (a monster): on your space, as your target.",
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def odds(
@@ -232,13 +237,14 @@ def odds(
     variant: int | None,
     settings: tuple[str, ...],
     as_json: bool,
+    against: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
     """Work out the exact odds of every outcome of a card's options or blocks."""
     from compiler.odds import OddsRequest, show_odds
 
-    request = OddsRequest(title, variant, settings, as_json)
+    request = OddsRequest(title, variant, settings, as_json, against)
     style = _style(color)
     sys.exit(_usage(lambda: show_odds(pack, ruleset, request, echo(style), style)))
 
@@ -283,6 +289,11 @@ def report(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the card, seed, state and log as JSON."
 )
+@click.option(
+    "--against",
+    metavar="TITLE",
+    help="Face the actor that card is (a monster): on your space, as your target.",
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def play(
@@ -293,6 +304,7 @@ def play(
     settings: tuple[str, ...],
     answers: tuple[str, ...],
     as_json: bool,
+    against: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -309,6 +321,7 @@ def play(
         answers,
         as_json,
         interactive=sys.stdin.isatty(),
+        against=against,
     )
 
     def ask(prompt: str) -> str:

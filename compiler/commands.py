@@ -189,6 +189,7 @@ class PlayRequest:
     answers: Sequence[str]
     as_json: bool
     interactive: bool
+    against: str | None = None  # the card of an actor to face: your target
 
 
 def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
@@ -205,6 +206,20 @@ def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDe
             return card
     known = ", ".join(str(c.variant) for c in titled if c.variant is not None) or "none"
     raise UsageError(f"{title!r} has no variant {variant} (variants: {known})")
+
+
+def confront(game: Game, compiled: CompiledPack, title: str) -> None:
+    """`--against "Orderly Husk"`: the actor that card is comes onto your space as your target."""
+    definition = find_card(compiled, title, None)
+    kind = compiled.rules.world.sheet_kind(definition.kind)
+    if kind is None:
+        sheets = sorted(k.sheet for k in compiled.rules.world.actors.values() if k.sheet)
+        raise UsageError(
+            f"--against: {title!r} is a {definition.kind} card, not an actor's"
+            + (f"; actors come from {', '.join(sheets)} cards" if sheets else "")
+        )
+    actor = game.spawn(kind.name, game.actor.location, definition)
+    game.target(actor)
 
 
 def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
@@ -316,6 +331,8 @@ def play_card(
     if narrator is not None:
         narrator.log = game.log.lines
     apply_settings(game, compiled, request.settings)
+    if request.against is not None:
+        confront(game, compiled, request.against)
     problem = None
     try:
         game.play(card)

@@ -21,6 +21,7 @@ from compiler.commands import (
     EXIT_CONTENT,
     Emit,
     apply_settings,
+    confront,
     find_card,
     load_compiled,
 )
@@ -68,17 +69,23 @@ class OddsRequest:
     variant: int | None
     settings: Sequence[str]
     as_json: bool
+    against: str | None = None  # the card of an actor to face: your target
 
 
-def odds_table(compiled: CompiledPack, settings: Sequence[str]) -> Table:
-    """The start of every walk: the pack's game with the player as `--set` gives them."""
+def odds_table(
+    compiled: CompiledPack, settings: Sequence[str], against: str | None = None
+) -> Table:
+    """The start of every walk: the pack's game with the player as `--set` gives them, facing
+    the actor of the `against` card, if one is named."""
 
     def setup(game: Game) -> None:
         apply_settings(game, compiled, settings)
+        if against is not None:
+            confront(game, compiled, against)
 
     # A usage error in the settings is raised here, once, not inside the walk.
     setup(compiled.new_game(seed=0))
-    return Table(compiled.rules, compiled.cards, compiled.module, setup)
+    return Table(compiled.rules, compiled.cards, compiled.module, setup, against=against)
 
 
 def given(table: Table) -> dict[str, int]:
@@ -102,6 +109,7 @@ def odds_json(card: CardDef, blocks: list[BlockOdds], table: Table) -> dict[str,
                     for stat, mean in block.expected(table.stats).items()
                 },
                 "death": round(float(block.death), 4),
+                "final_blow": round(float(block.final_blow), 4),
                 "decisions": block.decisions,
             }
             for block in blocks
@@ -118,6 +126,8 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
         "draws": outcome.draws,
         "also": list(outcome.also),
         "death": outcome.death,
+        "target": outcome.target,
+        "final_blow": outcome.target_down,
     }
 
 
@@ -151,7 +161,8 @@ def odds_text(card: CardDef, blocks: list[BlockOdds], table: Table) -> list[str]
         out += [f"    {odds:>7}  {path:<{width}}  {result}" for odds, path, result in rows]
         mean = block.expected(table.stats)
         expected = ", ".join(f"{stat} {float(value):+.2f}" for stat, value in mean.items())
-        out.append(f"    expected: {expected}; death {_percent(block.death)}")
+        blow = f"; final blow {_percent(block.final_blow)}" if table.against else ""
+        out.append(f"    expected: {expected}; death {_percent(block.death)}{blow}")
         if block.decisions:
             out.append(
                 "    (odds are given the decisions on each path; the expected changes and death "
@@ -169,6 +180,9 @@ def outcome_result(outcome: Outcome) -> str:
     parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
     parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
     parts += list(outcome.also)
+    parts += [f"target {stat} {delta:+d}" for stat, delta in outcome.target.items()]
+    if outcome.target_down:
+        parts.append("final blow")
     if outcome.death:
         parts.append("death")
     return "; ".join(parts) or "no change"
@@ -182,7 +196,7 @@ def show_odds(
     if compiled is None:
         return EXIT_CONTENT
     card = find_card(compiled, request.title, request.variant)
-    table = odds_table(compiled, request.settings)
+    table = odds_table(compiled, request.settings, request.against)
     try:
         blocks = card_odds(table, card)
     except Exception as error:  # a card's code failing is reported on its line

@@ -272,6 +272,8 @@ class Outcome:
     draws: dict[str, int]
     also: tuple[str, ...]  # other effects on the state, as the log words them
     death: bool
+    target: dict[str, int] = field(default_factory=dict)  # the target's stat changes
+    target_down: bool = False  # the target died (a final blow)
 
 
 @dataclass
@@ -294,9 +296,28 @@ class BlockOdds:
         """The chance the player dies, each decision taken with even odds."""
         return sum((o.weight for o in self.outcomes if o.death), Fraction(0))
 
+    @property
+    def final_blow(self) -> Fraction:
+        """The chance the target dies, each decision taken with even odds."""
+        return sum((o.weight for o in self.outcomes if o.target_down), Fraction(0))
+
 
 ALSO_EVENTS = frozenset(
-    {"move", "turn", "discard", "token", "bonus", "search", "drop", "deal", "flip", "damage"}
+    {
+        "move",
+        "turn",
+        "discard",
+        "token",
+        "tokens",
+        "break",
+        "track",
+        "bonus",
+        "search",
+        "drop",
+        "deal",
+        "flip",
+        "damage",
+    }
 )
 """Logged changes an outcome lists besides stats and draws."""
 
@@ -309,6 +330,7 @@ class Table:
     cards: Sequence[CardDef]
     module: GameModule
     setup: Callable[[Game], None]  # sets the stats the odds are asked for
+    against: str | None = None  # the card of the actor the player faces, if one is named
 
     def game(self, replay: _Replay) -> OddsGame:
         """A fresh game that the replay answers."""
@@ -369,6 +391,8 @@ def walk(
         replay = _Replay(prefix, budget)
         game = table.game(replay)
         before = {stat: game.player.stats.get(stat) for stat in stats}
+        foe = game.state.target
+        foe_before = dict(foe.stats.values) if foe is not None else {}
         seen = len(game.log.events)
         instance = game.new_instance(card)
         if carried:
@@ -391,6 +415,12 @@ def walk(
                 draws=dict(sorted(game.drawn.items())),
                 also=tuple(e.text for e in game.log.events[seen:] if e.kind in ALSO_EVENTS),
                 death=game.player.dead,
+                target={
+                    stat: value - foe_before[stat]
+                    for stat, value in (foe.stats.values.items() if foe is not None else ())
+                    if value != foe_before.get(stat, value)
+                },
+                target_down=foe is not None and foe.dead,
             )
         )
     return result

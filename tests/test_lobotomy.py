@@ -15,7 +15,7 @@ from runtime.cards import CardDef
 from runtime.dice import SeededDice
 from runtime.games.lobotomy import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
-from runtime.games.lobotomy_dice import Attack, Target, roll_attack
+from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
 from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import run
@@ -142,3 +142,24 @@ def test_an_unknown_step_is_the_rulesets_error(tmp_path: Path) -> None:
     with pytest.raises(RulesetError) as caught:
         load_ruleset("rules.yaml", base_dir=tmp_path)
     assert "has no step 'monsters_feast'" in caught.value.diagnostics[0].message
+
+
+def test_odds_against_a_monster_give_the_final_blow_exactly() -> None:
+    code, output = run("odds", str(PACK), "Fire Axe", "--against", "Orderly Husk", "--json")
+    assert code == 0, output
+    block = json.loads(output)["blocks"][0]
+    exact = attack_distribution(Attack(4, 4, critical=True), Target(defense=1))
+    killing = sum((p for damage, p in exact.items() if damage >= 4), Fraction(0))
+    assert block["final_blow"] == round(float(killing), 4) and killing > 0
+    # The final blow steadies the mind: exactly as often as the husk falls.
+    assert block["expected"]["insanity"] == 0  # insanity starts at 0 and cannot go lower
+    code, text = run("odds", str(PACK), "Rusty Scalpel", "--against", "Orderly Husk")
+    assert "1..2 (2 damage)" in text and "target hp -2" in text
+
+
+def test_play_against_a_monster_and_a_card_that_is_no_actor() -> None:
+    code, output = run("play", str(PACK), "Fire Axe", "--against", "Orderly Husk", "--seed", "4")
+    assert code == 0, output
+    assert "target: Orderly Husk" in output and "check attack 4 critical" in output
+    code, output = run("play", str(PACK), "Fire Axe", "--against", "Sedative")
+    assert code == 2 and "'Sedative' is a drug card, not an actor's" in output

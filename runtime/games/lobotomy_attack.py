@@ -101,7 +101,7 @@ def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
     return Rolled(
         rolled.outcome,
         f"{prepared.label}: {rolled.text}",
-        after=WORN if rolled.rolled_a_one else None,
+        after=_after(rolled.outcome, rolled.rolled_a_one),
         data=(("dice", list(rolled.faces)), ("damage", rolled.outcome)),
     )
 
@@ -110,8 +110,14 @@ def attack_odds(prepared: PreparedAttack) -> list[Branch]:
     """The exact damage, apart by whether the weapon wears."""
     table = attack_wear_distribution(prepared.attack, prepared.target)
     return [
-        Branch(damage, p, after=WORN if one else None) for (damage, one), p in sorted(table.items())
+        Branch(damage, p, after=_after(damage, one)) for (damage, one), p in sorted(table.items())
     ]
+
+
+def _after(damage: int, worn: bool) -> str:
+    """What the settling needs besides the outcome the card writes: the exact damage (an
+    outcome `1..2` deals one or two) and whether the weapon wears."""
+    return f"{damage} damage" + (f", {WORN}" if worn else "")
 
 
 def settle_attack(
