@@ -16,7 +16,6 @@ from compiler.check import UsageError, open_target, read_card_texts, resolve_tar
 from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
 from compiler.ruleset import Ruleset
-from compiler.world import stat_rules
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
@@ -145,7 +144,7 @@ def game_rules(ruleset: Ruleset) -> GameRules:
     return GameRules(
         name=ruleset.name,
         game=str(data.get("runtime", "base")),
-        stats=stat_rules(data.get("stats") or {}),
+        stats=tuple(ruleset.stats.values()),
         derived=tuple(DerivedRule(d.name, d.source, d.table) for d in ruleset.derived.values()),
         decks=dict(ruleset.decks),
         places=ruleset.places,

@@ -30,6 +30,12 @@ class SlotType:
     integer: tuple[int, int] | None = None
     signed: tuple[int, int] | None = None
     text: bool = False
+    phrases: tuple[tuple[str, ...], ...] = field(init=False, default=(), compare=False)
+    """Its words of several words (`each monster here`), split, the longest first."""
+
+    def __post_init__(self) -> None:
+        split = sorted((tuple(w.split()) for w in self.words if " " in w), key=len, reverse=True)
+        object.__setattr__(self, "phrases", tuple(split))
 
     @property
     def label(self) -> str:
@@ -334,18 +340,14 @@ def _take(
 
 def _phrase_at(kind: SlotType, atoms: Sequence[n.Atom], index: int) -> str | None:
     """The longest word of several words in the vocabulary that the atoms spell from `index`."""
-    best: str | None = None
-    for phrase in kind.words:
-        parts = phrase.split()
-        if len(parts) < 2 or (best is not None and len(parts) <= len(best.split())):
-            continue
+    for parts in kind.phrases:
         found = atoms[index : index + len(parts)]
         if len(found) == len(parts) and all(
             isinstance(atom, n.Word) and atom.text == part
             for atom, part in zip(found, parts, strict=True)
         ):
-            best = phrase
-    return best
+            return " ".join(parts)
+    return None
 
 
 def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | Miss:

@@ -30,20 +30,8 @@ from dsl.spans import Diagnostic, Span
 from runtime.checks import COUNTED, Bounds, CheckProcedure
 from runtime.games import UnknownGame, game_module
 from runtime.module import ENGINE_TRIGGERS
-from runtime.stats import DerivedRule
+from runtime.stats import DerivedRule, StatRule
 from runtime.world import World
-
-
-@dataclass(frozen=True, slots=True)
-class Stat:
-    """A tracked stat with its bounds and what happens past them."""
-
-    name: str
-    low: int
-    high: int
-    start: int
-    at_min: str = "nothing"
-    above_max: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +111,7 @@ class Ruleset:
     file: str
     path: str  # the ruleset file, absolute, for worker processes to load it again
     digest: str
-    stats: dict[str, Stat]
+    stats: dict[str, StatRule]
     derived: dict[str, Derived]
     decks: dict[str, tuple[str, ...]]
     places: tuple[str, ...]
@@ -568,12 +556,7 @@ def _build(
     data: dict[str, Any], top: YamlDocument, documents: list[YamlDocument], path: str
 ) -> Ruleset:
     builder = _Builder(data, top)
-    stats = {
-        name: Stat(
-            name, s["min"], s["max"], s["start"], s.get("at_min", "nothing"), s.get("above_max")
-        )
-        for name, s in (data.get("stats") or {}).items()
-    }
+    stats = {stat.name: stat for stat in stat_rules(data.get("stats") or {})}
     for name, stat in stats.items():
         if not stat.low <= stat.start <= stat.high:
             builder.error(
@@ -625,7 +608,7 @@ def _build(
     vocabularies["kinds"] = frozenset(kinds_data)
     world = build_world(
         data,
-        stat_rules(data.get("stats") or {}),
+        tuple(stats.values()),
         tuple(DerivedRule(d.name, d.source, d.table) for d in derived.values()),
         kinds_data,
         builder.error,

@@ -39,7 +39,7 @@ from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
 from runtime.stats import Stats
-from runtime.world import ActorKind, Phase
+from runtime.world import Phase, TrackRule
 
 DEFAULT_BUDGET = 10_000
 """Steps a run may take before it is stopped as a runaway (a card that draws itself...)."""
@@ -467,12 +467,15 @@ class Game:
         self.hook("turn_ended", player)
 
     # -- actors, places, tracks ----------------------------------------------------------
-    def spawn(self, kind: str, place: str | None = None, sheet: CardDef | None = None) -> Actor:
-        """Bring an actor that no one plays into the game (a monster from its card)."""
+    def spawn(
+        self, kind: str, place: str | None = None, sheet: CardInstance | CardDef | None = None
+    ) -> Actor:
+        """Bring an actor that no one plays into the game: a monster from its card (the copy
+        drawn, or a new copy of the card named)."""
         self.step()
         rule = self.rules.world.actors[kind]
         stats = Stats.start(rule.stats, rule.derived)
-        card = self.new_instance(sheet) if sheet is not None else None
+        card = self.new_instance(sheet) if isinstance(sheet, CardDef) else sheet
         if card is not None:
             for stat, prop in rule.starts.items():
                 value = card.definition.properties.get(prop)
@@ -556,7 +559,9 @@ class Game:
         if rule is not None:
             self._track_end(rule, before, after, [card])
 
-    def _track_end(self, rule: Any, before: int, after: int, cards: Sequence[CardInstance]) -> None:
+    def _track_end(
+        self, rule: TrackRule, before: int, after: int, cards: Sequence[CardInstance]
+    ) -> None:
         for trigger, end in ((rule.at_max, rule.high), (rule.at_min, rule.low)):
             if trigger is not None and after == end != before:
                 self.event("track", f"{rule.name} reaches {end}: {trigger}", track=rule.name)
@@ -568,10 +573,6 @@ class Game:
         for actor in self.state.actors:
             cards += [*actor.items, *actor.owned, *([actor.sheet] if actor.sheet else [])]
         return cards + list(self.state.in_play.values())
-
-    def actor_kind(self, name: str) -> ActorKind | None:
-        """A kind of actor of the world, by name."""
-        return self.rules.world.actors.get(name)
 
     def phase_step(self, phase: Phase, step: str) -> None:
         """Run one of the module's steps of a phase."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.cli import main
 
 
@@ -24,3 +25,18 @@ def make_pack(folder: Path, manifest: str | None = None, **cards: str) -> Path:
     for name, text in cards.items():
         (folder / f"{name}.card").write_text(text)
     return folder
+
+
+def house_rules_pack(folder: Path, name: str, rules: str, cards: str) -> Path:
+    """A pack of its own ruleset (`rules.yaml`, beside it) and one card file."""
+    manifest = f"pack: {name}\ntitle: {name.title()}\nversion: 0.1.0\nruleset: rules.yaml\n"
+    make_pack(folder, manifest, cards=cards)
+    (folder / "rules.yaml").write_text(rules)
+    return folder
+
+
+def compiled(folder: Path) -> CompiledPack:
+    """A pack checked clean (its diagnostics are the assertion's message) and compiled."""
+    loaded = load_checked(folder)
+    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
+    return compile_pack(loaded.pack)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.build import CompiledPack
 from compiler.odds import odds_table
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.checks import ROLL, CheckProcedure
@@ -20,7 +20,7 @@ from runtime.games.base_checks import COUNT, TARGET, Count, Target
 from runtime.games.coma_ward_pool import POOL, Pool
 from runtime.odds import card_odds
 from tests.conftest import ROOT, good_packs
-from tests.helpers import make_pack, run
+from tests.helpers import compiled, house_rules_pack, run
 
 HOUSE = """ruleset: house
 title: House
@@ -69,16 +69,7 @@ CARDS = """hallucination "Steady Now" {
 
 
 def house_pack(tmp_path: Path, cards: str = CARDS, rules: str = HOUSE) -> Path:
-    manifest = "pack: house\ntitle: House\nversion: 0.1.0\nruleset: rules.yaml\n"
-    folder = make_pack(tmp_path / "house", manifest, cards=cards)
-    (folder / "rules.yaml").write_text(rules)
-    return folder
-
-
-def compiled(folder: Path) -> CompiledPack:
-    loaded = load_checked(folder)
-    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
-    return compile_pack(loaded.pack)
+    return house_rules_pack(tmp_path / "house", "house", rules, cards)
 
 
 def test_a_pass_fail_check_and_a_count_less_defense_have_exact_odds(tmp_path: Path) -> None:

@@ -9,25 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.build import CompiledPack
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef
-from runtime.dice import SeededDice
+from runtime.dice import ForcedDice, SeededDice
 from runtime.games.lobotomy import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
 from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
 from runtime.rounds import play_round
 from tests.conftest import ROOT
-from tests.helpers import run
+from tests.helpers import compiled, run
 
 PACK = ROOT / "content" / "lobotomy"
 
 
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
-    loaded = load_checked(PACK)
-    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
-    return compile_pack(loaded.pack)
+    return compiled(PACK)
 
 
 def card(pack: CompiledPack, title: str) -> CardDef:
@@ -90,8 +88,10 @@ def test_monsters_move_towards_the_nearest_character_and_overwhelm(pack: Compile
     before = len(game.log.events)
     monsters_attack(game, phase)
     texts = [e.text for e in game.log.events[before:] if e.kind == "attack"]
-    assert len(texts) == 2
-    assert "3d6" in texts[0] and "3d6" in texts[1]  # the shade's 2 dice +1 for the husk before it
+    # Both basic: the husk (3 dice) first, as it came first; then the shade, 2 dice and 1 more
+    # for the husk that attacked there before it.
+    assert [t.split(" attacks")[0] for t in texts] == ["Orderly Husk", "Wailing Shade"]
+    assert "attack 3d6" in texts[0] and "attack 3d6" in texts[1]
 
 
 def test_a_round_plays_both_turns_and_the_warden_walks(pack: CompiledPack) -> None:
@@ -118,22 +118,11 @@ def test_death_sends_a_character_back_to_confinement(pack: CompiledPack) -> None
     hero.stats.set("health", 1)
     husk = game.spawn("monster", "B4", card(pack, "Orderly Husk"))
     game.state.round = 1  # inside a game: a death does not end the run
-    game.dice = _Faces([6, 6, 6])
+    game.dice = ForcedDice([6, 6, 6])
     assert monster_attack(game, husk, hero) == 2
     assert not hero.dead and hero.location == "central"
     assert hero.stats.get("health") == 6 and hero.stats.get("insanity") == 3
     assert game.state.tracks["insomnia"] == 3
-
-
-class _Faces:
-    """Dice that show the faces given, in order."""
-
-    def __init__(self, faces: list[int]) -> None:
-        self.faces = list(faces)
-
-    def roll(self, sides: int) -> int:
-        """The next face."""
-        return self.faces.pop(0)
 
 
 def test_an_unknown_step_is_the_rulesets_error(tmp_path: Path) -> None:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.rounds import play_round
-from tests.helpers import make_pack, run
+from tests.helpers import compiled, house_rules_pack, run
 
 KEEP = """ruleset: keep
 title: Keep
@@ -95,16 +94,7 @@ monster "Wisp" {
 
 
 def keep_pack(tmp_path: Path, rules: str = KEEP, cards: str = CARDS) -> Path:
-    manifest = "pack: keep\ntitle: Keep\nversion: 0.1.0\nruleset: rules.yaml\n"
-    folder = make_pack(tmp_path / "keep", manifest, cards=cards)
-    (folder / "rules.yaml").write_text(rules)
-    return folder
-
-
-def compiled(folder: Path) -> CompiledPack:
-    loaded = load_checked(folder)
-    assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
-    return compile_pack(loaded.pack)
+    return house_rules_pack(tmp_path / "keep", "keep", rules, cards)
 
 
 def test_the_world_is_read_from_the_ruleset(tmp_path: Path) -> None:

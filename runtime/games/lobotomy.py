@@ -64,9 +64,7 @@ def spawn_monster(game: Game, card: CardInstance, *, place: str | None = None) -
     if not pile:
         game.event("spawn", "the monster deck is empty")
         return
-    sheet = pile.pop()
-    spawned = game.spawn(MONSTER, place or random_place(game), sheet.definition)
-    spawned.sheet = sheet
+    game.spawn(MONSTER, place or random_place(game), pile.pop())
 
 
 def random_place(game: Game) -> str:
@@ -133,8 +131,7 @@ def reveal_movement(game: Game, card: CardInstance) -> bool:
 
 def monster_drawn(game: Game, card: CardInstance) -> bool:
     """A monster card drawn comes onto the board at a random space."""
-    spawned = game.spawn(MONSTER, random_place(game), card.definition)
-    spawned.sheet = card
+    game.spawn(MONSTER, random_place(game), card)
     return True
 
 
@@ -150,8 +147,7 @@ def play_drawn(game: Game, card: CardInstance) -> None:
     `play "Wisp"` meets it where it stands)."""
     game.event("play", f"play {card.definition.label}", uid=card.uid)
     if card.kind == MONSTER:
-        spawned = game.spawn(MONSTER, game.actor.location, card.definition)
-        spawned.sheet = card
+        game.spawn(MONSTER, game.actor.location, card)
         return
     handler = game.module.drawn.get(card.kind) or game.module.drawn["*"]
     handler(game, card)
@@ -237,10 +233,11 @@ def _step_towards(game: Game, start: str, goal: str) -> str | None:
 def spawn_monsters(game: Game, phase: Phase) -> None:
     """Step 6: the monsters the movement card names appear at random spaces."""
     card = _movement(game)
-    count = card.definition.properties.get("spawns") if card else None
-    if isinstance(count, int):
-        for _ in range(count):
-            spawn_monster(game, card)  # type: ignore[arg-type]
+    if card is None:
+        return
+    count = card.definition.properties.get("spawns")
+    for _ in range(count if isinstance(count, int) else 0):
+        spawn_monster(game, card)
 
 
 def monsters_attack(game: Game, phase: Phase) -> None:
