@@ -166,14 +166,22 @@ def _tracks(section: Mapping[str, Any], error: Report) -> dict[str, TrackRule]:
             continue
         if not t["min"] <= t["start"] <= t["max"]:
             error(f"track {name!r} must have min <= start <= max", ("tracks", name))
+        on = t.get("on", "game")
+        if on != "card" and (t.get("each_turn") or t.get("blocks_use")):
+            error(
+                f"track {name!r}: each_turn and blocks_use are for tokens on cards (on: card)",
+                ("tracks", name),
+            )
         tracks[name] = TrackRule(
             name,
             t["min"],
             t["max"],
             t["start"],
-            t.get("on", "game"),
+            on,
             t.get("at_max"),
             t.get("at_min"),
+            int(t.get("each_turn", 0)),
+            bool(t.get("blocks_use", False)),
         )
     return tracks
 

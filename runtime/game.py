@@ -384,6 +384,14 @@ class Game:
         if not self.usable(card):
             self.event("use", f"{card.definition.label} has nothing to use")
             return
+        waiting = [
+            f"{card.tokens[t.name]} {t.name}"
+            for t in self.rules.world.tracks.values()
+            if t.blocks_use and card.tokens.get(t.name, 0) > 0
+        ]
+        if waiting:
+            self.event("use", f"{card.definition.label} cannot be used yet: {', '.join(waiting)}")
+            return
         with suppress(RunEnded):  # the player died; the log says so
             self.fire("use", [card])
 

@@ -56,6 +56,7 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
         if phase.actions is not None:
             rule = actor.stats.rules[phase.actions]
             actor.stats.set(phase.actions, rule.start)
+        _tick(game, actor)
         if phase.trigger is not None:
             game.fire(phase.trigger, [*actor.items, *actor.owned, *_sheet(actor)])
         turn = game.module.turns.get(actor.kind)
@@ -67,6 +68,15 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
             game.event("turn", f"{actor.name}'s turn ends", actor=actor.name)
     finally:
         game.state.acting = None
+
+
+def _tick(game: Game, actor: Actor) -> None:
+    """Tokens that count on by themselves each turn of the card's owner (a cooldown down)."""
+    for card in [*actor.items, *actor.owned]:
+        for track in game.rules.world.tracks.values():
+            end = track.low if track.each_turn < 0 else track.high
+            if track.each_turn and card.tokens.get(track.name, end) != end:
+                game.add_tokens(card, track.name, track.each_turn)
 
 
 def _sheet(actor: Actor) -> list[CardInstance]:

@@ -152,3 +152,26 @@ def test_play_against_a_monster_and_a_card_that_is_no_actor() -> None:
     assert "target: Orderly Husk" in output and "check attack 4 critical" in output
     code, output = run("play", str(PACK), "Fire Axe", "--against", "Sedative")
     assert code == 2 and "'Sedative' is a drug card, not an actor's" in output
+
+
+def test_a_skill_cools_down_turn_by_turn_and_a_final_blow_hurries_it(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    game.spawn("monster", hero.location, card(pack, "Orderly Husk"))
+    scream = game.new_instance(card(pack, "Scream"))
+    hero.items.append(scream)
+    game.use(scream)
+    assert scream.tokens["cooldown"] == 2
+    game.use(scream)  # still cooling down: nothing happens
+    assert game.log.events[-1].text == 'skill "Scream" cannot be used yet: 2 cooldown'
+    assert game.actors_of("monster")[0].stats.get("hp") == 3  # hurt once, not twice
+    # The husk (3 hp left) falls to the axe: the scream is ready a turn sooner.
+    axe = game.new_instance(card(pack, "Fire Axe"))
+    hero.items.append(axe)
+    game.dice = ForcedDice([6, 6, 5, 2])
+    game.use(axe)
+    assert not game.actors_of("monster") and scream.tokens["cooldown"] == 1
+    # The start of the next turn takes the last one off: the scream is ready again.
+    game.state.decks["movement"] = []
+    play_round(game)
+    assert scream.tokens["cooldown"] == 0

@@ -131,6 +131,7 @@ def test_coma_ward_keeps_one_kind_of_actor_and_a_board_without_paths() -> None:
         ("  starts: round_starts\n", "  starts: round_begins\n", "'round_begins'"),
         ("round: [heroes, monsters]", "round: [heroes, monsters, dusk]", "phase 'dusk'"),
         ("sheet: monster\n", "sheet: beast\n", "unknown card kind 'beast'"),
+        ("dread: {min: 0,", "dread: {each_turn: -1, min: 0,", "for tokens on cards"),
         ("dread: {min: 0, max: 3, start: 0,", "dread: {min: 0, max: 3, start: 5,", "min <= start"),
     ],
 )

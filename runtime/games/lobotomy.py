@@ -14,7 +14,7 @@ from collections import defaultdict
 from runtime.cards import CardInstance
 from runtime.game import Game
 from runtime.games.base import BASE, carry
-from runtime.games.lobotomy_attack import ATTACK, CHAOS, DAMAGES, target_of
+from runtime.games.lobotomy_attack import ATTACK, CHAOS, COOLDOWN, DAMAGES, final_blow, target_of
 from runtime.games.lobotomy_dice import Attack, roll_attack
 from runtime.module import ValueDef
 from runtime.state import Actor
@@ -24,7 +24,6 @@ INSANITY = "insanity"
 HEALTH = "health"
 INSOMNIA = "insomnia"
 WEAR = "wear"
-COOLDOWN = "cooldown"
 
 MONSTER = "monster"
 CHARACTER = "character"
@@ -46,7 +45,7 @@ def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) ->
     for actor in game.subjects(subject):
         game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
         if actor.dead and actor.kind == MONSTER:
-            game.fire("final_blow", [card])
+            final_blow(game, card)
 
 
 def chaos_die(game: Game, card: CardInstance) -> None:

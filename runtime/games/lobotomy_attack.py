@@ -32,6 +32,9 @@ from runtime.games.lobotomy_dice import (
 )
 from runtime.state import Actor
 
+COOLDOWN = "cooldown"
+"""The token kind on a skill that counts the turns until it can be used again."""
+
 CHAOS = "chaos"
 """The name under which a waiting Chaos Die is kept among an actor's bonuses."""
 
@@ -129,9 +132,24 @@ def settle_attack(
     if target is not None and isinstance(damage, int) and damage > 0:
         game.change(damaged_stat(call.params, target), -damage, target)
         if target.dead:
-            game.fire("final_blow", [card])
+            final_blow(game, card)
     if rolled.after:
         wear_out(game, card, call.params)
+
+
+def final_blow(game: Game, card: CardInstance) -> None:
+    """An attack of this card killed: its `on final blow` runs, and one of the attacker's
+    skills cools down a turn sooner (the attacker picks which)."""
+    game.fire("final_blow", [card])
+    attacker = game.actor
+    cooling = [c for c in [*attacker.items, *attacker.owned] if c.tokens.get(COOLDOWN, 0) > 0]
+    if not cooling:
+        return
+    index = 0
+    if len(cooling) > 1:
+        labels = [c.definition.label for c in cooling]
+        index = game.decide("option", "the final blow cools down", labels)
+    game.add_tokens(cooling[index], COOLDOWN, -1)
 
 
 def wear_out(game: Game, card: CardInstance, params: Mapping[str, Any]) -> None:
