@@ -48,6 +48,8 @@ test-latest:
 # (A4, duplex, PNG previews) and reported into build/, each step timed.
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build
+	$(BIN)/python scripts/demo.py --pack content/lobotomy --build build \
+		--play "Fire Axe" --against "Orderly Husk"
 
 # The same on the specimens the project was given.
 demo-specimens: $(STAMP)

@@ -1,4 +1,4 @@
-"""`make demo`: the main job on the bundled Coma Ward pack, step by step, timed.
+"""`make demo`: the main job on a bundled pack (Coma Ward, then Lobotomy), step by step, timed.
 
 Each step is the `pillbox` command a designer would type; its output is shown as it runs. A
 step that fails stops the demo with its exit code. At the end, a table says how long each step
@@ -27,10 +27,14 @@ class Step:
     output: str = ""
 
 
-def steps(pack: str, build: str, play: str, answers: list[str]) -> list[Step]:
-    """The main job: check, test, play one card, print, report."""
+def steps(
+    pack: str, build: str, play: str, answers: list[str], against: str | None = None
+) -> list[Step]:
+    """The main job: check, test, play one card (facing an actor, if one is named), print,
+    report."""
     stem = Path(pack).name
     chosen = tuple(arg for answer in answers for arg in ("--choose", answer))
+    chosen += ("--against", against) if against else ()
     return [
         Step("check", ("check", pack)),
         Step("test", ("test", pack)),
@@ -67,11 +71,14 @@ def main() -> int:
     parser.add_argument("--build", default="build")
     parser.add_argument("--play", default="The Gurney That Follows", help="the card to play")
     parser.add_argument("--choose", action="append", help="its answers, in order")
+    parser.add_argument("--against", help="the card of the actor it faces (a monster)")
     arguments = parser.parse_args()
     Path(ROOT / arguments.build).mkdir(parents=True, exist_ok=True)
     done: list[tuple[Step, float]] = []
-    answers = arguments.choose or ["Outrun it"]
-    for step in steps(arguments.pack, arguments.build, arguments.play, answers):
+    default = ["Outrun it"] if arguments.against is None else []
+    answers = arguments.choose if arguments.choose is not None else default
+    plan = steps(arguments.pack, arguments.build, arguments.play, answers, arguments.against)
+    for step in plan:
         command = [sys.executable, "-m", "compiler", *step.args]
         print(f"\n$ pillbox {shlex.join(step.args)}", flush=True)
         start = time.perf_counter()
