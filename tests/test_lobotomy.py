@@ -13,7 +13,13 @@ from compiler.build import CompiledPack
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef
 from runtime.dice import ForcedDice, SeededDice
-from runtime.games.lobotomy import monster_attack, monsters_attack, move_monsters
+from runtime.games.lobotomy import (
+    defense_die,
+    monster_attack,
+    monsters_attack,
+    move_monsters,
+    tantrum,
+)
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
 from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
 from runtime.rounds import play_round
@@ -175,3 +181,40 @@ def test_a_skill_cools_down_turn_by_turn_and_a_final_blow_hurries_it(pack: Compi
     game.state.decks["movement"] = []
     play_round(game)
     assert scream.tokens["cooldown"] == 0
+
+
+def test_the_defense_die_example_ends_at_no_damage(pack: CompiledPack) -> None:
+    # Rulebook, Insanity: 1 HP left, Defense 1 and +1 from a skill, the last insanity point on
+    # the Defense Die, 3 shields: 5, less 1 for the monster's fire; its 4 successes do nothing.
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.stats.set("health", 1)
+    hero.stats.set("defense", 2)
+    hero.stats.set("insanity", 6)
+    brute = game.spawn("monster", hero.location, card(pack, "Orderly Husk"))
+    brute.keywords = frozenset({"fiery"})
+    brute.stats.set("dice", 4)
+    brute.stats.set("ar", 2)
+    defense_die(game, game.new_instance(card(pack, "Sedative")))
+    assert hero.stats.get("insanity") == 7
+    game.dice = ForcedDice([6, 3, 4, 5, 2])  # the Defense Die first: its face 6 is 3 shields
+    assert monster_attack(game, brute, hero) == 0
+    assert not hero.dead and hero.bonuses == []
+    # At the top of insanity no insane ability can be used, and nothing is lost for trying.
+    defense_die(game, game.new_instance(card(pack, "Sedative")))
+    assert hero.bonuses == [] and hero.stats.get("insanity") == 7 and not hero.dead
+
+
+def test_a_tantrum_draws_the_attacks_on_the_space(pack: CompiledPack) -> None:
+    game = pack.new_game(players=2, seed=1)
+    weak, strong = game.state.players
+    weak.location = strong.location = "C2"
+    strong.stats.set("defense", 4)
+    game.spawn("monster", "C2", card(pack, "Orderly Husk"))
+    game.state.current = 1
+    tantrum(game, game.new_instance(card(pack, "Sedative")))
+    game.dice = SeededDice(3)
+    monsters_attack(game, pack.rules.world.turns.phases[1])
+    attacks = [e for e in game.log.events if e.kind == "attack"]
+    assert [e.data["target"] for e in attacks] == ["player 2"]
+    assert not any(flag.startswith("tantrum") for flag in game.state.flags)  # the turn is over

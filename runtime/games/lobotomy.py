@@ -10,6 +10,7 @@ silent are in docs/lobotomy.md.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from runtime.cards import CardInstance
 from runtime.game import Game
@@ -30,6 +31,12 @@ CHARACTER = "character"
 MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
 
+DEFENSE_DIE = "defense die"
+"""The name under which a waiting Defense Die is kept among an actor's bonuses."""
+
+TANTRUM = "tantrum"
+"""The flag of a character drawing this monsters' turn's attacks on their space."""
+
 PRIORITY = ("boss", "elite", "basic")
 """Which monster on a space attacks first (rulebook, Monsters - Priority)."""
 
@@ -48,12 +55,38 @@ def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) ->
             final_blow(game, card)
 
 
+def insane(game: Game, ability: str) -> bool:
+    """Use 1 insanity for an insane ability; at the top of the counter none can be used
+    (rulebook, Insanity Penalties: only being forced to lose more sends you back)."""
+    actor = game.actor
+    rule = actor.stats.rules.get(INSANITY)
+    if rule is None or actor.stats.get(INSANITY) >= rule.high:
+        game.event("insane", f"{actor.name} is at the top of insanity: no {ability}")
+        return False
+    game.change(INSANITY, 1)
+    return True
+
+
 def chaos_die(game: Game, card: CardInstance) -> None:
     """`add chaos die`: 1 insanity for the Chaos Die in the next attack."""
-    game.change(INSANITY, 1)
-    if not game.actor.dead:
+    if insane(game, "Chaos Die"):
         game.actor.bonuses.append((CHAOS, 1))
         game.event("bonus", "the Chaos Die joins the next attack", check="attack")
+
+
+def defense_die(game: Game, card: CardInstance) -> None:
+    """`roll defense die`: 1 insanity for the Defense Die against the next attack on you."""
+    if insane(game, "Defense Die"):
+        game.actor.bonuses.append((DEFENSE_DIE, 1))
+        game.event("bonus", "the Defense Die waits for the next attack on you", check="defense")
+
+
+def tantrum(game: Game, card: CardInstance) -> None:
+    """`throw a tantrum`: 1 insanity, and this monsters' turn every attack on your space is
+    aimed at you."""
+    if insane(game, "tantrum"):
+        game.state.flags.add(f"{TANTRUM}:{game.actor.name}")
+        game.event("insane", f"{game.actor.name} throws a tantrum: the monsters turn on them")
 
 
 def spawn_monster(game: Game, card: CardInstance, *, place: str | None = None) -> None:
@@ -252,10 +285,18 @@ def monsters_attack(game: Game, phase: Phase) -> None:
             victims = game.actors_of(CHARACTER, place)
             if not victims:
                 break
-            victim = min(
-                victims, key=lambda c: (game.stat("defense", c), game.stat(HEALTH, c), c.seat or 0)
-            )
-            monster_attack(game, monster, victim, overwhelm)
+            monster_attack(game, monster, _victim(game, victims), overwhelm)
+    game.state.flags = {flag for flag in game.state.flags if not flag.startswith(f"{TANTRUM}:")}
+
+
+def _victim(game: Game, victims: list[Actor]) -> Actor:
+    """Whom a monster attacks: one who threw a tantrum, else the lowest Defense, then the
+    least health, then the first seat (where the players would choose)."""
+    raging = [c for c in victims if f"{TANTRUM}:{c.name}" in game.state.flags]
+    return min(
+        raging or victims,
+        key=lambda c: (game.stat("defense", c), game.stat(HEALTH, c), c.seat or 0),
+    )
 
 
 def _priority(monster: Actor) -> int:
@@ -272,7 +313,10 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
         holy="holy" in monster.keywords,
         ghostly="ghostly" in monster.keywords,
     )
-    rolled = roll_attack(attack, target_of(game, victim, {}), game.dice)
+    shields = sum(dice for name, dice in victim.bonuses if name == DEFENSE_DIE)
+    victim.bonuses = [(name, dice) for name, dice in victim.bonuses if name != DEFENSE_DIE]
+    target = replace(target_of(game, victim, {}), defense_dice=min(shields, 10))
+    rolled = roll_attack(attack, target, game.dice)
     game.event(
         "attack",
         f"{monster.name} attacks {victim.name}: {rolled.text}",
@@ -316,6 +360,8 @@ LOBOTOMY = BASE.extend(
     verbs={
         "deal_damage": deal_damage,
         "chaos_die": chaos_die,
+        "defense_die": defense_die,
+        "tantrum": tantrum,
         "spawn_monster": spawn_monster,
         "target_nearest": target_nearest,
         "cool_down": cool_down,
