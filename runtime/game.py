@@ -476,7 +476,11 @@ class Game:
 
     # -- actors, places, tracks ----------------------------------------------------------
     def spawn(
-        self, kind: str, place: str | None = None, sheet: CardInstance | CardDef | None = None
+        self,
+        kind: str,
+        place: str | None = None,
+        sheet: CardInstance | CardDef | None = None,
+        name: str | None = None,
     ) -> Actor:
         """Bring an actor that no one plays into the game: a monster from its card (the copy
         drawn, or a new copy of the card named)."""
@@ -490,7 +494,7 @@ class Game:
                 if isinstance(value, int):
                     stats.set(stat, value)
         keywords = frozenset(_words(card.definition.properties.values())) if card else frozenset()
-        name = card.definition.title if card else kind
+        name = name or (card.definition.title if card else kind)
         same = sum(1 for other in self.state.others if other.name.split(" #")[0] == name)
         actor = Actor(
             f"{name} #{same + 1}" if same else name,
@@ -547,6 +551,9 @@ class Game:
         after = max(rule.low, min(rule.high, before + delta))
         self.state.tracks[track] = after
         self.event("track", f"{track} {before} → {after} ({delta:+d})", track=track)
+        moved = self.module.on_track.get(track)
+        if moved is not None and after != before:
+            moved(self, before, after)
         self._track_end(rule, before, after, self.cards_in_play())
 
     def add_tokens(self, card: CardInstance, token: str, delta: int) -> None:

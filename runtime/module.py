@@ -43,6 +43,9 @@ Hook = Callable[["Game", "Player"], None]
 Step = Callable[["Game", "Phase"], None]
 """One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
 
+TrackMoved = Callable[["Game", int, int], None]
+"""What a game does when one of its tracks moves, from where to where (the Warden walks)."""
+
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
@@ -73,6 +76,7 @@ class GameModule:
     owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
     hooks: Mapping[str, Hook] = field(default_factory=dict)  # a moment of the engine -> the rule
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
+    on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 

@@ -111,9 +111,10 @@ def test_a_round_plays_both_turns_and_the_warden_walks(pack: CompiledPack) -> No
     assert game.state.players[0].stats.get("ap") == 3  # refilled at the start of its turn
     assert "“Somewhere a bulb bursts.”" in text
     assert game.state.tracks["insomnia"] == 1  # the movement card moves the Warden
-    assert [a.name for a in game.state.others] == ["Orderly Husk"]  # it spawned one
+    assert [a.name for a in game.actors_of("monster")] == ["Orderly Husk"]  # it spawned one
+    assert [a.location for a in game.actors_of("warden")] == ["A2"]
     assert json.dumps(game.snapshot())  # the whole world as plain data
-    assert game.snapshot()["actors"][1]["kind"] == "monster"
+    assert [a["kind"] for a in game.snapshot()["actors"]] == ["character", "warden", "monster"]
 
 
 def test_death_sends_a_character_back_to_confinement(pack: CompiledPack) -> None:
@@ -218,3 +219,31 @@ def test_a_tantrum_draws_the_attacks_on_the_space(pack: CompiledPack) -> None:
     attacks = [e for e in game.log.events if e.kind == "attack"]
     assert [e.data["target"] for e in attacks] == ["player 2"]
     assert not any(flag.startswith("tantrum") for flag in game.state.flags)  # the turn is over
+
+
+def test_the_warden_walks_the_insomnia_track_and_stomps(pack: CompiledPack) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    first.location, second.location = "A2", "A3"
+    # Chaos Die faces 5 (2 skulls) and 3 (1 skull): 3 damage to the first; then he walks on to
+    # A3, where the second is stomped with faces 1 and 6 (no skull, the +1): none.
+    game.dice = ForcedDice([5, 3, 1, 6])
+    game.advance("insomnia", 1)
+    (walker,) = game.actors_of("warden")
+    assert walker.location == "A4" and game.state.tracks["insomnia"] == 3
+    assert first.stats.get("health") == 3 and second.stats.get("health") == 6
+    assert {"stunned:player 1", "stunned:player 2"} <= game.state.flags
+    # A stunned character spends an action getting up at the start of the next turn.
+    game.state.decks["movement"] = []
+    game.state.decks["monster"] = []
+    play_round(game)
+    assert first.stats.get("ap") == 2 and not any(f.startswith("stunned") for f in game.state.flags)
+
+
+def test_walking_onto_the_wardens_space_is_a_stomp(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.advance("insomnia", 4)  # the Warden on A5, no one there
+    game.dice = ForcedDice([5, 5])
+    game.move("A5")
+    assert game.state.players[0].stats.get("health") == 2
+    assert game.actors_of("warden")[0].location == "A6"

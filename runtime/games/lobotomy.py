@@ -15,8 +15,16 @@ from dataclasses import replace
 from runtime.cards import CardInstance
 from runtime.game import Game
 from runtime.games.base import BASE, carry
-from runtime.games.lobotomy_attack import ATTACK, CHAOS, COOLDOWN, DAMAGES, final_blow, target_of
-from runtime.games.lobotomy_dice import Attack, roll_attack
+from runtime.games.lobotomy_attack import (
+    ATTACK,
+    CHAOS,
+    COOLDOWN,
+    DAMAGES,
+    chaos_faces,
+    final_blow,
+    target_of,
+)
+from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
 from runtime.module import ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -28,6 +36,8 @@ WEAR = "wear"
 
 MONSTER = "monster"
 CHARACTER = "character"
+WARDEN = "warden"
+ATTACK_PROCEDURE = "lobotomy-attack"
 MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
 
@@ -329,6 +339,73 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     return rolled.outcome
 
 
+# ---------------------------------------------------------------- the Warden
+
+
+QUARTERS = "ABCD"
+SPACES = 12
+STUNNED = "stunned"
+
+
+def patrol_space(step: int) -> str:
+    """The space of the Insomnia Track at a step: 0 is A1, 11 A12, 12 B1... 47 D12."""
+    return f"{QUARTERS[step // SPACES]}{step % SPACES + 1}"
+
+
+def warden(game: Game) -> Actor:
+    """The Warden, brought onto his patrol's first space the first time he is needed."""
+    found = game.actors_of(WARDEN)
+    if found:
+        return found[0]
+    return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name="the Warden")
+
+
+def warden_walks(game: Game, before: int, after: int) -> None:
+    """The Insomnia Track moved: the Warden stands on its space, and stomps who is there."""
+    walker = warden(game)
+    walker.location = patrol_space(after)
+    game.event("move", f"the Warden walks to {walker.location}", actor=walker.name)
+    stomp_here(game, walker)
+
+
+def stomp_here(game: Game, walker: Actor) -> None:
+    """Every character on the Warden's space is stomped: the Chaos Die twice, a damage a skull
+    that nothing prevents, stunned; then he walks on (rulebook, Stomp!)."""
+    victims = game.actors_of(CHARACTER, walker.location) if walker.location else []
+    for victim in victims:
+        rolled = roll_stomp(game.dice, faces=_chaos_die(game))
+        game.event("stomp", f"the Warden stomps {victim.name}: {rolled.text}", target=victim.name)
+        if rolled.outcome:
+            game.change(HEALTH, -rolled.outcome, victim)
+        game.state.flags.add(f"{STUNNED}:{victim.name}")
+    if victims:
+        game.advance(INSOMNIA, 1)
+
+
+def _chaos_die(game: Game) -> tuple[ChaosFace, ...]:
+    """The Chaos Die as the ruleset's attack test describes it (its designer values)."""
+    rule = next(
+        (r for r in game.rules.procedures.values() if r.procedure == ATTACK_PROCEDURE), None
+    )
+    return chaos_faces(rule.params if rule is not None else {})
+
+
+def moved_onto_warden(game: Game, actor: Actor) -> None:
+    """A character who ends a move on the Warden's space is stomped."""
+    walker = warden(game)
+    if walker.location == actor.location:
+        stomp_here(game, walker)
+
+
+def character_turn(game: Game, actor: Actor) -> None:
+    """A stunned character spends an action getting up (the rest of a turn is the players')."""
+    flag = f"{STUNNED}:{actor.name}"
+    if flag in game.state.flags:
+        game.state.flags.discard(flag)
+        game.event("stun", f"{actor.name} gets up")
+        game.change("ap", -1, actor)
+
+
 # ---------------------------------------------------------------- death
 
 
@@ -368,7 +445,7 @@ LOBOTOMY = BASE.extend(
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
-    checks={"lobotomy-attack": ATTACK},
+    checks={ATTACK_PROCEDURE: ATTACK},
     drawn={
         "movement": reveal_movement,
         "monster": monster_drawn,
@@ -376,7 +453,9 @@ LOBOTOMY = BASE.extend(
         "*": carry,
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
-    hooks={"death": confinement},
+    hooks={"death": confinement, "move_ended": moved_onto_warden},
+    on_track={INSOMNIA: warden_walks},
+    turns={CHARACTER: character_turn},
     steps={
         "event_effects": event_effects,
         "special_event": special_event,
