@@ -551,9 +551,9 @@ class Game:
         after = max(rule.low, min(rule.high, before + delta))
         self.state.tracks[track] = after
         self.event("track", f"{track} {before} → {after} ({delta:+d})", track=track)
-        moved = self.module.on_track.get(track)
-        if moved is not None and after != before:
-            moved(self, before, after)
+        reaction = self.module.on_track.get(track)
+        if reaction is not None and after != before:
+            reaction(self, before, after)
         self._track_end(rule, before, after, self.cards_in_play())
 
     def add_tokens(self, card: CardInstance, token: str, delta: int) -> None:
