@@ -15,6 +15,8 @@ from runtime.cards import CardDef
 from runtime.dice import ForcedDice, SeededDice
 from runtime.games.lobotomy import (
     defense_die,
+    defy_time,
+    fists,
     monster_attack,
     monsters_attack,
     move_monsters,
@@ -247,3 +249,18 @@ def test_walking_onto_the_wardens_space_is_a_stomp(pack: CompiledPack) -> None:
     game.move("A5")
     assert game.state.players[0].stats.get("health") == 2
     assert game.actors_of("warden")[0].location == "A6"
+
+
+def test_fists_and_defy_time(pack: CompiledPack) -> None:
+    # Rulebook, Attack Action: bare fists roll 3 dice; 3, 5 and 6 at AR 4+ are 2 successes,
+    # the monster's Defense 1 takes one: 1 damage, and its 4 health are 3.
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    game.target(husk)
+    bare = game.new_instance(card(pack, "Sedative"))
+    game.dice = ForcedDice([3, 5, 6])
+    fists(game, bare)
+    assert husk.stats.get("hp") == 3
+    defy_time(game, bare)
+    defy_time(game, bare)  # once a turn
+    assert game.actor.stats.get("ap") == 4 and game.state.tracks["insomnia"] == 1

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from runtime.cards import CardInstance
+from runtime.checks import CheckCall
 from runtime.game import Game
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
@@ -97,6 +98,28 @@ def tantrum(game: Game, card: CardInstance) -> None:
     if insane(game, "tantrum"):
         game.state.flags.add(f"{TANTRUM}:{game.actor.name}")
         game.event("insane", f"{game.actor.name} throws a tantrum: the monsters turn on them")
+
+
+def defy_time(game: Game, card: CardInstance) -> None:
+    """`defy time`: the Warden a space on for 1 more AP, once a turn (an insomnia shift)."""
+    flag = f"{DEFIED}:{game.state.round}:{game.actor.name}"
+    if flag in game.state.flags:
+        game.event("insane", f"{game.actor.name} has defied time this turn already")
+        return
+    game.state.flags.add(flag)
+    game.advance(INSOMNIA, 1)
+    game.change("ap", 1)
+
+
+def fists(game: Game, card: CardInstance) -> None:
+    """`attack with fists`: the attack test of three dice a bare-handed character rolls."""
+    rule = next(
+        (r for r in game.rules.procedures.values() if r.procedure == ATTACK_PROCEDURE), None
+    )
+    if rule is None:
+        game.event("attack", "this game has no attack test")
+        return
+    game.check(card, CheckCall(rule, (("dice", FISTS_DICE),), (), "attack with fists"))
 
 
 def spawn_monster(game: Game, card: CardInstance, *, place: str | None = None) -> None:
@@ -345,6 +368,9 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
 QUARTERS = "ABCD"
 SPACES = 12
 STUNNED = "stunned"
+DEFIED = "defied time"
+FISTS_DICE = 3
+"""Every character can attack bare-handed with three dice (rulebook, Attack Action)."""
 
 
 def patrol_space(step: int) -> str:
@@ -439,6 +465,8 @@ LOBOTOMY = BASE.extend(
         "chaos_die": chaos_die,
         "defense_die": defense_die,
         "tantrum": tantrum,
+        "defy_time": defy_time,
+        "fists": fists,
         "spawn_monster": spawn_monster,
         "target_nearest": target_nearest,
         "cool_down": cool_down,
