@@ -65,6 +65,7 @@ class Kind:
     variants_same: tuple[str, ...] | None
     variants_same_options: bool
     narrated: str | None = None  # the property the narrator reads first
+    marks: tuple[str, ...] = ()  # properties and card tokens printed as boxes to mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -680,7 +681,16 @@ def _build(
             variants_same=tuple(variants.get("same", [])) if variants else None,
             variants_same_options=bool(variants.get("same_options")) if variants else False,
             narrated=k.get("narrated"),
+            marks=tuple(k.get("marks") or ()),
         )
+        card_tokens = {n for n, t in world.tracks.items() if t.on == "card"}
+        for mark in k.get("marks") or ():
+            if mark not in kinds[name].properties and mark not in card_tokens:
+                builder.error(
+                    f"kind {name!r} marks {mark!r}, which is neither one of its properties nor "
+                    "a token kind on cards (`tracks:` with `on: card`)",
+                    ("kinds", name, "marks"),
+                )
         if k.get("narrated") is not None and k["narrated"] not in kinds[name].properties:
             builder.error(
                 f"kind {name!r} is narrated from {k['narrated']!r}, which is none of its "

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
+from compiler.printing.cards import CardRenderer
+from compiler.printing.faces import face_data
+from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef
 from runtime.dice import ForcedDice, SeededDice
@@ -264,3 +267,23 @@ def test_fists_and_defy_time(pack: CompiledPack) -> None:
     defy_time(game, bare)
     defy_time(game, bare)  # once a turn
     assert game.actor.stats.get("ap") == 4 and game.state.tracks["insomnia"] == 1
+
+
+def test_weapons_print_durability_boxes_and_skills_a_cooldown_counter(pack: CompiledPack) -> None:
+    ruleset = pack.checked.ruleset
+    cards = {card["title"]: card for card in pack.checked.cards}
+    axe = face_data(ruleset, cards["Fire Axe"], PrintOptions(), "Lobotomy").context
+    assert axe["marks"] == [{"label": "Durability", "boxes": ["", ""]}]
+    assert not any("urability" in fact for fact in axe["facts"])  # boxes, not a tag as well
+    scream = face_data(ruleset, cards["Scream"], PrintOptions(), "Lobotomy").context
+    assert scream["marks"] == [{"label": "Cooldown", "boxes": ["1", "2", "3", "4", "5", "6"]}]
+    face, _, _ = CardRenderer(pack.checked, PrintOptions()).face(cards["Scream"], "scream")
+    assert face.html.count('class="box"') == 6
+
+
+def test_a_mark_that_is_no_property_nor_token_is_the_rulesets_error(tmp_path: Path) -> None:
+    text = (PACK / "ruleset.yaml").read_text().replace("marks: [cooldown]", "marks: [sanity]")
+    (tmp_path / "rules.yaml").write_text(text.replace("ruleset: lobotomy", "ruleset: house"))
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert "kind 'skill' marks 'sanity'" in caught.value.diagnostics[0].message

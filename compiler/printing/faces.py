@@ -401,6 +401,28 @@ class FaceData:
     overflow: bool  # still too long at the smallest step
 
 
+def _marks(ruleset: Ruleset, card: IR, names: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of boxes a card prints to mark in play: as many as a number property says
+    (durability), or a token kind's counter, numbered (a cooldown)."""
+    shown: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
+    properties = card.get("properties") or {}
+    rows = []
+    for name in names:
+        label = shown.get(name, name.replace("_", " ").capitalize())
+        value = properties.get(name)
+        track = ruleset.world.tracks.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            rows.append({"label": label, "boxes": [""] * min(value, MAX_MARKS)})
+        elif track is not None and name not in properties:
+            top = min(track.high, track.low + MAX_MARKS)
+            rows.append({"label": label, "boxes": [str(n) for n in range(track.low + 1, top + 1)]})
+    return rows
+
+
+MAX_MARKS = 20
+"""The most boxes a row prints: a card is no tally sheet."""
+
+
 def face_data(
     ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str, smallest: bool = False
 ) -> FaceData:
@@ -412,7 +434,9 @@ def face_data(
     kind = ruleset.kinds.get(card["kind"])
     lead = kind.narrated if kind is not None else None
     narrated = dict(printed.properties).get(lead) if lead is not None else None
-    shown = [text for name, text in printed.properties if name != lead]
+    marks = kind.marks if kind is not None else ()
+    # A property printed as boxes to mark is not printed as a tag too.
+    shown = [text for name, text in printed.properties if name != lead and name not in marks]
     # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
     facts = [text for text in shown if len(text) <= SHORT_FACT]
     notes = [words.parts(text) for text in notes_text(shown)]
@@ -446,6 +470,7 @@ def face_data(
         "variant": card.get("variant"),
         "deck": kind.deck if kind is not None else None,
         "facts": facts,
+        "marks": _marks(ruleset, card, marks),
         "notes": notes,
         "narrated": words.parts(narrated) if narrated else None,
         "options": options_,
