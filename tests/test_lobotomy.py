@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from compiler.printing.cards import CardRenderer
+from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
@@ -287,3 +287,32 @@ def test_a_mark_that_is_no_property_nor_token_is_the_rulesets_error(tmp_path: Pa
     with pytest.raises(RulesetError) as caught:
         load_ruleset("rules.yaml", base_dir=tmp_path)
     assert "kind 'skill' marks 'sanity'" in caught.value.diagnostics[0].message
+
+
+def test_only_a_natural_one_wears_the_weapon(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.target(game.spawn("monster", game.actor.location, card(pack, "Orderly Husk")))
+    scalpel = game.new_instance(card(pack, "Rusty Scalpel"))
+    game.actor.items.append(scalpel)
+    game.dice = ForcedDice([5, 5, 5])
+    game.use(scalpel)
+    assert scalpel.tokens.get("wear", 0) == 0
+    game.dice = ForcedDice([1, 2, 3])
+    game.use(scalpel)
+    assert scalpel.tokens["wear"] == 1
+
+
+def test_a_stats_icon_colour_is_the_rulesets_and_nothing_else(tmp_path: Path) -> None:
+    css = stat_colours(load_ruleset("lobotomy").data)
+    assert ".icon.icon-ap { background: #1f6b4f; }" in css
+    assert ".icon.icon-hp { background: #b3261e; }" in css  # a monster's stat too
+    assert ".icon.icon-terror" in stat_colours(load_ruleset("coma-ward").data)
+    hostile = (
+        (PACK / "ruleset.yaml")
+        .read_text()
+        .replace('colour: "#1f6b4f"', 'colour: "red; } body { display: none"')
+    )
+    (tmp_path / "rules.yaml").write_text(hostile.replace("ruleset: lobotomy", "ruleset: house"))
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert caught.value.diagnostics[0].span.line == 16  # the ap line of `stats:`

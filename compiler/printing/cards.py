@@ -5,6 +5,8 @@ Print lays these out; the report shows the same faces in a browser.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,8 +100,36 @@ class CardRenderer:
         return pack_file(self.env, name, limit, what) is not None
 
     def stylesheet(self) -> str:
-        """The card design: the pack's `templates/cards.css`, else the bundled one (not run)."""
+        """The card design: the stats' colours from the ruleset, then the pack's
+        `templates/cards.css`, else the bundled one (not run), which may override them."""
         loader = self.env.loader
         assert loader is not None
         source, _, _ = loader.get_source(self.env, "cards.css")
-        return source
+        return stat_colours(self.checked.ruleset.data) + source
+
+
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def stat_colours(data: Mapping[str, Any]) -> str:
+    """The CSS of each stat's icon colour, as its ruleset gives it (`colour: "#b3261e"`): the
+    schema lets through only six hex digits, and only names that are plain class names."""
+    entries = [
+        *(data.get("stats") or {}).items(),
+        *(data.get("derived") or {}).items(),
+        *(
+            item
+            for actor in (data.get("actors") or {}).values()
+            for item in ((actor or {}).get("stats") or {}).items()
+        ),
+    ]
+    rules: dict[str, str] = {}
+    for name, entry in entries:
+        colour = (entry or {}).get("colour")
+        if (
+            isinstance(colour, str)
+            and _CLASS_NAME.match(name)
+            and re.fullmatch(r"#[0-9a-fA-F]{6}", colour)
+        ):
+            rules.setdefault(name, f".icon.icon-{name} {{ background: {colour}; }}\n")
+    return "".join(rules.values())

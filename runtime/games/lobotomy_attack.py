@@ -133,7 +133,7 @@ def settle_attack(
         game.change(damaged_stat(call.params, target), -damage, target)
         if target.dead:
             final_blow(game, card)
-    if rolled.after:
+    if isinstance(rolled.after, str) and rolled.after.endswith(WORN):
         wear_out(game, card, call.params)
 
 
