@@ -100,12 +100,13 @@ class CardRenderer:
         return pack_file(self.env, name, limit, what) is not None
 
     def stylesheet(self) -> str:
-        """The card design: the stats' colours from the ruleset, then the pack's
-        `templates/cards.css`, else the bundled one (not run), which may override them."""
+        """The card design: the pack's `templates/cards.css`, else the bundled one (not run),
+        then the stats' icon colours from the ruleset (after it, so that its `@import`s stay
+        first; a design overrides them with `.icon.icon-<stat>`)."""
         loader = self.env.loader
         assert loader is not None
         source, _, _ = loader.get_source(self.env, "cards.css")
-        return stat_colours(self.checked.ruleset.data) + source
+        return f"{source}\n{stat_colours(self.checked.ruleset.data)}"
 
 
 _CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
