@@ -521,22 +521,33 @@ class Game:
             if actor.kind == kind and not actor.dead and (place is None or actor.location == place)
         ]
 
-    def subjects(self, subject: str) -> list[Actor]:
-        """The actors a verb's subject names: `you`, `the target`, `each monster here`..."""
+    def subjects(self, subject: str, card: CardInstance | None = None) -> list[Actor]:
+        """The actors a verb's subject names: `you`, `the target`, `each monster here`...
+
+        `you`, `here` and `other` are said from the card's side: on an actor's own card (a
+        monster's) they are that actor and its place; on any other card, whoever acts now.
+        """
+        speaker = self.owner_of(card) or self.actor
         if subject == "you":
-            return [self.actor]
+            return [speaker]
         if subject == "the target":
             target = self.state.target
             return [target] if target is not None and not target.dead else []
         words = subject.split()  # each [other] KIND [here]
         local = words[-1] == "here"
-        place = self.actor.location
+        place = speaker.location
         if local and place is None:
             return []
         chosen = self.actors_of(words[-2] if local else words[-1], place if local else None)
         if words[1] == "other":
-            chosen = [actor for actor in chosen if actor is not self.actor]
+            chosen = [actor for actor in chosen if actor is not speaker]
         return chosen
+
+    def owner_of(self, card: CardInstance | None) -> Actor | None:
+        """The actor a card is (a monster's card), if it is one."""
+        if card is None:
+            return None
+        return next((actor for actor in self.state.others if actor.sheet is card), None)
 
     def target(self, actor: Actor | None) -> None:
         """Make an actor the one `the target` names."""

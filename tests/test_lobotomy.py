@@ -316,3 +316,15 @@ def test_a_stats_icon_colour_is_the_rulesets_and_nothing_else(tmp_path: Path) ->
     with pytest.raises(RulesetError) as caught:
         load_ruleset("rules.yaml", base_dir=tmp_path)
     assert caught.value.diagnostics[0].span.line == 16  # the ap line of `stats:`
+
+
+def test_here_on_a_monsters_card_is_the_monsters_space(pack: CompiledPack) -> None:
+    game = pack.new_game(players=2, seed=1)
+    near, far = game.state.players
+    near.location, far.location = "B3", "central"
+    shade = game.spawn("monster", "B3", card(pack, "Wailing Shade"))
+    game.state.current = 1  # the far one's turn
+    assert shade.sheet is not None
+    assert game.subjects("each character here", shade.sheet) == [near]
+    assert game.subjects("each character here") == [far]  # the current player's space
+    assert game.subjects("you", shade.sheet) == [shade]

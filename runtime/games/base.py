@@ -13,13 +13,13 @@ from runtime.state import Player
 
 def gain(game: Game, card: CardInstance, *, stat: str, amount: int, subject: str = "you") -> None:
     """`gain {stat} {amount} [for {subject}]`."""
-    for actor in game.subjects(subject):
+    for actor in game.subjects(subject, card):
         game.change(stat, amount, actor)
 
 
 def lose(game: Game, card: CardInstance, *, stat: str, amount: int, subject: str = "you") -> None:
     """`lose {stat} {amount} [for {subject}]`."""
-    for actor in game.subjects(subject):
+    for actor in game.subjects(subject, card):
         game.change(stat, -amount, actor)
 
 

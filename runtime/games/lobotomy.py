@@ -60,7 +60,7 @@ DEATH_INSANITY_REGAINED = 2
 
 def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) -> None:
     """`deal 2 damage to each monster here`."""
-    for actor in game.subjects(subject):
+    for actor in game.subjects(subject, card):
         game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
         if actor.dead and actor.kind == MONSTER:
             final_blow(game, card)
