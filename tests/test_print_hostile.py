@@ -637,8 +637,9 @@ def _after_memory(error: Exception) -> Callable[[int], None]:
         (RuntimeError("std::bad_alloc"), True),
         (OSError(errno.ENOMEM, os.strerror(errno.ENOMEM)), True),
         (pikepdf.PdfError("unable to find /Root dictionary"), True),
+        (SystemError("error return without exception set"), True),
     ],
-    ids=["bug", "key", "bad_alloc", "ENOMEM", "qpdf"],
+    ids=["bug", "key", "bad_alloc", "ENOMEM", "qpdf", "C returned NULL"],
 )
 def test_only_memory_errors_after_much_memory_are_out_of_memory(
     error: Exception, memory: bool

@@ -241,14 +241,20 @@ def _raised(error: Exception, told: str) -> bytes:
 def _out_of_memory(error: Exception) -> bool:
     """Whether an error is this child's memory running out, rather than a bug: a MemoryError
     (pikepdf's `std::bad_alloc` among them), an error that says so, or, once the child came
-    near its cap, the error of a C library (whose allocations fail in their own ways)."""
+    near its cap, the error of a C library or a SystemError (whose allocations fail in their
+    own ways)."""
     if isinstance(error, MemoryError):
         return True
     if isinstance(error, OSError) and error.errno == errno.ENOMEM:
         return True
     if any(word in str(error).lower() for word in OUT_OF_MEMORY_WORDS):
         return True
-    return type(error).__module__.partition(".")[0] in C_LIBRARIES and _ran_out()
+    # CPython's "error return without exception set": a C function whose allocation failed
+    # and that said nothing (WeasyPrint's C helpers, near the cap), else a bug like any other.
+    c_error = isinstance(error, SystemError) or type(error).__module__.partition(".")[0] in (
+        C_LIBRARIES
+    )
+    return c_error and _ran_out()
 
 
 def _die_with(parent: int) -> None:
