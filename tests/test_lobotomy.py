@@ -328,3 +328,13 @@ def test_here_on_a_monsters_card_is_the_monsters_space(pack: CompiledPack) -> No
     assert game.subjects("each character here", shade.sheet) == [near]
     assert game.subjects("each character here") == [far]  # the current player's space
     assert game.subjects("you", shade.sheet) == [shade]
+
+
+def test_the_report_weighs_the_outcomes_the_card_writes_not_the_damage_within(
+    tmp_path: Path,
+) -> None:
+    # The attack test splits each written outcome by the damage it deals (what it settles);
+    # a rare damage inside a common outcome is no rare branch of the card.
+    code, output = run("report", str(PACK), "-o", str(tmp_path / "report.html"))
+    assert code == 0, output
+    assert ", 0 flags," in output

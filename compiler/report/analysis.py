@@ -432,11 +432,25 @@ def branches(odds: BlockOdds, points: Sequence[Written] = ()) -> list[Branch]:
     out = []
     for (prefix, header), arms in grouped.items():
         for point_header, written in points:
-            if point_header == header and set(arms) <= set(written):
-                arms = {text: arms.get(text, Fraction(0)) for text in written}
+            folded = _folded(arms, written) if point_header == header else None
+            if folded is not None:
+                arms = folded
                 break
         out.append(Branch(prefix, header, tuple(arms.items())))
     return out
+
+
+def _folded(arms: dict[str, Fraction], written: Sequence[str]) -> dict[str, Fraction] | None:
+    """The odds of each arm as the card writes it, the paths that the dice split further
+    (`1+ (2 damage)`: what a check settles besides) summed back into their arm; None if some
+    path is of no arm written here."""
+    folded = dict.fromkeys(written, Fraction(0))
+    for label, share in arms.items():
+        arm = next((w for w in written if label == w or label.startswith(f"{w} (")), None)
+        if arm is None:
+            return None
+        folded[arm] += share
+    return folded
 
 
 def branch_flags(report: CardReport, block: BlockReport, points: Sequence[Written]) -> list[Flag]:
