@@ -461,6 +461,11 @@ class Game:
         """Move the player; what ending a move there does is the game module's."""
         self.step()
         player = self.player
+        refusal = self.module.refusals.get("move")
+        reason = refusal(self, player, place) if refusal is not None else None
+        if reason is not None:
+            self.event("move", f"{player.location or 'nowhere'} → {place}: {reason}", to=place)
+            return
         self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
         player.location = place
         self.hook("move_ended", player)

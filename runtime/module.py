@@ -40,6 +40,10 @@ Hook = Callable[["Game", "Player"], None]
 """What a game does at one of the engine's moments, for the player it concerns:
 `death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
 
+Refusal = Callable[["Game", "Player", str], "str | None"]
+"""Why a game forbids an action to a player (the reason, logged), or None: for `move`, the
+place the player would move to."""
+
 Step = Callable[["Game", "Phase"], None]
 """One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
 
@@ -75,6 +79,7 @@ class GameModule:
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
     owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
     hooks: Mapping[str, Hook] = field(default_factory=dict)  # a moment of the engine -> the rule
+    refusals: Mapping[str, Refusal] = field(default_factory=dict)  # an engine action -> its limit
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
