@@ -372,6 +372,15 @@ class Game:
                     card.spent.add(block.name)
                 self.resolve(card, block.run, rule.written(block.args))
 
+    def listens(self, triggers: Iterable[str], cards: Iterable[CardInstance]) -> bool:
+        """Whether any of these cards has a block that one of the triggers starts."""
+        wanted = set(triggers)
+        return any(
+            (rule := self.rules.blocks.get(block.name)) is not None and rule.trigger in wanted
+            for card in cards
+            for block in card.definition.blocks
+        )
+
     def usable(self, card: CardInstance) -> bool:
         """Whether the card has a block that using it runs."""
         return any(
