@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,15 @@ from compiler.build import CompiledPack
 from runtime.cards import CardDef
 from runtime.dice import ForcedDice
 from runtime.games.lobotomy import chaos_die, defense_die, monster_attack
-from runtime.games.lobotomy_dice import CHAOS_FACES, DEFENSE_FACES, ChaosFace
-from tests.helpers import compiled, make_pack
+from runtime.games.lobotomy_dice import (
+    CHAOS_FACES,
+    DEFENSE_FACES,
+    Attack,
+    ChaosFace,
+    Target,
+    attack_distribution,
+)
+from tests.helpers import compiled, make_pack, run
 
 CARDS = """
 weapon "Pipe Wrench" {
@@ -161,3 +170,56 @@ def test_an_escape_slips_past_the_monsters(pack: CompiledPack) -> None:
     game.use(duck_out)
     assert hero.location == "central"
     assert not any(flag.startswith("escaping") for flag in game.state.flags)
+
+
+LOBOTOMY = Path(__file__).resolve().parent.parent / "content" / "lobotomy"
+
+
+def _killing(attack: Attack, target: Target, hp: int = 4) -> Fraction:
+    """The chance an attack deals the husk's 4 HP or more."""
+    exact = attack_distribution(attack, target)
+    return sum((p for damage, p in exact.items() if damage >= hp), Fraction(0))
+
+
+def test_odds_show_an_attack_again_with_the_chaos_die_and_skip_it_elsewhere() -> None:
+    code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--json")
+    assert code == 0, output
+    shown = json.loads(output)
+    (variant,) = shown["variants"]
+    assert variant["name"] == "with the Chaos Die" and variant["given"]["insanity"] == 1
+    without = _killing(Attack(4, 4, critical=True), Target(defense=1))
+    with_chaos = _killing(Attack(4, 4, critical=True, chaos_dice=1), Target(defense=1))
+    assert shown["blocks"][0]["final_blow"] == round(float(without), 4)
+    assert variant["blocks"][0]["final_blow"] == round(float(with_chaos), 4) > 0.2
+    code, text = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk")
+    assert 'weapon "Fire Axe" with the Chaos Die, given' in text
+    # A card that rolls no attack test has no such variant.
+    code, text = run("odds", str(LOBOTOMY), "Sedative")
+    assert code == 0 and "Chaos Die" not in text
+
+
+def test_a_targets_stat_is_set_after_the_against() -> None:
+    code, output = run(
+        "odds",
+        str(LOBOTOMY),
+        "Fire Axe",
+        "--against",
+        "Orderly Husk",
+        "--set",
+        "target.defense=3",
+        "--json",
+    )
+    assert code == 0, output
+    killing = _killing(Attack(4, 4, critical=True), Target(defense=3))
+    assert json.loads(output)["blocks"][0]["final_blow"] == round(float(killing), 4)
+    for setting, words in [
+        ("target.def=3", "Orderly Husk has no stat 'def'; did you mean 'defense'?"),
+        ("target.defense=99", "99 is out of range; defense goes from 0 to 9"),
+        ("target.defense=x", "'x' is not a whole number"),
+    ]:
+        code, output = run(
+            "odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--set", setting
+        )
+        assert code == 2 and words in output, output
+    code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--set", "target.defense=1")
+    assert code == 2 and "there is no target; name one with --against" in output

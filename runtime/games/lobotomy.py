@@ -26,7 +26,7 @@ from runtime.games.lobotomy_attack import (
     target_of,
 )
 from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
-from runtime.module import ValueDef
+from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
 
@@ -82,6 +82,11 @@ def insane(game: Game, ability: str) -> bool:
 
 def chaos_die(game: Game, card: CardInstance) -> None:
     """`add chaos die`: 1 insanity for the Chaos Die in the next attack."""
+    add_chaos_die(game)
+
+
+def add_chaos_die(game: Game) -> None:
+    """1 insanity for the Chaos Die in the next attack (also the odds' other start)."""
     if insane(game, "Chaos Die"):
         game.actor.bonuses.append((CHAOS, 1))
         game.event("bonus", "the Chaos Die joins the next attack", check="attack")
@@ -509,6 +514,7 @@ LOBOTOMY = BASE.extend(
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
     hooks={"death": confinement, "move_ended": moved_onto_warden},
     refusals={"move": held_by_monsters},
+    odds_variants={"with the Chaos Die": OddsVariant(add_chaos_die, frozenset({ATTACK_PROCEDURE}))},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},
     steps={
