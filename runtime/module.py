@@ -38,7 +38,8 @@ Drawn = Callable[["Game", "CardInstance"], bool]
 
 Hook = Callable[["Game", "Player"], None]
 """What a game does at one of the engine's moments, for the player it concerns:
-`death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
+`death` (the player just died), `move_ended` (the player just moved), `turn_ended`, `spawned`
+(an actor no one plays just came into play: a monster)."""
 
 Step = Callable[["Game", "Phase"], None]
 """One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
