@@ -295,6 +295,11 @@ def test_a_boss_cannot_be_stunned_and_a_stunned_monster_pays_to_get_up(
     assert prepare_guarded(game, any_card, call).target.defense == 0  # stunned: no Defense
     move_monsters(game, pack.rules.world.turns.phases[1])
     assert elite.location == "A4" and boss.location == "A6"  # 2 AP less 1 to get up
+    # A character the Warden stomped is down too: no Defense against a monster's attack.
+    game.player.location = elite.location
+    game.state.flags.add("stunned:player 1")
+    game.dice = ForcedDice([1, 4, 4, 1, 2])  # the row 1..3: 4 dice, two successes, both in
+    assert monster_attack(game, elite, game.player) == 2
 
 
 # ---------------------------------------------------------------- stars (1033-1039)

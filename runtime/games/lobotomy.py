@@ -24,9 +24,11 @@ from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
+    FISTS_DICE,
     GUARDED_ATTACK,
     STRIKE,
     STRIKE_PROCEDURE,
+    STUNNED,
     TANTRUM,
     lift_grudge,
     monster_dies,
@@ -247,10 +249,7 @@ def move_warden(game: Game, phase: Phase) -> None:
 
 QUARTERS = "ABCD"
 SPACES = 12
-STUNNED = "stunned"
 DEFIED = "defied time"
-FISTS_DICE = 3
-"""Every character can attack bare-handed with three dice (rulebook, Attack Action)."""
 
 
 def patrol_space(step: int) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 from runtime.cards import CardDef, CardInstance
 from runtime.checks import Branch, CheckCall, CheckProcedure, Result, Rolled, named_arm
+from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
 from runtime.games.lobotomy_attack import (
     ATTACK,
@@ -71,6 +72,8 @@ OVERWHELM = "overwhelm"
 """The name under which a monster's Overwhelm dice are kept among its bonuses while it attacks."""
 
 STUNNED = "stunned"
+"""The flag `stunned:<name>` of a character or monster knocked down until it gets up."""
+
 HAUNTS = "haunts"
 """The flag `haunts:<Nemesis>:<character>`: whom a Nemesis moves towards and attacks."""
 
@@ -110,7 +113,8 @@ NEMESIS_DICE = 3
 """The dice a Nemesis adds to the weapon of its target's it attacks with (1055)."""
 
 FISTS_DICE = 3
-"""A bare-handed attack's dice: the Nemesis's when its target has no weapon."""
+"""Every character can attack bare-handed with three dice (rulebook, Attack Action); so does a
+Nemesis whose target has no weapon, with its three more."""
 
 TIE_ROLLS = 5
 """How many times characters tied for the lowest die roll again for a Nemesis (then the first
@@ -761,7 +765,7 @@ def attack_numbers(game: Game, card: CardInstance) -> tuple[int, tuple[str, ...]
             probe.resolve(copy, block.run, "use")
         except _Found as found:
             return int(found.call.arg("dice", 0)), tuple(found.call.arg("symbols") or ())
-        except (RunawayError, RunEnded):
+        except (RunawayError, RunEnded, DiceError):  # a card that cannot be read: no attack
             break
     return 0, ()
 
