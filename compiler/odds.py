@@ -198,7 +198,7 @@ def show_odds(
     card = find_card(compiled, request.title, request.variant)
     table = odds_table(compiled, request.settings, request.against)
     try:
-        blocks = card_odds(table, card)
+        blocks = card_odds(table, card, implied=True)
     except Exception as error:  # a card's code failing is reported on its line
         problem, _ = walk_failed(card, error)
     else:

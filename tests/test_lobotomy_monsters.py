@@ -122,6 +122,16 @@ def test_odds_of_a_monster_card_name_the_rows_and_the_damage(pack: CompiledPack)
     assert sum(Fraction(o["exact"]) for o in block["outcomes"]) == 1
 
 
+def test_a_monster_with_no_table_has_the_odds_of_its_stat_line(pack: CompiledPack) -> None:
+    janitor = card(pack, "Scorched Janitor")  # 3 dice at AR 4+, fiery: fire
+    table = odds_table(pack, ["defense=1"])
+    assert card_odds(table, janitor) == []  # it writes no block
+    (block,) = card_odds(table, janitor, implied=True)
+    assert block.name == "its attack"
+    walked = {-o.changes.get("health", 0): o.probability for o in block.outcomes}
+    assert walked == attack_distribution(Attack(3, 4, fire=True), Target(defense=1))
+
+
 def test_a_monster_card_prints_its_stat_line_keywords_and_table(pack: CompiledPack) -> None:
     ruleset = pack.checked.ruleset
     cards = {c["title"]: c for c in pack.checked.cards}

@@ -38,6 +38,7 @@ from runtime.games.lobotomy_monsters import (
     move_monsters,
     spawn_monster,
     spawn_monsters,
+    stat_line_attack,
     strike,
     strike_skill,
     strike_weapon,
@@ -365,6 +366,7 @@ LOBOTOMY = BASE.extend(
     hooks={"death": confinement, "move_ended": moved_onto_warden, "spawned": monster_spawned},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},
+    implied={MONSTER: stat_line_attack},
     steps={
         "event_effects": event_effects,
         "special_event": special_event,

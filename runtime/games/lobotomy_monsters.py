@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from runtime.cards import CardDef, CardInstance
+from runtime.cards import CardDef, CardInstance, Effect
 from runtime.checks import Branch, CheckCall, CheckProcedure, Result, Rolled, named_arm
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
@@ -41,7 +41,7 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
-from runtime.rules import ProcedureRule
+from runtime.rules import GameRules, ProcedureRule
 from runtime.state import Actor
 from runtime.world import Phase
 
@@ -547,11 +547,10 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     game.state.target, game.state.acting = victim, monster
     monster.bonuses.append((OVERWHELM, overwhelm))
     try:
-        if has_table(game, sheet.definition):
+        if has_table(game.rules, sheet.definition):
             game.fire(ATTACKS, [sheet])
         else:
-            symbols = sorted({KEYWORD_SYMBOLS[k] for k in monster.keywords if k in KEYWORD_SYMBOLS})
-            strike(game, sheet, dice=monster.stats.get("dice"), symbols=symbols)
+            stat_line_strike(game, sheet)
     finally:
         monster.bonuses = [(name, n) for name, n in monster.bonuses if name != OVERWHELM]
         game.state.acting = acting
@@ -563,12 +562,34 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     )
 
 
-def has_table(game: Game, card: CardDef) -> bool:
+def has_table(rules: GameRules, card: CardDef) -> bool:
     """Whether a monster card has an attack table (a block its attack runs)."""
     return any(
-        (rule := game.rules.blocks.get(block.name)) is not None and rule.trigger == ATTACKS
+        (rule := rules.blocks.get(block.name)) is not None and rule.trigger == ATTACKS
         for block in card.blocks
     )
+
+
+STAT_LINE = "its attack"
+"""How `pillbox odds` names the attack of a monster card with no table."""
+
+
+def stat_line_strike(game: Game, card: CardInstance) -> None:
+    """The attack of a monster with no table: the dice of its stat line, its keywords'
+    symbols (`fiery`: fire)."""
+    attacker = _attacker(game, card)
+    if attacker is not None:
+        keywords = set(attacker.keywords)
+    else:
+        keywords = {w for value in card.definition.properties.values() for w in words(value)}
+    symbols = sorted({KEYWORD_SYMBOLS[k] for k in keywords if k in KEYWORD_SYMBOLS})
+    strike(game, card, dice=_number(game, card, attacker, "dice"), symbols=symbols)
+
+
+def stat_line_attack(rules: GameRules, card: CardDef) -> list[tuple[str, Effect]]:
+    """What a monster card with no attack table does unwritten, for `pillbox odds` to walk
+    against the player: its stat line's attack."""
+    return [] if has_table(rules, card) else [(STAT_LINE, stat_line_strike)]
 
 
 # ---------------------------------------------------------------- the strike: a monster's attack
