@@ -340,6 +340,14 @@ def test_a_star_spawns_its_monster_and_a_second_mini_boss_does_not(pack: Compile
     assert len(_on_board(game)) == 5 and _on_board(game).count("The Pale Visitor") == 1
 
 
+def test_a_third_monster_comes_only_for_five_characters(pack: CompiledPack) -> None:
+    for players, spawned in ((4, 2), (5, 3)):
+        game = pack.new_game(players=players, seed=4)
+        game.dice = SeededDice(4)
+        _reveal(game, pack, "Feeding Hour")  # spawns 3 (411)
+        assert len(_on_board(game)) == spawned
+
+
 def test_star_monsters_wait_beside_the_board_not_in_the_spawns(pack: CompiledPack) -> None:
     game = pack.new_game(players=1, seed=3)
     game.state.decks["monster"] = [

@@ -120,6 +120,9 @@ TIE_ROLLS = 5
 """How many times characters tied for the lowest die roll again for a Nemesis (then the first
 seat among them is its target)."""
 
+THIRD_SPAWN_PLAYERS = 5
+"""A movement card's third monster comes only with this many characters or more (411)."""
+
 PROBE_STEPS = 500
 """The steps a card's `use` may take while its attack's numbers are read off it."""
 
@@ -389,7 +392,11 @@ def spawn_monsters(game: Game, phase: Phase) -> None:
     if isinstance(star, str) and spawn_star(game, star):
         return
     count = card.definition.properties.get("spawns")
-    for _ in range(count if isinstance(count, int) else 0):
+    count = count if isinstance(count, int) else 0
+    if count > 2 and len(game.state.players) < THIRD_SPAWN_PLAYERS:
+        game.event("spawn", f"fewer than {THIRD_SPAWN_PLAYERS} characters: no third monster")
+        count = 2
+    for _ in range(count):
         spawn_monster(game, card)
 
 
