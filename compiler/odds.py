@@ -220,9 +220,9 @@ def show_odds(
     card = find_card(compiled, request.title, request.variant)
     table = odds_table(compiled, request.settings, request.against)
     try:
-        blocks = card_odds(table, card)
+        blocks = card_odds(table, card, implied=True)
         variants = [
-            (name, other, card_odds(other, card))
+            (name, other, card_odds(other, card, implied=True))
             for name, other in variant_tables(compiled, table, blocks)
         ]
     except Exception as error:  # a card's code failing is reported on its line

@@ -118,6 +118,9 @@ def _actors(
             for stat, s in (entry.get("stats") or {}).items()
             if s is not None and "property" in s
         }
+        caps = frozenset(
+            stat for stat, s in (entry.get("stats") or {}).items() if s and s.get("capped")
+        )
         if starts and sheet is None:
             error(
                 f"actor kind {name!r} reads stats from card properties but has no sheet",
@@ -131,6 +134,7 @@ def _actors(
             seated=is_seated,
             sheet=sheet,
             starts=starts,
+            caps=caps & set(starts),
             keywords=frozenset(entry.get("keywords") or ()),
         )
     return kinds

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
+from dataclasses import replace
 from itertools import count
 from typing import Any
 
@@ -506,6 +507,8 @@ class Game:
             for stat, prop in rule.starts.items():
                 value = card.definition.properties.get(prop)
                 if isinstance(value, int):
+                    if stat in rule.caps:  # its printed value is its most (a monster's health)
+                        stats.rules[stat] = replace(stats.rules[stat], high=value)
                     stats.set(stat, value)
         keywords = frozenset(_words(card.definition.properties.values())) if card else frozenset()
         name = name or (card.definition.title if card else kind)
@@ -525,6 +528,7 @@ class Game:
             actor=actor.name,
             place=place,
         )
+        self.hook("spawned", actor)
         return actor
 
     def actors_of(self, kind: str, place: str | None = None) -> list[Actor]:

@@ -8,15 +8,16 @@ this shape and no module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from runtime.checks import CheckProcedure
 
 if TYPE_CHECKING:
-    from runtime.cards import CardInstance
+    from runtime.cards import CardDef, CardInstance, Effect
     from runtime.game import Game
+    from runtime.rules import GameRules
     from runtime.state import Player
     from runtime.world import Phase
 
@@ -38,7 +39,8 @@ Drawn = Callable[["Game", "CardInstance"], bool]
 
 Hook = Callable[["Game", "Player"], None]
 """What a game does at one of the engine's moments, for the player it concerns:
-`death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
+`death` (the player just died), `move_ended` (the player just moved), `turn_ended`, `spawned`
+(an actor no one plays just came into play: a monster)."""
 
 Refusal = Callable[["Game", "Player", str], "str | None"]
 """Why a game forbids an action to a player (the reason, logged), or None: for `move`, the
@@ -55,6 +57,10 @@ TrackMoved = Callable[["Game", int, int], None]
 
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
+
+Implied = Callable[["GameRules", "CardDef"], "Sequence[tuple[str, Effect]]"]
+"""What a card of one kind does that it does not write, as named blocks of effects for
+`pillbox odds` to walk (a monster card's attack from its stat line)."""
 
 ENGINE_TRIGGERS = frozenset({"use"})
 """The triggers the engine fires itself: using a card."""
@@ -96,6 +102,7 @@ class GameModule:
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
+    implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:

@@ -352,9 +352,12 @@ class Table:
         return [rule.name for rule in self.rules.stats]
 
 
-def card_odds(table: Table, card: CardDef, budget: Budget | None = None) -> list[BlockOdds]:
-    """The odds of each option of the card, or else of each block of effects it has, within
-    one budget of work (a fresh one of MAX_WORK steps unless given)."""
+def card_odds(
+    table: Table, card: CardDef, budget: Budget | None = None, implied: bool = False
+) -> list[BlockOdds]:
+    """The odds of each option of the card, or else of each block of effects it has (and, if
+    `implied`, of what its game module says it does unwritten), within one budget of work (a
+    fresh one of MAX_WORK steps unless given)."""
     budget = budget or Budget()
     if card.options:
         return [
@@ -368,6 +371,9 @@ def card_odds(table: Table, card: CardDef, budget: Budget | None = None) -> list
         name = rule.written(block.args) if rule is not None else block.name
         carried = rule is not None and rule.trigger == "use"
         found.append(walk(table, card, name, block.run, carried, budget))
+    unwritten = table.module.implied.get(card.kind) if implied else None
+    for name, effect in unwritten(table.rules, card) if unwritten is not None else ():
+        found.append(walk(table, card, name, effect, budget=budget))
     return found
 
 

@@ -29,6 +29,7 @@ class ActorKind:
     sheet: str | None = None  # the card kind whose cards are actors of this kind (a monster card)
     starts: Mapping[str, str] = field(default_factory=dict)  # stat -> the sheet's property
     keywords: frozenset[str] = frozenset()  # words an actor of this kind may carry (ethereal)
+    caps: frozenset[str] = frozenset()  # stats whose sheet value is also their maximum
 
 
 @dataclass(frozen=True)

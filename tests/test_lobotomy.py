@@ -16,17 +16,10 @@ from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef
 from runtime.dice import ForcedDice, SeededDice
-from runtime.games.lobotomy import (
-    defense_die,
-    defy_time,
-    fists,
-    monster_attack,
-    monsters_attack,
-    move_monsters,
-    tantrum,
-)
+from runtime.games.lobotomy import defense_die, defy_time, fists, tantrum
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
 from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
+from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import compiled, run

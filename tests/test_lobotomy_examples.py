@@ -11,7 +11,7 @@ import pytest
 from compiler.build import CompiledPack
 from runtime.cards import CardDef
 from runtime.dice import ForcedDice
-from runtime.games.lobotomy import chaos_die, defense_die, monster_attack
+from runtime.games.lobotomy import chaos_die, defense_die
 from runtime.games.lobotomy_dice import (
     CHAOS_FACES,
     DEFENSE_FACES,
@@ -20,6 +20,7 @@ from runtime.games.lobotomy_dice import (
     Target,
     attack_distribution,
 )
+from runtime.games.lobotomy_monsters import monster_attack
 from tests.helpers import compiled, make_pack, run
 
 CARDS = """

@@ -454,9 +454,13 @@ def _folded(arms: dict[str, Fraction], written: Sequence[str]) -> dict[str, Frac
 
 
 def branch_flags(report: CardReport, block: BlockReport, points: Sequence[Written]) -> list[Flag]:
-    """A flag for each check or roll of the block with an arm under 2 % or over 98 %."""
+    """A flag for each check or roll of the block with an arm under 2 % or over 98 %: those the
+    card writes, not the checks a verb makes inside, whose every result is a path of its own."""
     flags = []
+    written = {header for header, _ in points}
     for branch in branches(block.odds, points):
+        if branch.header not in written:
+            continue
         extreme = [(arm, p) for arm, p in branch.arms if p < RARE or p > 1 - RARE]
         if not extreme:
             continue

@@ -9,23 +9,42 @@ silent are in docs/lobotomy.md.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import replace
-
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
-    ATTACK,
     CHAOS,
     COOLDOWN,
     DAMAGES,
     chaos_faces,
     final_blow,
-    target_of,
 )
-from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
+from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
+from runtime.games.lobotomy_monsters import (
+    ATTACKS,
+    DEFENSE_DIE,
+    FISTS_DICE,
+    GUARDED_ATTACK,
+    STRIKE,
+    STRIKE_PROCEDURE,
+    STUNNED,
+    TANTRUM,
+    lift_grudge,
+    monster_dies,
+    monster_drawn,
+    monster_spawned,
+    monsters_attack,
+    move_monsters,
+    spawn_monster,
+    spawn_monsters,
+    stat_line_attack,
+    strike,
+    strike_skill,
+    strike_weapon,
+    stun,
+    untouchable,
+)
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -44,15 +63,6 @@ MOVEMENT = "movement"
 ETHEREAL = "ethereal"
 ESCAPING = "escaping"
 
-DEFENSE_DIE = "defense die"
-"""The name under which a waiting Defense Die is kept among an actor's bonuses."""
-
-TANTRUM = "tantrum"
-"""The flag of a character drawing this monsters' turn's attacks on their space."""
-
-PRIORITY = ("boss", "elite", "basic")
-"""Which monster on a space attacks first (rulebook, Monsters - Priority)."""
-
 DEATH_WARDEN_STEPS = 3
 DEATH_INSANITY_REGAINED = 2
 
@@ -63,6 +73,8 @@ DEATH_INSANITY_REGAINED = 2
 def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) -> None:
     """`deal 2 damage to each monster here`."""
     for actor in game.subjects(subject, card):
+        if untouchable(game, game.actor, actor):
+            continue  # a Nemesis haunting another (runtime/games/lobotomy_monsters.py)
         game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
         if actor.dead and actor.kind == MONSTER:
             final_blow(game, card)
@@ -129,28 +141,10 @@ def fists(game: Game, card: CardInstance) -> None:
     game.check(card, CheckCall(rule, (("dice", FISTS_DICE),), (), "attack with fists"))
 
 
-def spawn_monster(game: Game, card: CardInstance, *, place: str | None = None) -> None:
-    """`spawn monster [at A3]`: the top monster card comes onto the board."""
-    game.step()
-    pile = game.state.decks.get(MONSTER) or []
-    if not pile:
-        game.event("spawn", "the monster deck is empty")
-        return
-    game.spawn(MONSTER, place or random_place(game), pile.pop())
-
-
-def random_place(game: Game) -> str:
-    """A space of the board picked with the dice (the rulebook's randomisation)."""
-    places = [p for p in game.rules.world.board.places if p != game.rules.start_place]
-    if not places:
-        return game.rules.start_place or "nowhere"
-    return places[game.roll_dice(1, len(places)).total - 1]
-
-
 def target_nearest(game: Game, card: CardInstance) -> None:
     """`target nearest monster`: on your space first, then by moves away."""
     where = game.actor.location
-    monsters = game.actors_of(MONSTER)
+    monsters = [m for m in game.actors_of(MONSTER) if not untouchable(game, game.actor, m)]
     if where is None or not monsters:
         game.target(None)
         return
@@ -198,12 +192,6 @@ def reveal_movement(game: Game, card: CardInstance) -> bool:
     game.state.in_play[MOVEMENT] = card
     game.event("reveal", f"movement card: {card.definition.label}", uid=card.uid)
     game.fire("movement", [card])
-    return True
-
-
-def monster_drawn(game: Game, card: CardInstance) -> bool:
-    """A monster card drawn comes onto the board at a random space."""
-    game.spawn(MONSTER, random_place(game), card)
     return True
 
 
@@ -264,120 +252,12 @@ def move_warden(game: Game, phase: Phase) -> None:
         game.advance(INSOMNIA, 1)
 
 
-def move_monsters(game: Game, phase: Phase) -> None:
-    """Step 5: each monster spends its AP moving towards the nearest character."""
-    board = game.rules.world.board
-    for monster in game.actors_of(MONSTER):
-        if monster.location is None:
-            continue
-        for _ in range(max(monster.stats.get("ap"), 0)):
-            characters = [c for c in game.actors_of(CHARACTER) if c.location is not None]
-            here = monster.location
-            if not characters or any(c.location == here for c in characters):
-                break
-            distances = {c.name: board.distance(here, c.location or "") for c in characters}
-            reachable = [c for c in characters if distances[c.name] is not None]
-            if not reachable:
-                break
-            nearest = min(reachable, key=lambda c: (distances[c.name], c.seat or 0))
-            step = _step_towards(game, here, nearest.location or "")
-            if step is None:
-                break
-            game.step()
-            monster.location = step
-            game.event("move", f"{monster.name}: {here} → {step}", actor=monster.name, to=step)
-
-
-def _step_towards(game: Game, start: str, goal: str) -> str | None:
-    """The next place on a shortest path from `start` to `goal` (ties in board order)."""
-    board = game.rules.world.board
-    from_goal = board.distances(goal)
-    order = {place: index for index, place in enumerate(board.places)}
-    here = from_goal.get(start)
-    options = [
-        p
-        for p in board.neighbours(start)
-        if p in from_goal and here is not None and from_goal[p] < here
-    ]
-    return min(options, key=lambda p: order.get(p, 0), default=None)
-
-
-def spawn_monsters(game: Game, phase: Phase) -> None:
-    """Step 6: the monsters the movement card names appear at random spaces."""
-    card = _movement(game)
-    if card is None:
-        return
-    count = card.definition.properties.get("spawns")
-    for _ in range(count if isinstance(count, int) else 0):
-        spawn_monster(game, card)
-
-
-def monsters_attack(game: Game, phase: Phase) -> None:
-    """Step 7: on each space with characters, its monsters attack, boss first, each with one
-    more die for every monster that attacked there before (Overwhelm)."""
-    by_place: dict[str, list[Actor]] = defaultdict(list)
-    for monster in game.actors_of(MONSTER):
-        if monster.location is not None:
-            by_place[monster.location].append(monster)
-    for place in game.rules.world.board.places:
-        attackers = sorted(by_place.get(place, []), key=_priority)
-        for overwhelm, monster in enumerate(attackers):
-            victims = game.actors_of(CHARACTER, place)
-            if not victims:
-                break
-            monster_attack(game, monster, _victim(game, victims), overwhelm)
-    game.state.flags = {flag for flag in game.state.flags if not flag.startswith(f"{TANTRUM}:")}
-
-
-def _victim(game: Game, victims: list[Actor]) -> Actor:
-    """Whom a monster attacks: one who threw a tantrum, else the lowest Defense, then the
-    least health, then the first seat (where the players would choose)."""
-    raging = [c for c in victims if f"{TANTRUM}:{c.name}" in game.state.flags]
-    return min(
-        raging or victims,
-        key=lambda c: (game.stat("defense", c), game.stat(HEALTH, c), c.seat or 0),
-    )
-
-
-def _priority(monster: Actor) -> int:
-    return next((i for i, word in enumerate(PRIORITY) if word in monster.keywords), len(PRIORITY))
-
-
-def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -> int:
-    """One monster's attack test on a character: the damage dealt."""
-    game.step()
-    attack = Attack(
-        max(monster.stats.get("dice") + overwhelm, 0),
-        monster.stats.get("ar"),
-        fire="fiery" in monster.keywords,
-        holy="holy" in monster.keywords,
-        ghostly="ghostly" in monster.keywords,
-    )
-    shields = sum(dice for name, dice in victim.bonuses if name == DEFENSE_DIE)
-    victim.bonuses = [(name, dice) for name, dice in victim.bonuses if name != DEFENSE_DIE]
-    target = replace(target_of(game, victim, {}), defense_dice=min(shields, 10))
-    rolled = roll_attack(attack, target, game.dice)
-    game.event(
-        "attack",
-        f"{monster.name} attacks {victim.name}: {rolled.text}",
-        attacker=monster.name,
-        target=victim.name,
-        damage=rolled.outcome,
-    )
-    if rolled.outcome:
-        game.change(HEALTH, -rolled.outcome, victim)
-    return rolled.outcome
-
-
 # ---------------------------------------------------------------- the Warden
 
 
 QUARTERS = "ABCD"
 SPACES = 12
-STUNNED = "stunned"
 DEFIED = "defied time"
-FISTS_DICE = 3
-"""Every character can attack bare-handed with three dice (rulebook, Attack Action)."""
 
 
 def patrol_space(step: int) -> str:
@@ -469,11 +349,7 @@ def confinement(game: Game, actor: Actor) -> None:
     """A character who dies goes back to solitary confinement: health back, 2 insanity
     regained, every item worn by one, the Warden three spaces on. A monster leaves the board."""
     if actor.kind == MONSTER:
-        actor.location = None
-        if actor.sheet is not None:
-            game.discard(actor.sheet)
-        if game.state.target is actor:
-            game.state.target = None
+        monster_dies(game, actor)
         return
     actor.stats.dead = False
     actor.location = game.rules.start_place
@@ -501,10 +377,16 @@ LOBOTOMY = BASE.extend(
         "target_nearest": target_nearest,
         "cool_down": cool_down,
         "escape_to": escape_to,
+        # Monsters in full (runtime/games/lobotomy_monsters.py)
+        "strike": strike,
+        "strike_weapon": strike_weapon,
+        "strike_skill": strike_skill,
+        "lift_grudge": lift_grudge,
+        "stun": stun,
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
-    checks={ATTACK_PROCEDURE: ATTACK},
+    checks={ATTACK_PROCEDURE: GUARDED_ATTACK, STRIKE_PROCEDURE: STRIKE},
     drawn={
         "movement": reveal_movement,
         "monster": monster_drawn,
@@ -512,11 +394,12 @@ LOBOTOMY = BASE.extend(
         "*": carry,
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
-    hooks={"death": confinement, "move_ended": moved_onto_warden},
+    hooks={"death": confinement, "move_ended": moved_onto_warden, "spawned": monster_spawned},
     refusals={"move": held_by_monsters},
     odds_variants={"with the Chaos Die": OddsVariant(add_chaos_die, frozenset({ATTACK_PROCEDURE}))},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},
+    implied={MONSTER: stat_line_attack},
     steps={
         "event_effects": event_effects,
         "special_event": special_event,
@@ -526,7 +409,9 @@ LOBOTOMY = BASE.extend(
         "spawn_monsters": spawn_monsters,
         "monsters_attack": monsters_attack,
     },
-    announces=frozenset({"movement", "green_event", "blue_event", "red_event", "final_blow"}),
+    announces=frozenset(
+        {"movement", "green_event", "blue_event", "red_event", "final_blow", ATTACKS}
+    ),
 )
 
 MODULE = LOBOTOMY

@@ -104,7 +104,7 @@ def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
     return Rolled(
         rolled.outcome,
         f"{prepared.label}: {rolled.text}",
-        after=_after(rolled.outcome, rolled.rolled_a_one),
+        after=damage_after(rolled.outcome, rolled.rolled_a_one),
         data=(("dice", list(rolled.faces)), ("damage", rolled.outcome)),
     )
 
@@ -113,11 +113,12 @@ def attack_odds(prepared: PreparedAttack) -> list[Branch]:
     """The exact damage, apart by whether the weapon wears."""
     table = attack_wear_distribution(prepared.attack, prepared.target)
     return [
-        Branch(damage, p, after=_after(damage, one)) for (damage, one), p in sorted(table.items())
+        Branch(damage, p, after=damage_after(damage, one))
+        for (damage, one), p in sorted(table.items())
     ]
 
 
-def _after(damage: int, worn: bool) -> str:
+def damage_after(damage: int, worn: bool) -> str:
     """What the settling needs besides the outcome the card writes: the exact damage (an
     outcome `1..2` deals one or two) and whether the weapon wears."""
     return f"{damage} damage" + (f", {WORN}" if worn else "")
