@@ -46,6 +46,10 @@ Step = Callable[["Game", "Phase"], None]
 TrackMoved = Callable[["Game", int, int], None]
 """What a game does when one of its tracks moves, from where to where (the Warden walks)."""
 
+UseRule = Callable[["Game", "CardInstance", Callable[[], None]], None]
+"""How using a card of one kind goes: the rule pays for it and calls the last argument (which
+runs the card's `use` blocks), or refuses, saying why in the log (a cost the actor cannot pay)."""
+
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
@@ -78,6 +82,7 @@ class GameModule:
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
+    using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:
