@@ -26,6 +26,7 @@ from runtime.games.lobotomy_attack import (
     target_of,
 )
 from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
 from runtime.module import ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -455,6 +456,8 @@ def confinement(game: Game, actor: Actor) -> None:
     for item in list(actor.items):
         if isinstance(item.definition.properties.get("durability"), int):
             game.add_tokens(item, WEAR, 1)
+        elif isinstance(item.definition.properties.get("uses"), int):
+            spend_charge(game, item)
     game.advance(INSOMNIA, DEATH_WARDEN_STEPS)
 
 
@@ -495,6 +498,9 @@ LOBOTOMY = BASE.extend(
     },
     announces=frozenset({"movement", "green_event", "blue_event", "red_event", "final_blow"}),
 )
+
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **CHARACTERS)
+"""With the characters' rules: setup, capacities, memories, running, costs."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""
