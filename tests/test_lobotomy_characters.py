@@ -279,3 +279,35 @@ def test_the_new_cards_meet_the_briefs_counts(pack: CompiledPack) -> None:
     assert kinds.count("disorder") >= 10 and len(disorders) == 5
     assert kinds.count("equipment") >= 4
     assert all(c.tests for c in pack.cards if c.kind in ("character", "disorder", "memory"))
+
+
+def test_a_card_that_brings_back_its_own_kind_gains_nothing(tmp_path: Path) -> None:
+    folder = make_pack(
+        tmp_path,
+        LOBOTOMY_PACK,
+        loops="""memory "Echo" {
+    brings back "Echo"
+    test "it does not remember itself without end" {
+        play "Echo"
+        expect memories held == 1
+    }
+}
+
+character "Mirror" {
+    health 6
+    insanity up to 7
+    ap 3
+    ar 4
+    defense 1
+    imagination 7
+    disorders ocd
+    starts with "Mirror"
+    test "nor does a character start with itself" {
+        play "Mirror"
+        expect health == 6
+    }
+}
+""",
+    )
+    code, output = run("test", str(folder))
+    assert code == 0, output

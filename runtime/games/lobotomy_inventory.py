@@ -126,10 +126,15 @@ def learn_skill(game: Game, card: CardInstance) -> bool:
 
 
 def gain_card(game: Game, title: str) -> None:
-    """A card named by title comes to the player: from its deck if a copy is there."""
+    """An item or skill named by title comes to the player: from its deck if a copy is there."""
     definition = game.find(title)
     if definition is None:
         game.event("gain", f"no card of the pack is titled {title!r}")
+        return
+    if definition.kind not in INVENTORY_KINDS | SKILL_KINDS:
+        # Only items and skills are gained: a memory or character card naming one of its own
+        # kind would otherwise bring itself back without end.
+        game.event("gain", f"{definition.label} is no item or skill to gain")
         return
     card = _copy_of(game, definition)
     game.event("gain", f"gain {card.definition.label}", uid=card.uid)
