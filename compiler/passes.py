@@ -452,6 +452,27 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
                         )
 
 
+def card_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A property whose slot names cards (a character's starting equipment) names cards the
+    pack has."""
+    titles = {c.ir["title"] for c in cards}
+    for lowered in cards:
+        card = lowered.ir
+        for name, value in card["properties"].items():
+            pattern = ruleset.properties.by_name.get(name)
+            if pattern is None or not any(slot.type.card for slot in pattern.slots):
+                continue
+            for title in value if isinstance(value, list) else [value]:
+                if isinstance(title, str) and title not in titles:
+                    yield _error(
+                        "E0425",
+                        f'"{card["title"]}" names "{title}" ({pattern.head}), but the pack has '
+                        "no such card",
+                        span_of(card, card["property_at"][name]),
+                        did_you_mean(title, titles),
+                    )
+
+
 def pack_facts(card: IR) -> IR:
     """What the pack-wide passes read of a card: identity, properties, options, test uses."""
     facts = {
@@ -470,7 +491,7 @@ def pack_facts(card: IR) -> IR:
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
-PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses)
+PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, card_references)
 """Passes that compare cards across the whole pack: they run on every check."""
 
 

@@ -30,6 +30,7 @@ class SlotType:
     integer: tuple[int, int] | None = None
     signed: tuple[int, int] | None = None
     text: bool = False
+    card: bool = False  # the text is the title of a card of the pack (checked pack-wide)
     phrases: tuple[tuple[str, ...], ...] = field(init=False, default=(), compare=False)
     """Its words of several words (`each monster here`), split, the longest first."""
 
@@ -379,10 +380,17 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
                 state.index,
                 Problem(f"expected a quoted text, found {shown_atom(atom)!r}", atom.span),
             )
-        if len(atom.value) > MAX_TEXT:
-            state.problems.append(text_too_long(atom))
-        state.args[slot.name] = atom.value
-        state.index += 1
+        texts: list[str] = []
+        while state.index < len(atoms) and isinstance(atoms[state.index], n.Text):
+            text = atoms[state.index]
+            assert isinstance(text, n.Text)
+            if len(text.value) > MAX_TEXT:
+                state.problems.append(text_too_long(text))
+            texts.append(text.value)
+            state.index += 1
+            if not kind.repeat:
+                break
+        state.args[slot.name] = texts if kind.repeat else texts[0]
         return state
     bounds = kind.integer or kind.signed
     assert bounds is not None

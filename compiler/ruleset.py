@@ -639,6 +639,7 @@ def _build(
             integer=_limits(s.get("integer")),
             signed=_limits(s.get("signed")),
             text=bool(s.get("text", False)),
+            card=bool(s.get("card", False)),
         )
 
     table = builder.table

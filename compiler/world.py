@@ -52,7 +52,9 @@ def build_world(
     error: Report,
 ) -> World:
     """The world the ruleset data describes, its broken references reported."""
-    actors = _actors(data.get("actors") or {}, seated_stats, derived, card_kinds, error)
+    actors = _actors(
+        data.get("actors") or {}, data.get("stats") or {}, seated_stats, derived, card_kinds, error
+    )
     board = _board(data.get("places") or {}, data.get("paths") or [], error)
     tracks = _tracks(data.get("tracks") or {}, error)
     turns = _turns(data.get("turns"), actors, error)
@@ -83,6 +85,7 @@ def world_triggers(world: World) -> set[str]:
 
 def _actors(
     section: Mapping[str, Any],
+    seated_section: Mapping[str, Any],
     seated_stats: tuple[StatRule, ...],
     derived: tuple[DerivedRule, ...],
     card_kinds: Collection[str],
@@ -113,20 +116,24 @@ def _actors(
                 f"actor kind {name!r} has unknown card kind {sheet!r} as its sheet",
                 (*path, "sheet"),
             )
-        starts = {
-            stat: s["property"]
-            for stat, s in (entry.get("stats") or {}).items()
-            if s is not None and "property" in s
+        is_seated = name in seated[:1]
+        # The seated kind's stats are the ruleset's `stats:`: its sheet (a character card) may
+        # give their starts and maxima as well as the kind's own.
+        read = {**(seated_section if is_seated else {}), **(entry.get("stats") or {})}
+        starts = _sheet_properties(read, "property")
+        maxima = _sheet_properties(read, "max_property")
+        # `capped: true`: the property that gives its start gives its most too (a monster's
+        # printed health, which no healing passes).
+        maxima |= {
+            stat: starts[stat]
+            for stat, s in read.items()
+            if s and s.get("capped") and stat in starts
         }
-        caps = frozenset(
-            stat for stat, s in (entry.get("stats") or {}).items() if s and s.get("capped")
-        )
-        if starts and sheet is None:
+        if (starts or maxima) and sheet is None:
             error(
                 f"actor kind {name!r} reads stats from card properties but has no sheet",
                 (*path, "stats"),
             )
-        is_seated = name in seated[:1]
         kinds[name] = ActorKind(
             name,
             (*seated_stats, *own) if is_seated else own,
@@ -134,10 +141,15 @@ def _actors(
             seated=is_seated,
             sheet=sheet,
             starts=starts,
-            caps=caps & set(starts),
+            maxima=maxima,
             keywords=frozenset(entry.get("keywords") or ()),
         )
     return kinds
+
+
+def _sheet_properties(stats: Mapping[str, Any], key: str) -> dict[str, str]:
+    """Stat -> the sheet's property that `key` (`property`, `max_property`) names for it."""
+    return {stat: s[key] for stat, s in stats.items() if isinstance(s, dict) and key in s}
 
 
 def _board(places: Mapping[str, Any], paths: list[list[str]], error: Report) -> Board:

@@ -8,7 +8,7 @@ counted against the step budget.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from itertools import count
@@ -40,7 +40,7 @@ from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
 from runtime.stats import Stats
-from runtime.world import Phase, TrackRule
+from runtime.world import ActorKind, Phase, TrackRule
 
 DEFAULT_BUDGET = 10_000
 """Steps a run may take before it is stopped as a runaway (a card that draws itself...)."""
@@ -383,8 +383,8 @@ class Game:
         )
 
     def usable(self, card: CardInstance) -> bool:
-        """Whether the card has a block that using it runs."""
-        return any(
+        """Whether the card has a block that using it runs, or a kind the module uses."""
+        return card.kind in self.module.using or any(
             (rule := self.rules.blocks.get(b.name)) is not None and rule.trigger == "use"
             for b in card.definition.blocks
         )
@@ -402,8 +402,12 @@ class Game:
         if waiting:
             self.event("use", f"{card.definition.label} cannot be used yet: {', '.join(waiting)}")
             return
+        rule = self.module.using.get(card.kind) or self.module.using.get("*")
         with suppress(RunEnded):  # the player died; the log says so
-            self.fire("use", [card])
+            if rule is None:
+                self.fire("use", [card])
+            else:
+                rule(self, card, lambda: self.fire("use", [card]))
 
     def play(self, definition: CardDef) -> CardInstance:
         """Bring a card into play as its kind says (narrate, reveal, carry and use...)."""
@@ -504,12 +508,7 @@ class Game:
         stats = Stats.start(rule.stats, rule.derived)
         card = self.new_instance(sheet) if isinstance(sheet, CardDef) else sheet
         if card is not None:
-            for stat, prop in rule.starts.items():
-                value = card.definition.properties.get(prop)
-                if isinstance(value, int):
-                    if stat in rule.caps:  # its printed value is its most (a monster's health)
-                        stats.rules[stat] = replace(stats.rules[stat], high=value)
-                    stats.set(stat, value)
+            _read_sheet(stats, rule, card)
         keywords = frozenset(_words(card.definition.properties.values())) if card else frozenset()
         name = name or (card.definition.title if card else kind)
         same = sum(1 for other in self.state.others if other.name.split(" #")[0] == name)
@@ -530,6 +529,21 @@ class Game:
         )
         self.hook("spawned", actor)
         return actor
+
+    def seat(self, player: Player, card: CardInstance) -> None:
+        """Give a player's character the numbers its card prints (a character card): each
+        stat's start and maximum that the seated kind reads from its sheet."""
+        self.step()
+        rule = self.rules.world.actors.get(player.kind)
+        if rule is None:
+            return
+        _read_sheet(player.stats, rule, card)
+        shown = ", ".join(f"{name} {player.stats.get(name)}" for name in player.stats.rules)
+        self.event("seat", f"{player.name} is {card.title}: {shown}", uid=card.uid)
+
+    def shuffle(self, cards: list[CardInstance]) -> None:
+        """Shuffle cards with the deck shuffler (never the dice: a test's forced faces stay)."""
+        self._shuffler.shuffle(cards)
 
     def actors_of(self, kind: str, place: str | None = None) -> list[Actor]:
         """The living actors of a kind, all of them or those at one place."""
@@ -631,6 +645,29 @@ class Game:
     def snapshot(self) -> dict[str, Any]:
         """The state as plain data."""
         return self.state.to_json(self.stat_names(), self.stat)
+
+
+def _read_sheet(stats: Stats, rule: ActorKind, card: CardInstance) -> None:
+    """Set the stats an actor's card gives, as its own rules: what a turn refills and a
+    respawn restores is the card's start, not the ruleset's (maxima first, so starts fit)."""
+    for stat, value in _sheet_numbers(card, rule.maxima, stats):
+        bound = stats.rules[stat]
+        stats.rules[stat] = replace(bound, high=max(bound.low, value))
+        stats.set(stat, stats.get(stat))
+    for stat, value in _sheet_numbers(card, rule.starts, stats):
+        bound = stats.rules[stat]
+        stats.rules[stat] = replace(bound, start=max(bound.low, min(value, bound.high)))
+        stats.set(stat, value)
+
+
+def _sheet_numbers(
+    card: CardInstance, names: Mapping[str, str], stats: Stats
+) -> Iterator[tuple[str, int]]:
+    """(stat, the number of the card's property that names it), for the stats it has."""
+    for stat, prop in names.items():
+        value = card.definition.properties.get(prop)
+        if isinstance(value, int) and stat in stats.rules:
+            yield stat, value
 
 
 def _words(values: Iterable[Any]) -> Iterator[str]:

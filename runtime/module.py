@@ -55,6 +55,10 @@ Step = Callable[["Game", "Phase"], None]
 TrackMoved = Callable[["Game", int, int], None]
 """What a game does when one of its tracks moves, from where to where (the Warden walks)."""
 
+UseRule = Callable[["Game", "CardInstance", Callable[[], None]], None]
+"""How using a card of one kind goes: the rule pays for it and calls the last argument (which
+runs the card's `use` blocks), or refuses, saying why in the log (a cost the actor cannot pay)."""
+
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
@@ -103,6 +107,7 @@ class GameModule:
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
+    using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:

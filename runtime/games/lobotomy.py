@@ -21,6 +21,7 @@ from runtime.games.lobotomy_attack import (
     final_blow,
 )
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
@@ -361,6 +362,8 @@ def confinement(game: Game, actor: Actor) -> None:
     for item in list(actor.items):
         if isinstance(item.definition.properties.get("durability"), int):
             game.add_tokens(item, WEAR, 1)
+        elif isinstance(item.definition.properties.get("uses"), int):
+            spend_charge(game, item)
     game.advance(INSOMNIA, DEATH_WARDEN_STEPS)
 
 
@@ -413,6 +416,9 @@ LOBOTOMY = BASE.extend(
         {"movement", "green_event", "blue_event", "red_event", "final_blow", ATTACKS}
     ),
 )
+
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **CHARACTERS)
+"""With the characters' rules: setup, capacities, memories, running, costs."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""
