@@ -452,6 +452,31 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
                         )
 
 
+def named_cards(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A property whose slot holds a card's title names a card of the pack of those kinds."""
+    kinds_of: dict[str, set[str]] = {}
+    for lowered in cards:
+        kinds_of.setdefault(lowered.ir["title"], set()).add(lowered.ir["kind"])
+    for lowered in cards:
+        card = lowered.ir
+        for name, value in card["properties"].items():
+            pattern = ruleset.properties.by_name.get(name)
+            slots = [s for s in pattern.slots if s.type.titles] if pattern is not None else []
+            for slot in slots:
+                title = value.get(slot.name) if isinstance(value, dict) else value
+                wanted = slot.type.titles
+                if not isinstance(title, str) or kinds_of.get(title, set()) & set(wanted):
+                    continue
+                titles = {t for t, k in kinds_of.items() if k & set(wanted)}
+                yield _error(
+                    "E0420",
+                    f'"{title}" is no {" or ".join(wanted)} card of the pack',
+                    span_of(card, card["property_at"].get(name, card["at"])),
+                    did_you_mean(title, titles)
+                    or f"name one of its {' or '.join(wanted)} cards by its title",
+                )
+
+
 def pack_facts(card: IR) -> IR:
     """What the pack-wide passes read of a card: identity, properties, options, test uses."""
     facts = {
@@ -470,7 +495,7 @@ def pack_facts(card: IR) -> IR:
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
-PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses)
+PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, named_cards)
 """Passes that compare cards across the whole pack: they run on every check."""
 
 

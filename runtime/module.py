@@ -78,6 +78,9 @@ class GameModule:
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
+    # kind -> what the odds call playing a card of it, for kinds whose play is the module's
+    # procedure (a token searched when found): a card of one with no blocks has those odds
+    walked: Mapping[str, str] = field(default_factory=dict)
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:

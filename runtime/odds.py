@@ -174,7 +174,9 @@ class OddsGame(Game):
         super().step()
         self.replay.budget.charge(1)
 
-    def decide(self, kind: str, prompt: str, choices: Sequence[str]) -> int:
+    def decide(
+        self, kind: str, prompt: str, choices: Sequence[str], default: int | None = None
+    ) -> int:
         """Both answers of a `may`, every title of a `choose`: each is a path."""
         self.step()
         verb = {"yes-no": "may", "option": "choose"}.get(kind, kind)
@@ -350,8 +352,9 @@ class Table:
 
 
 def card_odds(table: Table, card: CardDef, budget: Budget | None = None) -> list[BlockOdds]:
-    """The odds of each option of the card, or else of each block of effects it has, within
-    one budget of work (a fresh one of MAX_WORK steps unless given)."""
+    """The odds of each option of the card, or else of each block of effects it has, or else,
+    for a kind whose play the module walks (a token searched when found), of playing it;
+    within one budget of work (a fresh one of MAX_WORK steps unless given)."""
     budget = budget or Budget()
     if card.options:
         return [
@@ -365,7 +368,15 @@ def card_odds(table: Table, card: CardDef, budget: Budget | None = None) -> list
         name = rule.written(block.args) if rule is not None else block.name
         carried = rule is not None and rule.trigger == "use"
         found.append(walk(table, card, name, block.run, carried, budget))
+    walked = table.module.walked.get(card.kind)
+    if not found and walked is not None:
+        found.append(walk(table, card, walked, _played, budget=budget))
     return found
+
+
+def _played(game: Game, card: CardInstance) -> None:
+    """Bring the card into play as its kind says: the walk of a kind the module plays itself."""
+    game.play_instance(card)
 
 
 def walk(
