@@ -15,6 +15,7 @@ from dataclasses import replace
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
+from runtime.games import lobotomy_tokens
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
     ATTACK,
@@ -152,6 +153,13 @@ def target_nearest(game: Game, card: CardInstance) -> None:
     game.target(min(reachable, key=lambda m: distances[m.location or ""], default=None))
 
 
+def imaginary_locker(game: Game, card: CardInstance) -> None:
+    """`imagine a locker`: 1 insanity and 1 AP, once the Warden has reached B1, for a random
+    locker on your space that only you may search."""
+    if lobotomy_tokens.can_imagine(game) and insane(game, "Imaginary Locker"):
+        lobotomy_tokens.imagine_locker(game)
+
+
 def cool_down(game: Game, card: CardInstance, *, amount: int) -> None:
     """`cool down 2`: the skill waits that many turns, more at the top of insanity."""
     rule = game.actor.stats.rules.get(INSANITY)
@@ -259,7 +267,6 @@ def move_warden(game: Game, phase: Phase) -> None:
 
 def move_monsters(game: Game, phase: Phase) -> None:
     """Step 5: each monster spends its AP moving towards the nearest character."""
-    board = game.rules.world.board
     for monster in game.actors_of(MONSTER):
         if monster.location is None:
             continue
@@ -268,31 +275,12 @@ def move_monsters(game: Game, phase: Phase) -> None:
             here = monster.location
             if not characters or any(c.location == here for c in characters):
                 break
-            distances = {c.name: board.distance(here, c.location or "") for c in characters}
-            reachable = [c for c in characters if distances[c.name] is not None]
-            if not reachable:
-                break
-            nearest = min(reachable, key=lambda c: (distances[c.name], c.seat or 0))
-            step = _step_towards(game, here, nearest.location or "")
+            step = lobotomy_tokens.monster_step(game, monster, characters)  # round shut doors
             if step is None:
                 break
             game.step()
             monster.location = step
             game.event("move", f"{monster.name}: {here} → {step}", actor=monster.name, to=step)
-
-
-def _step_towards(game: Game, start: str, goal: str) -> str | None:
-    """The next place on a shortest path from `start` to `goal` (ties in board order)."""
-    board = game.rules.world.board
-    from_goal = board.distances(goal)
-    order = {place: index for index, place in enumerate(board.places)}
-    here = from_goal.get(start)
-    options = [
-        p
-        for p in board.neighbours(start)
-        if p in from_goal and here is not None and from_goal[p] < here
-    ]
-    return min(options, key=lambda p: order.get(p, 0), default=None)
 
 
 def spawn_monsters(game: Game, phase: Phase) -> None:
@@ -494,6 +482,10 @@ LOBOTOMY = BASE.extend(
         "monsters_attack": monsters_attack,
     },
     announces=frozenset({"movement", "green_event", "blue_event", "red_event", "final_blow"}),
+)
+
+LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY).extend(
+    "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
 
 MODULE = LOBOTOMY
