@@ -12,6 +12,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.cards import CardInstance
+from runtime.checks import CheckCall
 from runtime.decisions import Decision, DecisionError, ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
@@ -206,7 +207,7 @@ def test_the_barricaded_door_line_936(pack: CompiledPack) -> None:
 
 def test_the_unlocking_odds_with_earlier_tries_match_every_face() -> None:
     for earlier in range(3):
-        branches = UNLOCK.odds(Unlock(5, 3, earlier, "opened", "locked"))
+        branches = UNLOCK.odds(Unlock(5, 3, earlier, "opened", "locked", None))
         opened = sum(
             1
             for faces in product(range(1, 7), repeat=5)
@@ -263,3 +264,21 @@ def test_a_guard_that_is_no_monster_card_is_e0420(tmp_path: Path) -> None:
     assert output.count("E0420") == 2
     assert "did you mean 'Orderly Husk'?" in output
     assert '"Mop Handle" is no monster card of the pack' in output
+
+
+def test_a_cards_own_unlocking_test_tries_the_door_on_your_space(pack: CompiledPack) -> None:
+    game = pack.new_game(dice=ForcedDice([1] * 7 + [4] * 7), decisions=ScriptedDecisions([]))
+    door = instance(game, "Ward Door")
+    found(game, door)  # the free try fails, at 5
+    rule = next(r for r in game.rules.procedures.values() if r.procedure == "lobotomy-unlock")
+    game.check(instance(game, "Sedative"), CheckCall(rule, (), (), "check unlock"))
+    strengths = [e.data["strength"] for e in game.log.events if "strength" in e.data]
+    assert strengths == [5, 6] and game.state.floor["central"] == []
+
+
+def test_play_takes_the_default_purchase_unless_told() -> None:
+    code, output = run("play", str(PACK), "Dented Locker", "--seed", "3")
+    assert code == 0, output
+    assert "4 successes: equipment or drug or weapon" in output and "buy: equipment" in output
+    code, output = run("play", str(PACK), "Dented Locker", "--seed", "3", "--choose", "weapon")
+    assert code == 0 and "buy: weapon" in output, output

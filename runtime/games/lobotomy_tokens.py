@@ -349,16 +349,20 @@ class Unlock:
     earlier: int
     opened: str
     locked: str
+    door: int | None  # the uid of the door tested, if one is
 
 
 def prepare_unlock(game: Game, card: CardInstance, call: CheckCall) -> Unlock:
-    """The tester's imagination, the door's lock, the tester's tries on it this turn."""
-    printed = card.definition.properties.get(str(call.params.get("strength", "locked")))
+    """The tester's imagination, the door's lock, the tester's tries on it this turn: the door
+    is the card tested, or (a card's own `check unlock`) the locked door on your space."""
+    prop = str(call.params.get("strength", "locked"))
+    door = card if card.kind == DOOR else shut_door(game, prop)
+    printed = door.definition.properties.get(prop) if door is not None else None
     dice = game.stat(str(call.params.get("dice", "imagination")))
     opened, locked = (*call.rule.names, "opened", "locked")[:2]
-    earlier = len(tries(game, card, game.actor))
+    earlier = len(tries(game, door, game.actor)) if door is not None else 0
     lock = printed if isinstance(printed, int) else 0
-    return Unlock(max(dice, 0), lock, earlier, opened, locked)
+    return Unlock(max(dice, 0), lock, earlier, opened, locked, door.uid if door else None)
 
 
 def roll_unlock_test(game: Game, unlock: Unlock) -> Rolled:
@@ -384,10 +388,14 @@ def settle_unlock(
     game: Game, card: CardInstance, call: CheckCall, unlock: Unlock, rolled: Rolled
 ) -> None:
     """Count the try; an opened door is removed from the board."""
-    earlier = len(tries(game, card, game.actor))
-    game.state.flags.add(f"{TRIED}:{card.uid}:{game.actor.name}:{earlier + 1}")
+    placed = (c for cards in game.state.floor.values() for c in cards)
+    door = next((c for c in placed if c.uid == unlock.door), None)
+    if door is None:
+        return
+    earlier = len(tries(game, door, game.actor))
+    game.state.flags.add(f"{TRIED}:{door.uid}:{game.actor.name}:{earlier + 1}")
     if rolled.result == unlock.opened:
-        open_door(game, card)
+        open_door(game, door)
 
 
 UNLOCK = CheckProcedure(
