@@ -42,7 +42,7 @@ test-latest:
 	$(LATEST)/bin/python -m pip install --quiet --upgrade pip
 	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
 	$(LATEST)/bin/python -m pip list --format freeze | grep -iE '^(weasyprint|fonttools|pikepdf|pypdfium2|lark|jsonschema)='
-	$(LATEST)/bin/python -m pytest $(PYTEST_LATEST)
+	$(LATEST)/bin/python -m pytest $(PYTEST_JOBS) $(PYTEST_LATEST)
 
 # The main job on the bundled content: the Coma Ward pack, checked, tested, played, printed
 # (A4, duplex, PNG previews) and reported into build/, each step timed.
@@ -63,8 +63,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check --quiet dsl compiler runtime tests bench scripts
 	$(BIN)/mypy
 
+# The suite runs on every core (pytest-xdist), a test module to a worker so that its fixtures
+# are built once; JOBS=0 runs it in one process.
+JOBS ?= auto
+PYTEST_JOBS = -n $(JOBS) --dist loadscope
 unit: $(STAMP)
-	$(BIN)/python -m pytest $(if $(UPDATE),--update-goldens,)
+	$(BIN)/python -m pytest $(PYTEST_JOBS) $(if $(UPDATE),--update-goldens,)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

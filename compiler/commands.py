@@ -222,6 +222,53 @@ def confront(game: Game, compiled: CompiledPack, title: str) -> None:
     game.target(actor)
 
 
+TARGET_SETTING = "target."
+"""`--set target.defense=3`: a stat of the actor `--against` brought in, not the player's."""
+
+
+def set_the_scene(
+    game: Game, compiled: CompiledPack, settings: Sequence[str], against: str | None
+) -> None:
+    """The player's `--set`, the actor `--against` names, then its own `--set target.NAME=N`."""
+    theirs = [s for s in settings if s.strip().startswith(TARGET_SETTING)]
+    apply_settings(game, compiled, [s for s in settings if s not in theirs])
+    if against is not None:
+        confront(game, compiled, against)
+    for setting in theirs:
+        _set_target(game, setting)
+
+
+def _set_target(game: Game, setting: str) -> None:
+    """`--set target.defense=3` on the target `--against` made."""
+    name, sep, raw = setting.strip().removeprefix(TARGET_SETTING).partition("=")
+    name = name.strip()
+    target = game.state.target
+    if target is None:
+        raise UsageError(
+            f"--set {TARGET_SETTING}{name}: there is no target; name one with --against"
+        )
+    if not sep:
+        raise UsageError(f"--set takes name=value, e.g. target.defense=2; not {setting!r}")
+    rule = target.stats.rules.get(name)
+    if rule is None:
+        stats = target.stats.names()
+        raise UsageError(
+            f"--set {TARGET_SETTING}{name}: {target.name} has no stat {name!r}; "
+            + (did_you_mean(name, stats) or f"its stats: {', '.join(stats)}")
+        )
+    try:
+        value = int(raw)
+    except ValueError:
+        raise UsageError(f"--set {TARGET_SETTING}{name}: {raw!r} is not a whole number") from None
+    if not rule.low <= value <= rule.high:
+        raise UsageError(
+            f"--set {TARGET_SETTING}{name}: {value} is out of range; "
+            f"{name} goes from {rule.low} to {rule.high}"
+        )
+    target.stats.set(name, value)
+    game.event("given", f"{target.name}: {name} is {value}", stat=name, value=value)
+
+
 def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
     """`--set terror=4`, `--set location=hallway`."""
     stats = game.stat_names()
@@ -333,9 +380,7 @@ def play_card(
     game = compiled.new_game(seed=request.seed, decisions=decisions)
     if narrator is not None:
         narrator.log = game.log.lines
-    apply_settings(game, compiled, request.settings)
-    if request.against is not None:
-        confront(game, compiled, request.against)
+    set_the_scene(game, compiled, request.settings, request.against)
     problem = None
     try:
         game.play(card)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import decimal
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,9 @@ from compiler.commands import (
     EXIT_CLEAN,
     EXIT_CONTENT,
     Emit,
-    apply_settings,
-    confront,
     find_card,
     load_compiled,
+    set_the_scene,
 )
 from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
@@ -79,13 +78,34 @@ def odds_table(
     the actor of the `against` card, if one is named."""
 
     def setup(game: Game) -> None:
-        apply_settings(game, compiled, settings)
-        if against is not None:
-            confront(game, compiled, against)
+        set_the_scene(game, compiled, settings, against)
 
     # A usage error in the settings is raised here, once, not inside the walk.
     setup(compiled.new_game(seed=0))
     return Table(compiled.rules, compiled.cards, compiled.module, setup, against=against)
+
+
+def variant_tables(
+    compiled: CompiledPack, table: Table, blocks: Sequence[BlockOdds]
+) -> list[tuple[str, Table]]:
+    """The other starts the game module offers (with the Chaos Die...) for a card whose walks
+    (`blocks`) rolled what they change, each after `table`'s."""
+    rolled = set().union(*(block.procedures for block in blocks))
+
+    def then(
+        first: Callable[[Game], None], extra: Callable[[Game], None]
+    ) -> Callable[[Game], None]:
+        def setup(game: Game) -> None:
+            first(game)
+            extra(game)
+
+        return setup
+
+    return [
+        (name, replace(table, setup=then(table.setup, variant.setup)))
+        for name, variant in compiled.module.odds_variants.items()
+        if variant.procedures & rolled
+    ]
 
 
 def given(table: Table) -> dict[str, int]:
@@ -145,10 +165,12 @@ def _digits(number: int) -> str:
     return str(_EXACT.create_decimal(number))
 
 
-def odds_text(card: CardDef, blocks: list[BlockOdds], table: Table) -> list[str]:
+def odds_text(
+    card: CardDef, blocks: list[BlockOdds], table: Table, variant: str | None = None
+) -> list[str]:
     """The odds as a table per option or block, for a person."""
     start = ", ".join(f"{name} {value}" for name, value in given(table).items())
-    out = [f"{card.label}, given {start}"]
+    out = [f"{card.label}{f' {variant}' if variant else ''}, given {start}"]
     if not blocks:
         out.append("  it has no effects to walk")
     for block in blocks:
@@ -199,14 +221,26 @@ def show_odds(
     table = odds_table(compiled, request.settings, request.against)
     try:
         blocks = card_odds(table, card)
+        variants = [
+            (name, other, card_odds(other, card))
+            for name, other in variant_tables(compiled, table, blocks)
+        ]
     except Exception as error:  # a card's code failing is reported on its line
         problem, _ = walk_failed(card, error)
     else:
         if request.as_json:
-            emit(json.dumps(odds_json(card, blocks, table), indent=2, ensure_ascii=False))
+            shown = odds_json(card, blocks, table)
+            shown["variants"] = [
+                {"name": name, **odds_json(card, found, other)} for name, other, found in variants
+            ]
+            emit(json.dumps(shown, indent=2, ensure_ascii=False))
         else:
             for line in odds_text(card, blocks, table):
                 emit(line)
+            for name, other, found in variants:
+                emit("")
+                for line in odds_text(card, found, other, name):
+                    emit(line)
         return EXIT_CLEAN
     emit(render_text(problem, compiled.sources(), style))
     return EXIT_CONTENT

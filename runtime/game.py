@@ -375,6 +375,15 @@ class Game:
                     card.spent.add(block.name)
                 self.resolve(card, block.run, rule.written(block.args))
 
+    def listens(self, triggers: Iterable[str], cards: Iterable[CardInstance]) -> bool:
+        """Whether any of these cards has a block that one of the triggers starts."""
+        wanted = set(triggers)
+        return any(
+            (rule := self.rules.blocks.get(block.name)) is not None and rule.trigger in wanted
+            for card in cards
+            for block in card.definition.blocks
+        )
+
     def usable(self, card: CardInstance) -> bool:
         """Whether the card has a block that using it runs."""
         return any(
@@ -464,6 +473,11 @@ class Game:
         """Move the player; what ending a move there does is the game module's."""
         self.step()
         player = self.player
+        refusal = self.module.refusals.get("move")
+        reason = refusal(self, player, place) if refusal is not None else None
+        if reason is not None:
+            self.event("move", f"{player.location or 'nowhere'} → {place}: {reason}", to=place)
+            return
         self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
         player.location = place
         self.hook("move_ended", player)

@@ -40,6 +40,13 @@ Hook = Callable[["Game", "Player"], None]
 """What a game does at one of the engine's moments, for the player it concerns:
 `death` (the player just died), `move_ended` (the player just moved), `turn_ended`."""
 
+Refusal = Callable[["Game", "Player", str], "str | None"]
+"""Why a game forbids an action to a player (the reason, logged), or None: for `move`, the
+place the player would move to."""
+
+Setup = Callable[["Game"], None]
+"""Something done to a fresh game before a card's odds are worked out from it."""
+
 Step = Callable[["Game", "Phase"], None]
 """One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
 
@@ -62,6 +69,15 @@ class ValueDef:
 
 
 @dataclass(frozen=True)
+class OddsVariant:
+    """Another start for a card's odds (the player adds a die first): `pillbox odds` shows a
+    card's odds again from it when the card rolls one of its procedures."""
+
+    setup: Setup
+    procedures: frozenset[str]
+
+
+@dataclass(frozen=True)
 class GameModule:
     """The Python half of a game: tables of verbs, values, conditions and procedures."""
 
@@ -75,9 +91,11 @@ class GameModule:
     played: Mapping[str, Play] = field(default_factory=dict)  # kind -> what playing it does
     owned: Mapping[str, bool] = field(default_factory=dict)  # kinds a player owns, not carries
     hooks: Mapping[str, Hook] = field(default_factory=dict)  # a moment of the engine -> the rule
+    refusals: Mapping[str, Refusal] = field(default_factory=dict)  # an engine action -> its limit
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
+    odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     # kind -> what the odds call playing a card of it, for kinds whose play is the module's
     # procedure (a token searched when found): a card of one with no blocks has those odds
     walked: Mapping[str, str] = field(default_factory=dict)

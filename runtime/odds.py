@@ -143,6 +143,7 @@ class _Replay:
         self.probability = Fraction(1)
         self.share = Fraction(1)  # each decision's answers taken with even odds
         self.decisions = 0
+        self.procedures: set[str] = set()  # the check procedures the run rolled
 
     def pick(self, alternatives: Sequence[_Alternative]) -> Any:
         depth = len(self.taken)
@@ -189,6 +190,7 @@ class OddsGame(Game):
     def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:
         """One path per outcome the card (or the rule) writes for this check."""
         budget = self.replay.budget
+        self.replay.procedures.add(call.rule.procedure)
         budget.charge_once(("odds", procedure, prepared), lambda: procedure.cost(prepared))
         branches = _branches(procedure, prepared)
         budget.charge_once(("arms", procedure, prepared, call.arms), lambda: _summed(branches))
@@ -285,6 +287,7 @@ class BlockOdds:
     name: str
     outcomes: list[Outcome] = field(default_factory=list)
     decisions: bool = False  # some outcome depends on a decision
+    procedures: set[str] = field(default_factory=set)  # the check procedures some path rolled
 
     def expected(self, stats: Sequence[str]) -> dict[str, Fraction]:
         """The mean change of each stat, each decision taken with even odds."""
@@ -417,6 +420,7 @@ def walk(
         after = {stat: game.player.stats.get(stat) for stat in stats}
         budget.charge(OUTCOME_SUMS * sum_work(replay.probability))
         result.decisions = result.decisions or replay.decisions > 0
+        result.procedures |= replay.procedures
         result.outcomes.append(
             Outcome(
                 path=tuple(replay.path),

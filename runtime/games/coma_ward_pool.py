@@ -51,11 +51,18 @@ class Pool:
     faces: PoolFaces
     label: str
     player: str
+    passes: tuple[str, int] | None = None  # a stat passed at so many successes, where it matters
 
 
-def make_pool(dice: int, params: Mapping[str, Any], label: str, player: str) -> Pool:
+def make_pool(
+    dice: int,
+    params: Mapping[str, Any],
+    label: str,
+    player: str,
+    passes: tuple[str, int] | None = None,
+) -> Pool:
     """A prepared pool of the check's faces (PoolTooLarge past the most dice a pool rolls)."""
-    return Pool(pool_size(dice, label), faces_of(params), label, player)
+    return Pool(pool_size(dice, label), faces_of(params), label, player, passes)
 
 
 def faces_of(params: Mapping[str, Any]) -> PoolFaces:
@@ -106,8 +113,19 @@ def roll_pool(game: Game, pool: Pool) -> Rolled:
 
 
 def pool_odds(pool: Pool) -> list[Branch]:
-    """Every number of successes of a prepared pool, exactly."""
-    return [Branch(successes, p) for successes, p in check_outcomes(pool.dice, pool.faces)]
+    """Every number of successes of a prepared pool, exactly; where the check passes or fails
+    a stat that a card answers, that is decided besides (an outcome across the mark is two)."""
+    return [
+        Branch(successes, p, _passed(pool.passes, successes))
+        for successes, p in check_outcomes(pool.dice, pool.faces)
+    ]
+
+
+def _passed(passes: tuple[str, int] | None, successes: int) -> str | None:
+    if passes is None:
+        return None
+    stat, needed = passes
+    return f"{stat} passed" if successes >= needed else f"{stat} failed"
 
 
 def pool_cost(pool: Pool) -> int:
@@ -189,7 +207,12 @@ def prepare_stat(game: Game, card: CardInstance, call: CheckCall) -> Pool:
     modifier = int(call.arg("modifier", 0) or 0)
     dice = game.stat(stat, player) + modifier + take_bonuses(game, player, stat)
     label = f"check {stat}" + (f" {modifier:+d}" if modifier else "")
-    return make_pool(dice, call.params, label, player.name)
+    needed = passing(call.rule, stat)
+    answered = needed is not None and game.listens(
+        (f"{stat}_passed", f"{stat}_failed"), player.owned
+    )
+    passes = (stat, needed) if answered and needed is not None else None
+    return make_pool(dice, call.params, label, player.name, passes)
 
 
 def settle_stat(

@@ -27,7 +27,7 @@ from runtime.games.lobotomy_attack import (
     target_of,
 )
 from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
-from runtime.module import ValueDef
+from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
 
@@ -42,6 +42,8 @@ WARDEN = "warden"
 ATTACK_PROCEDURE = "lobotomy-attack"
 MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
+ETHEREAL = "ethereal"
+ESCAPING = "escaping"
 
 DEFENSE_DIE = "defense die"
 """The name under which a waiting Defense Die is kept among an actor's bonuses."""
@@ -81,6 +83,11 @@ def insane(game: Game, ability: str) -> bool:
 
 def chaos_die(game: Game, card: CardInstance) -> None:
     """`add chaos die`: 1 insanity for the Chaos Die in the next attack."""
+    add_chaos_die(game)
+
+
+def add_chaos_die(game: Game) -> None:
+    """1 insanity for the Chaos Die in the next attack (also the odds' other start)."""
     if insane(game, "Chaos Die"):
         game.actor.bonuses.append((CHAOS, 1))
         game.event("bonus", "the Chaos Die joins the next attack", check="attack")
@@ -411,6 +418,29 @@ def moved_onto_warden(game: Game, actor: Actor) -> None:
         stomp_here(game, walker)
 
 
+def escape_to(game: Game, card: CardInstance, *, place: str) -> None:
+    """`escape to central`: a move that monsters on the space do not stop (stealth)."""
+    flag = f"{ESCAPING}:{game.actor.name}"
+    game.state.flags.add(flag)
+    try:
+        game.move(place)
+    finally:
+        game.state.flags.discard(flag)
+
+
+def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
+    """A character cannot leave a space with monsters on it, unless they are all ethereal
+    or the move is an escape (rulebook, Movement: line 333)."""
+    if actor.kind != CHARACTER or actor.location is None or place == actor.location:
+        return None
+    if f"{ESCAPING}:{actor.name}" in game.state.flags:
+        return None
+    holding = [m for m in game.actors_of(MONSTER, actor.location) if ETHEREAL not in m.keywords]
+    if not holding:
+        return None
+    return f"{actor.name} cannot leave a space with {holding[0].name} on it"
+
+
 def character_turn(game: Game, actor: Actor) -> None:
     """A stunned character spends an action getting up (the rest of a turn is the players')."""
     flag = f"{STUNNED}:{actor.name}"
@@ -458,6 +488,7 @@ LOBOTOMY = BASE.extend(
         "spawn_monster": spawn_monster,
         "target_nearest": target_nearest,
         "cool_down": cool_down,
+        "escape_to": escape_to,
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
@@ -470,6 +501,8 @@ LOBOTOMY = BASE.extend(
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
     hooks={"death": confinement, "move_ended": moved_onto_warden},
+    refusals={"move": held_by_monsters},
+    odds_variants={"with the Chaos Die": OddsVariant(add_chaos_die, frozenset({ATTACK_PROCEDURE}))},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},
     steps={

@@ -1,0 +1,225 @@
+"""The rulebook's longer Lobotomy examples, played through a game turn by turn with forced dice."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.cards import CardDef
+from runtime.dice import ForcedDice
+from runtime.games.lobotomy import chaos_die, defense_die, monster_attack
+from runtime.games.lobotomy_dice import (
+    CHAOS_FACES,
+    DEFENSE_FACES,
+    Attack,
+    ChaosFace,
+    Target,
+    attack_distribution,
+)
+from tests.helpers import compiled, make_pack, run
+
+CARDS = """
+weapon "Pipe Wrench" {
+    durability 3
+    use {
+        target nearest monster
+        check attack 5 {
+            0 { }
+            1+ { }
+        }
+    }
+}
+
+skill "Lunge" {
+    cost 1 ap
+    use {
+        cool down 2
+        target nearest monster
+        check attack 2 {
+            0 { }
+            1+ { }
+        }
+    }
+}
+
+skill "Brace" {
+    use {
+        gain defense 1
+        cool down 2
+    }
+}
+
+skill "Duck Out" {
+    use { escape to central }
+}
+
+monster "Ward Crawler" {
+    hp 4
+    ap 1
+    ar 4
+    defense 1
+    attacks 3 dice
+}
+
+monster "Burning Orderly" {
+    hp 5
+    ap 2
+    ar 2
+    defense 0
+    attacks 4 dice
+    is basic fiery
+}
+"""
+MANIFEST = "pack: example\ntitle: Example\nversion: 0.1.0\nruleset: lobotomy\n"
+TWO_SKULLS = CHAOS_FACES.index(ChaosFace(skulls=2)) + 1
+THREE_SHIELDS = DEFENSE_FACES.index(3) + 1
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> CompiledPack:
+    folder: Path = tmp_path_factory.mktemp("example")
+    return compiled(make_pack(folder, MANIFEST, cards=CARDS))
+
+
+def card(pack: CompiledPack, title: str) -> CardDef:
+    return next(c for c in pack.cards if c.title == title)
+
+
+def test_the_insanity_penalties_example_line_857(pack: CompiledPack) -> None:
+    # One health left, AR 5+, insanity 5: a Chaos Die (6 insanity) into a 5d6 attack on a
+    # monster of 4 health and Defense 1.
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.stats.set("health", 1)
+    hero.stats.set("ar", 5)
+    hero.stats.set("insanity", 5)
+    crawler = game.spawn("monster", hero.location, card(pack, "Ward Crawler"))
+    wrench, lunge, brace = (
+        game.new_instance(card(pack, title)) for title in ("Pipe Wrench", "Lunge", "Brace")
+    )
+    hero.items.extend([wrench, lunge, brace])
+    chaos_die(game, wrench)
+    assert hero.stats.get("insanity") == 6
+    # 6, 5, 2, 1, 1 and two skulls: 4 successes, 3 past the Defense; a 1 wears the wrench.
+    game.dice = ForcedDice([6, 5, 2, 1, 1, TWO_SKULLS])
+    game.use(wrench)
+    assert crawler.stats.get("hp") == 1 and wrench.tokens["wear"] == 1
+    # The skill kills it. At 6 insanity (+1CD) its cooldown of 2 goes on at 3; the final
+    # blow takes one off again.
+    game.dice = ForcedDice([6, 6])
+    game.use(lunge)
+    assert crawler.dead and not game.actors_of("monster")
+    assert lunge.tokens["cooldown"] == 2
+    # The monsters' turn: a fiery monster catches up. A zero-cost defense skill first (+1
+    # cooldown at 6 insanity), then the last insanity point on the Defense Die (now 7, +2CD).
+    orderly = game.spawn("monster", hero.location, card(pack, "Burning Orderly"))
+    game.use(brace)
+    assert hero.stats.get("defense") == 2 and brace.tokens["cooldown"] == 3
+    defense_die(game, brace)
+    assert hero.stats.get("insanity") == 7
+    # Defense 1 + 1 + 3 shields = 5, one less against fire: 4 successes deal nothing.
+    game.dice = ForcedDice([THREE_SHIELDS, 2, 3, 4, 5])
+    assert monster_attack(game, orderly, hero) == 0
+    assert hero.stats.get("health") == 1 and not hero.dead
+
+
+def test_the_defense_skill_after_the_insanity_would_cool_down_two_longer(
+    pack: CompiledPack,
+) -> None:
+    # The example's aside: with the Defense Die first, the skill is used at 7 insanity (+2CD).
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.stats.set("insanity", 6)
+    brace = game.new_instance(card(pack, "Brace"))
+    hero.items.append(brace)
+    defense_die(game, brace)
+    game.use(brace)
+    assert brace.tokens["cooldown"] == 4
+
+
+def test_a_monster_on_the_space_holds_a_character_unless_all_are_ethereal(
+    pack: CompiledPack,
+) -> None:
+    # Rulebook line 333 (and the example at 857: "a character cannot leave a space with a
+    # monster on it"); monsters themselves may leave (line 823).
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.location = "B7"
+    crawler = game.spawn("monster", "B7", card(pack, "Ward Crawler"))
+    game.move("B8")
+    assert hero.location == "B7"
+    assert (
+        game.log.events[-1].text == "B7 → B8: player 1 cannot leave a space with Ward Crawler on it"
+    )
+    crawler.keywords = frozenset({"ethereal"})
+    game.move("B8")
+    assert hero.location == "B8"
+
+
+def test_an_escape_slips_past_the_monsters(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.location = "B7"
+    game.spawn("monster", "B7", card(pack, "Ward Crawler"))
+    duck_out = game.new_instance(card(pack, "Duck Out"))
+    hero.items.append(duck_out)
+    game.use(duck_out)
+    assert hero.location == "central"
+    assert not any(flag.startswith("escaping") for flag in game.state.flags)
+
+
+LOBOTOMY = Path(__file__).resolve().parent.parent / "content" / "lobotomy"
+
+
+def _killing(attack: Attack, target: Target, hp: int = 4) -> Fraction:
+    """The chance an attack deals the husk's 4 HP or more."""
+    exact = attack_distribution(attack, target)
+    return sum((p for damage, p in exact.items() if damage >= hp), Fraction(0))
+
+
+def test_odds_show_an_attack_again_with_the_chaos_die_and_skip_it_elsewhere() -> None:
+    code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--json")
+    assert code == 0, output
+    shown = json.loads(output)
+    (variant,) = shown["variants"]
+    assert variant["name"] == "with the Chaos Die" and variant["given"]["insanity"] == 1
+    without = _killing(Attack(4, 4, critical=True), Target(defense=1))
+    with_chaos = _killing(Attack(4, 4, critical=True, chaos_dice=1), Target(defense=1))
+    assert shown["blocks"][0]["final_blow"] == round(float(without), 4)
+    assert variant["blocks"][0]["final_blow"] == round(float(with_chaos), 4) > 0.2
+    code, text = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk")
+    assert 'weapon "Fire Axe" with the Chaos Die, given' in text
+    # A card that rolls no attack test has no such variant.
+    code, text = run("odds", str(LOBOTOMY), "Sedative")
+    assert code == 0 and "Chaos Die" not in text
+
+
+def test_a_targets_stat_is_set_after_the_against() -> None:
+    code, output = run(
+        "odds",
+        str(LOBOTOMY),
+        "Fire Axe",
+        "--against",
+        "Orderly Husk",
+        "--set",
+        "target.defense=3",
+        "--json",
+    )
+    assert code == 0, output
+    killing = _killing(Attack(4, 4, critical=True), Target(defense=3))
+    assert json.loads(output)["blocks"][0]["final_blow"] == round(float(killing), 4)
+    for setting, words in [
+        ("target.def=3", "Orderly Husk has no stat 'def'; did you mean 'defense'?"),
+        ("target.defense=99", "99 is out of range; defense goes from 0 to 9"),
+        ("target.defense=x", "'x' is not a whole number"),
+    ]:
+        code, output = run(
+            "odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--set", setting
+        )
+        assert code == 2 and words in output, output
+    code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--set", "target.defense=1")
+    assert code == 2 and "there is no target; name one with --against" in output
