@@ -345,10 +345,13 @@ class Unanswered(DecisionError):
 
 
 class _NoAnswers:
-    """Without a terminal, a question that --choose did not answer stops the run."""
+    """Without a terminal, a question that --choose did not answer stops the run, unless the
+    rule asking it has a default answer."""
 
     def decide(self, decision: Decision) -> int:
-        """Refuse, naming the question."""
+        """The decision's default, else refuse, naming the question."""
+        if decision.default is not None:
+            return decision.default
         raise Unanswered(decision)
 
 

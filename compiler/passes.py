@@ -452,24 +452,29 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
                         )
 
 
-def card_references(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
-    """A property whose slot names cards (a character's starting equipment) names cards the
-    pack has."""
-    titles = {c.ir["title"] for c in cards}
+def named_cards(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A property whose slot holds a card's title names a card of the pack of those kinds."""
+    kinds_of: dict[str, set[str]] = {}
+    for lowered in cards:
+        kinds_of.setdefault(lowered.ir["title"], set()).add(lowered.ir["kind"])
     for lowered in cards:
         card = lowered.ir
         for name, value in card["properties"].items():
             pattern = ruleset.properties.by_name.get(name)
-            if pattern is None or not any(slot.type.card for slot in pattern.slots):
-                continue
-            for title in value if isinstance(value, list) else [value]:
-                if isinstance(title, str) and title not in titles:
+            slots = [s for s in pattern.slots if s.type.titles] if pattern is not None else []
+            for slot in slots:
+                named = value.get(slot.name) if isinstance(value, dict) else value
+                wanted = slot.type.titles
+                for title in named if isinstance(named, list) else [named]:
+                    if not isinstance(title, str) or kinds_of.get(title, set()) & set(wanted):
+                        continue
+                    titles = {t for t, k in kinds_of.items() if k & set(wanted)}
                     yield _error(
-                        "E0425",
-                        f'"{card["title"]}" names "{title}" ({pattern.head}), but the pack has '
-                        "no such card",
-                        span_of(card, card["property_at"][name]),
-                        did_you_mean(title, titles),
+                        "E0420",
+                        f'"{title}" is no {" or ".join(wanted)} card of the pack',
+                        span_of(card, card["property_at"].get(name, card["at"])),
+                        did_you_mean(title, titles)
+                        or f"name one of its {' or '.join(wanted)} cards by its title",
                     )
 
 
@@ -491,7 +496,7 @@ def pack_facts(card: IR) -> IR:
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
-PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, card_references)
+PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, named_cards)
 """Passes that compare cards across the whole pack: they run on every check."""
 
 

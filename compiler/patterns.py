@@ -30,7 +30,7 @@ class SlotType:
     integer: tuple[int, int] | None = None
     signed: tuple[int, int] | None = None
     text: bool = False
-    card: bool = False  # the text is the title of a card of the pack (checked pack-wide)
+    titles: tuple[str, ...] = ()  # a text that is the title of a card of one of these kinds
     phrases: tuple[tuple[str, ...], ...] = field(init=False, default=(), compare=False)
     """Its words of several words (`each monster here`), split, the longest first."""
 

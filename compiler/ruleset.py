@@ -639,7 +639,7 @@ def _build(
             integer=_limits(s.get("integer")),
             signed=_limits(s.get("signed")),
             text=bool(s.get("text", False)),
-            card=bool(s.get("card", False)),
+            titles=tuple(s.get("titles") or ()),
         )
 
     table = builder.table
@@ -698,6 +698,13 @@ def _build(
                 "properties",
                 ("kinds", name, "narrated"),
             )
+    for slot in slot_types.values():
+        for kind in slot.titles:
+            if kind not in kinds_data:
+                builder.error(
+                    f"slot {slot.name!r} names titles of unknown kind {kind!r}",
+                    ("slots", slot.name, "titles"),
+                )
     for deck, deck_kinds in decks.items():
         for kind in deck_kinds:
             if kind not in kinds:

@@ -22,6 +22,7 @@ class Decision:
     kind: str  # "option" (titles), "yes-no" (a may), "item" (which item), "defence"
     prompt: str
     choices: tuple[str, ...]
+    default: int | None = None  # the rule's answer when a card test gives none
 
 
 class DecisionError(Exception):
@@ -55,8 +56,11 @@ class ScriptedDecisions:
         self._next = 0
 
     def decide(self, decision: Decision) -> int:
-        """Take the next answer; it must be one of the choices offered."""
+        """Take the next answer; it must be one of the choices offered. With none left, the
+        decision's default, if it has one."""
         if self._next >= len(self._answers):
+            if decision.default is not None:
+                return decision.default
             raise DecisionError(decision)
         answer = self._answers[self._next]
         folded = [c.casefold() for c in decision.choices]

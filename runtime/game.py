@@ -266,10 +266,13 @@ class Game:
         self.event("given", f"{name} is {value}", stat=name, value=value)
 
     # -- decisions ------------------------------------------------------------------------
-    def decide(self, kind: str, prompt: str, choices: Sequence[str]) -> int:
-        """Ask the decision maker and log the answer."""
+    def decide(
+        self, kind: str, prompt: str, choices: Sequence[str], default: int | None = None
+    ) -> int:
+        """Ask the decision maker and log the answer (`default`: the rule's answer when a card
+        test gives none)."""
         self.step()
-        index = self.decisions.decide(Decision(kind, prompt, tuple(choices)))
+        index = self.decisions.decide(Decision(kind, prompt, tuple(choices), default))
         self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
         return index
 

@@ -108,6 +108,9 @@ class GameModule:
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
     using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use
+    # kind -> what the odds call playing a card of it, for kinds whose play is the module's
+    # procedure (a token searched when found): a card of one with no blocks has those odds
+    walked: Mapping[str, str] = field(default_factory=dict)
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:

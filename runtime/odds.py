@@ -175,7 +175,9 @@ class OddsGame(Game):
         super().step()
         self.replay.budget.charge(1)
 
-    def decide(self, kind: str, prompt: str, choices: Sequence[str]) -> int:
+    def decide(
+        self, kind: str, prompt: str, choices: Sequence[str], default: int | None = None
+    ) -> int:
         """Both answers of a `may`, every title of a `choose`: each is a path."""
         self.step()
         verb = {"yes-no": "may", "option": "choose"}.get(kind, kind)
@@ -356,8 +358,9 @@ def card_odds(
     table: Table, card: CardDef, budget: Budget | None = None, implied: bool = False
 ) -> list[BlockOdds]:
     """The odds of each option of the card, or else of each block of effects it has (and, if
-    `implied`, of what its game module says it does unwritten), within one budget of work (a
-    fresh one of MAX_WORK steps unless given)."""
+    `implied`, of what its game module says it does unwritten), or else, for a kind whose play
+    the module walks (a token searched when found), of playing it; within one budget of work
+    (a fresh one of MAX_WORK steps unless given)."""
     budget = budget or Budget()
     if card.options:
         return [
@@ -374,7 +377,15 @@ def card_odds(
     unwritten = table.module.implied.get(card.kind) if implied else None
     for name, effect in unwritten(table.rules, card) if unwritten is not None else ():
         found.append(walk(table, card, name, effect, budget=budget))
+    walked = table.module.walked.get(card.kind)
+    if not found and walked is not None:
+        found.append(walk(table, card, walked, _played, budget=budget))
     return found
+
+
+def _played(game: Game, card: CardInstance) -> None:
+    """Bring the card into play as its kind says: the walk of a kind the module plays itself."""
+    game.play_instance(card)
 
 
 def walk(

@@ -71,7 +71,7 @@ def test_the_seated_kind_reads_its_numbers_from_the_character_card(pack: Compile
 def test_a_character_card_seats_its_numbers_and_keeps_them_turn_after_turn(
     pack: CompiledPack,
 ) -> None:
-    game = seated(pack, "Ines Calloway", "Chalk Circle", "Paper Cut", "Cold Sweat")
+    game = seated(pack, "Ines Calloway", "Chalk Circle", "Paper Cut", "Flinch")
     player = game.player
     assert {n: player.stats.get(n) for n in ("health", "ap", "ar", "defense", "imagination")} == {
         "health": 5,
@@ -150,8 +150,9 @@ weapon "Rusty Nails" {
     )
     code, output = run("check", str(folder))
     assert code == 1, output
-    assert "people.card:9:5: error[E0425]" in output
-    assert 'names "Oil Lamp"' in output and 'names "Rusty Nail"' in output
+    assert "people.card:9:5: error[E0420]" in output
+    assert '"Oil Lamp" is no weapon or equipment or drug card' in output
+    assert '"Rusty Nail" is no weapon or equipment or drug card' in output
     assert "Rusty Nails" in output  # did you mean
 
 
@@ -281,7 +282,7 @@ def test_the_new_cards_meet_the_briefs_counts(pack: CompiledPack) -> None:
     assert all(c.tests for c in pack.cards if c.kind in ("character", "disorder", "memory"))
 
 
-def test_a_card_that_brings_back_its_own_kind_gains_nothing(tmp_path: Path) -> None:
+def test_a_card_that_brings_back_its_own_kind_is_refused(tmp_path: Path) -> None:
     folder = make_pack(
         tmp_path,
         LOBOTOMY_PACK,
@@ -309,5 +310,9 @@ character "Mirror" {
 }
 """,
     )
-    code, output = run("test", str(folder))
-    assert code == 0, output
+    # The checker refuses both (a memory brings back items and skills, a character starts
+    # with items); the runtime would gain nothing from them all the same.
+    code, output = run("check", str(folder))
+    assert code == 1, output
+    assert '"Echo" is no weapon or equipment or drug or skill or disorder card' in output
+    assert '"Mirror" is no weapon or equipment or drug card' in output

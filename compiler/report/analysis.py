@@ -275,7 +275,7 @@ def _blocks(
 ) -> list[BlockReport]:
     """Each option or block of the card, walked as given (`as_given`, the card's first walk)
     and across its chart's stat."""
-    effects = block_effects(card, ir)
+    effects = block_effects(card, ir, len(as_given))
     out = []
     for position, (odds, tree) in enumerate(zip(as_given, effects, strict=True)):
         rolled = checked_stats(tree, ruleset) or [(stat,) for stat in read_stats(tree, ruleset)]
@@ -340,12 +340,14 @@ def spread(low: int, high: int) -> list[int]:
     return sorted({low + round(i * step) for i in range(MAX_COLUMNS)})
 
 
-def block_effects(card: CardDef, ir: IR) -> list[Any]:
-    """The IR of each walked option or block, in the order `card_odds` walks them."""
+def block_effects(card: CardDef, ir: IR, walked: int) -> list[Any]:
+    """The IR of each of the `walked` options or blocks, in the order `card_odds` walks them;
+    the walk of playing a card of no blocks (a kind its module plays itself) has none."""
     if card.options:
         return [option.get("effects", []) for option in ir.get("options", [])]
     named = {block.get("block"): block for block in ir.get("blocks", [])}
-    return [named.get(block.name, {}) for block in card.blocks if block.run is not None]
+    found = [named.get(block.name, {}) for block in card.blocks if block.run is not None]
+    return found + [{} for _ in range(walked - len(found))]
 
 
 def checked_stats(tree: Any, ruleset: Ruleset) -> list[tuple[str, ...]]:
@@ -414,7 +416,8 @@ def branches(odds: BlockOdds, points: Sequence[Written] = ()) -> list[Branch]:
     An arm's odds once its check is reached are the weight of the paths through it over the
     weight of the paths reaching the check (weights take decisions with even odds, so the
     decisions cancel). Arms the card writes that cannot happen are found among `points`, the
-    card's own checks and rolls, and given odds 0.
+    card's own checks and rolls, and given odds 0; a check no card line writes (a token's
+    search test) has an arm per result.
     """
     weight: dict[tuple[str, ...], Fraction] = {}
     for outcome in odds.outcomes:
@@ -436,6 +439,8 @@ def branches(odds: BlockOdds, points: Sequence[Written] = ()) -> list[Branch]:
             if folded is not None:
                 arms = folded
                 break
+        else:  # a check no card line writes (a rule's own): its results, the splits summed
+            arms = _folded(arms, list(dict.fromkeys(a.partition(" (")[0] for a in arms))) or arms
         out.append(Branch(prefix, header, tuple(arms.items())))
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
+from runtime.games import lobotomy_tokens
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
     CHAOS,
@@ -21,7 +22,7 @@ from runtime.games.lobotomy_attack import (
     final_blow,
 )
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
-from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge, stop_running
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
@@ -152,6 +153,13 @@ def target_nearest(game: Game, card: CardInstance) -> None:
     distances = game.rules.world.board.distances(where)
     reachable = [m for m in monsters if m.location in distances]
     game.target(min(reachable, key=lambda m: distances[m.location or ""], default=None))
+
+
+def imaginary_locker(game: Game, card: CardInstance) -> None:
+    """`imagine a locker`: 1 insanity and 1 AP, once the Warden has reached B1, for a random
+    locker on your space that only you may search."""
+    if lobotomy_tokens.can_imagine(game) and insane(game, "Imaginary Locker"):
+        lobotomy_tokens.imagine_locker(game)
 
 
 def cool_down(game: Game, card: CardInstance, *, amount: int) -> None:
@@ -417,8 +425,19 @@ LOBOTOMY = BASE.extend(
     ),
 )
 
-LOBOTOMY = LOBOTOMY.extend("lobotomy", **CHARACTERS)
-"""With the characters' rules: setup, capacities, memories, running, costs."""
+
+def turn_ended(game: Game, player: Actor) -> None:
+    """A character's turn ends: running stops, and the tries at a lock this turn are forgotten
+    (two tables add a rule at this moment: both run)."""
+    stop_running(game, player)
+    lobotomy_tokens.turn_ended(game, player)
+
+
+LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
+    "lobotomy", verbs={"imaginary_locker": imaginary_locker}, hooks={"turn_ended": turn_ended}
+)
+"""With the characters' rules (setup, capacities, memories, running, costs) and the board
+tokens' (lockers, bodies, doors)."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""

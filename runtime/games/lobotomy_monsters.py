@@ -41,6 +41,7 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
+from runtime.games.lobotomy_tokens import monster_step
 from runtime.rules import GameRules, ProcedureRule
 from runtime.state import Actor
 from runtime.world import Phase
@@ -435,7 +436,6 @@ def move_monsters(game: Game, phase: Phase) -> None:
     """Step 5: each monster spends its AP moving towards the nearest character (a Nemesis
     towards its own); a runner is at once on the space of one it sees; a stunned one spends
     1 AP getting up; one with Smash on a character's space smashes before it moves."""
-    board = game.rules.world.board
     for monster in game.actors_of(MONSTER):
         if monster.location is None:
             continue
@@ -448,31 +448,12 @@ def move_monsters(game: Game, phase: Phase) -> None:
             here = monster.location
             if not characters or any(c.location == here for c in characters):
                 break
-            distances = {c.name: board.distance(here, c.location or "") for c in characters}
-            reachable = [c for c in characters if distances[c.name] is not None]
-            if not reachable:
-                break
-            nearest = min(reachable, key=lambda c: (distances[c.name], c.seat or 0))
-            step = _step_towards(game, here, nearest.location or "")
+            step = monster_step(game, monster, characters)  # round the shut doors
             if step is None:
                 break
             game.step()
             monster.location = step
             game.event("move", f"{monster.name}: {here} → {step}", actor=monster.name, to=step)
-
-
-def _step_towards(game: Game, start: str, goal: str) -> str | None:
-    """The next place on a shortest path from `start` to `goal` (ties in board order)."""
-    board = game.rules.world.board
-    from_goal = board.distances(goal)
-    order = {place: index for index, place in enumerate(board.places)}
-    here = from_goal.get(start)
-    options = [
-        p
-        for p in board.neighbours(start)
-        if p in from_goal and here is not None and from_goal[p] < here
-    ]
-    return min(options, key=lambda p: order.get(p, 0), default=None)
 
 
 # ---------------------------------------------------------------- attacking (step 7)
