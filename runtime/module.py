@@ -56,6 +56,10 @@ TrackMoved = Callable[["Game", int, int], None]
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
+Reaction = Callable[["Game"], None]
+"""What a game does when one of its triggers fires, before the blocks of the cards it starts
+(the Final Clash begins: a warden comes onto the board)."""
+
 ENGINE_TRIGGERS = frozenset({"use"})
 """The triggers the engine fires itself: using a card."""
 
@@ -96,6 +100,7 @@ class GameModule:
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
+    reactions: Mapping[str, Reaction] = field(default_factory=dict)  # trigger -> the rule it runs
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:
