@@ -25,7 +25,14 @@ from runtime.games.lobotomy_attack import (
     final_blow,
     target_of,
 )
+from runtime.games.lobotomy_clash import (
+    CLASH_TABLES,
+    WARDEN_NAME,
+    clash_begun,
+    clash_death,
+)
 from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
+from runtime.games.lobotomy_scenarios import SCENARIO_TABLES
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -207,13 +214,6 @@ def monster_drawn(game: Game, card: CardInstance) -> bool:
     return True
 
 
-def scenario_drawn(game: Game, card: CardInstance) -> bool:
-    """A scenario card drawn is in play until it is done."""
-    game.state.in_play[f"scenario:{card.uid}"] = card
-    game.event("reveal", f"scenario: {card.definition.label}", uid=card.uid)
-    return True
-
-
 def play_drawn(game: Game, card: CardInstance) -> None:
     """Play a card as drawing it would; a monster played comes onto your space (a test's
     `play "Wisp"` meets it where it stands)."""
@@ -390,11 +390,14 @@ def warden(game: Game) -> Actor:
     found = game.actors_of(WARDEN)
     if found:
         return found[0]
-    return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name="the Warden")
+    return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name=WARDEN_NAME)
 
 
 def warden_walks(game: Game, before: int, after: int) -> None:
-    """The Insomnia Track moved: the Warden stands on its space, and stomps who is there."""
+    """The Insomnia Track moved: the Warden stands on its space, and stomps who is there
+    (from the Final Clash on, he is on the pentagram)."""
+    if clash_begun(game):
+        return
     walker = warden(game)
     walker.location = patrol_space(after)
     game.event("move", f"the Warden walks to {walker.location}", actor=walker.name)
@@ -424,7 +427,9 @@ def _chaos_die(game: Game) -> tuple[ChaosFace, ...]:
 
 
 def moved_onto_warden(game: Game, actor: Actor) -> None:
-    """A character who ends a move on the Warden's space is stomped."""
+    """A character who ends a move on the Warden's space is stomped (not in the clash)."""
+    if clash_begun(game):
+        return
     walker = warden(game)
     if walker.location == actor.location:
         stomp_here(game, walker)
@@ -467,7 +472,10 @@ def character_turn(game: Game, actor: Actor) -> None:
 
 def confinement(game: Game, actor: Actor) -> None:
     """A character who dies goes back to solitary confinement: health back, 2 insanity
-    regained, every item worn by one, the Warden three spaces on. A monster leaves the board."""
+    regained, every item worn by one, the Warden three spaces on. A monster leaves the board.
+    In the Final Clash a death is for good (lobotomy_clash)."""
+    if clash_death(game, actor):
+        return
     if actor.kind == MONSTER:
         actor.location = None
         if actor.sheet is not None:
@@ -508,7 +516,6 @@ LOBOTOMY = BASE.extend(
     drawn={
         "movement": reveal_movement,
         "monster": monster_drawn,
-        "scenario": scenario_drawn,
         "*": carry,
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
@@ -528,6 +535,9 @@ LOBOTOMY = BASE.extend(
     },
     announces=frozenset({"movement", "green_event", "blue_event", "red_event", "final_blow"}),
 )
+
+# The end of the Warden's patrol and the campaign of scenarios, in modules of their own.
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCENARIO_TABLES)
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""
