@@ -591,9 +591,7 @@ class Game:
         if reaction is not None and after != before:
             reaction(self, before, after)
         self._track_end(rule, before, after, self.cards_in_play())
-        if rule.past_max is not None and before + delta > rule.high:
-            self.event("track", f"{track} is pushed past {rule.high}: {rule.past_max}", track=track)
-            self.fire(rule.past_max, self.cards_in_play())
+        self._past_max(rule, before + delta, self.cards_in_play())
 
     def add_tokens(self, card: CardInstance, token: str, delta: int) -> None:
         """Add (or take, with a negative `delta`) tokens of a kind on a card, within bounds."""
@@ -612,6 +610,7 @@ class Game:
         )
         if rule is not None:
             self._track_end(rule, before, after, [card])
+            self._past_max(rule, before + delta, [card])
 
     def _track_end(
         self, rule: TrackRule, before: int, after: int, cards: Sequence[CardInstance]
@@ -620,6 +619,12 @@ class Game:
             if trigger is not None and after == end != before:
                 self.event("track", f"{rule.name} reaches {end}: {trigger}", track=rule.name)
                 self.fire(trigger, cards)
+
+    def _past_max(self, rule: TrackRule, wanted: int, cards: Sequence[CardInstance]) -> None:
+        """A track pushed past its maximum, at it or on the way, fires its `past_max`."""
+        if rule.past_max is not None and wanted > rule.high:
+            self.event("track", f"{rule.name} is pushed past {rule.high}: {rule.past_max}")
+            self.fire(rule.past_max, cards)
 
     def cards_in_play(self) -> list[CardInstance]:
         """Every card in play: what the living actors carry and own and are, and those at
