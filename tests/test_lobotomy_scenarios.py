@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from compiler.build import CompiledPack
+from compiler.check import UsageError
+from compiler.commands import apply_settings
 from runtime.checks import CheckCall, named_arm
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice
@@ -16,6 +19,7 @@ from runtime.game import Game
 from runtime.games.base_checks import Target
 from runtime.games.lobotomy import monster_attack
 from runtime.games.lobotomy_clash import A_DIE_AWAY, imagination_odds, roll_imagination
+from runtime.games.lobotomy_scenarios import seat_characters
 from runtime.odds import Table, card_odds
 from runtime.rounds import play_round
 from tests.helpers import compiled, run
@@ -96,8 +100,6 @@ def test_the_odds_of_an_imagination_test_with_and_without_defy_gravity(
     defied = by_path["check imagination -2: fail (a die from passing) › defy gravity: yes"]
     assert passed == Fraction(21, 36) and defied.probability == Fraction(5, 36)
     assert defied.changes == {} and "insomnia 0 → 1 (+1)" in defied.also
-    code, output = run("odds", str(PACK), "Sleepwalkers", "--set", "imagination=9")
-    assert code == 0 and "defy gravity: yes" in output and "13.9 %" in output
 
 
 # ---------------------------------------------------------------- the Final Clash
@@ -172,7 +174,7 @@ def test_the_warden_is_a_monster_of_the_monsters_turn(pack: CompiledPack) -> Non
     assert not any(e.kind == "stomp" for e in game.log.events)
 
 
-def test_play_json_shows_the_game_over() -> None:
+def test_play_json_shows_the_game_over(pack: CompiledPack) -> None:
     code, output = run(
         "play", str(PACK), "The Sleepless Ward", "--json", "--set", "insomnia=24",
         "--set", "scenarios=3",
@@ -180,8 +182,8 @@ def test_play_json_shows_the_game_over() -> None:
     assert code == 0, output
     state = json.loads(output)["state"]
     assert state["over"] == "won" and state["tracks"]["scenarios"] == 4
-    code, output = run("play", str(PACK), "Night Rounds", "--set", "insomnia=48")
-    assert code == 2 and "insomnia goes from 0 to 47" in output
+    with pytest.raises(UsageError, match="insomnia goes from 0 to 47"):
+        apply_settings(pack.new_game(), pack, ["insomnia=48"])
 
 
 # ---------------------------------------------------------------- scenarios
@@ -219,3 +221,34 @@ def test_the_jump_starts_no_more_scenarios_than_the_difficulty_plays(pack: Compi
     game.end_turn()  # checked at the end of a turn: the jump, but the fourth is the last
     assert len([s for s in game.state.in_play if s.startswith("scenario:")]) == 1
     assert any("no scenario is left" in e.text for e in game.log.events)
+
+
+def test_every_scenario_done_in_the_clash_stops_the_movement_cards(pack: CompiledPack) -> None:
+    game = pack.new_game(seed=2)
+    game.state.tracks["insomnia"] = 47
+    game.advance("insomnia", 1)
+    game.play(card(pack, "Lights Flicker"))  # the movement card of the last monsters' turn
+    game.state.tracks["scenarios"] = 4  # all done in the clash: no win, no more movement
+    game.state.decks["monster"] = []
+    deck = len(game.state.decks["movement"])
+    play_round(game)
+    assert "movement" not in game.state.in_play and len(game.state.decks["movement"]) == deck
+    assert game.state.over is None and game.state.tracks["insomnia"] == 47
+
+
+def test_a_token_pushed_past_its_end_fires_and_characters_are_one_to_five(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = pack.new_game()
+    tracks = game.rules.world.tracks
+    assert isinstance(tracks, dict)
+    monkeypatch.setitem(tracks, "progress", replace(tracks["progress"], past_max="final_clash"))
+    scenario = game.new_instance(card(pack, "Counting Sheep"))
+    game.add_tokens(scenario, "progress", 9)
+    assert "final clash" not in game.state.flags  # reached, not passed
+    game.add_tokens(scenario, "progress", 1)
+    assert "final clash" in game.state.flags
+    seat_characters(game, scenario, 10**12)  # a hostile test's number: seated at most five
+    assert len(game.state.players) == 5
+    seat_characters(game, scenario, 0)
+    assert len(game.state.players) == 1

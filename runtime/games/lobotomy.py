@@ -32,7 +32,7 @@ from runtime.games.lobotomy_clash import (
     clash_death,
 )
 from runtime.games.lobotomy_dice import Attack, ChaosFace, roll_attack, roll_stomp
-from runtime.games.lobotomy_scenarios import SCENARIO_TABLES
+from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -233,7 +233,10 @@ def _movement(game: Game) -> CardInstance | None:
 
 
 def event_effects(game: Game, phase: Phase) -> None:
-    """Step 1: reveal the top movement card; its event runs."""
+    """Step 1: reveal the top movement card; its event runs (none once every scenario is
+    done)."""
+    if movement_stopped(game):
+        return
     game.draw(MOVEMENT)
 
 

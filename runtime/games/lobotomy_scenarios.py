@@ -14,7 +14,8 @@ The rulebook's Scenario Specifications (975-1010, 1185-1210) read as a card's bl
   scenarios have started than the difficulty plays (the `scenarios` track's most, 4 with the
   track to D12). A scenario done without its jump jumps then: the jump "always happens before
   the scenario is finished" (1192), so the next one is never skipped;
-- when every scenario is done before the Final Clash, the game is won (1021).
+- when every scenario is done before the Final Clash, the game is won (1021); in it, no more
+  movement cards are revealed (1017).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SCENARIOS = "scenarios"
 """The track of the scenarios done; its most is how many the difficulty plays."""
 
 MONSTER = "monster"
+MOVEMENT = "movement"
+"""The in-play slot of the movement card revealed this monsters' turn."""
 INSANITY = "insanity"
 IN_PLAY = "scenario:"
 """The prefix of a scenario's slot among the cards in play."""
@@ -38,6 +41,9 @@ JUMPED = "scenario jumped"
 """The flag of a scenario whose jump has happened, with its card's number."""
 
 STARTS, HANDICAP, CHECKED, DONE = "scenario_starts", "handicap", "scenario_checked", "scenario_done"
+MOST_CHARACTERS = 5
+"""The most characters a game seats (a handicap is for fewer than five, 1203)."""
+
 REWARD_INSANITY = 1
 """The insanity each character regains when a scenario is done before the clash (1003)."""
 
@@ -116,6 +122,19 @@ def jump_scenario(game: Game, card: CardInstance) -> None:
     game.draw(SCENARIO)
 
 
+def movement_stopped(game: Game) -> bool:
+    """Whether no more movement cards are revealed: every scenario is done, in the Final Clash
+    (1017); the last one revealed leaves play, so its steps do not run again."""
+    rule = game.rules.world.tracks.get(SCENARIOS)
+    if rule is None or game.state.tracks[SCENARIOS] < rule.high:
+        return False
+    revealed = game.state.in_play.get(MOVEMENT)
+    if revealed is not None:
+        game.discard(revealed)
+    game.event("scenario", "every scenario is done: no more movement cards are revealed")
+    return True
+
+
 # ---------------------------------------------------------------- values
 
 
@@ -125,13 +144,14 @@ def characters(game: Game, card: CardInstance) -> int:
 
 
 def seat_characters(game: Game, card: CardInstance, value: int) -> None:
-    """`given characters 3`: so many characters play, each new one a fresh character."""
+    """`given characters 3`: so many characters play (1 to 5), each new one a fresh one."""
+    value = max(1, min(value, MOST_CHARACTERS))
     players = game.state.players
     while len(players) < value:
         player = game.new_player(f"player {len(players) + 1}")
         player.seat = len(players)
         players.append(player)
-    del players[max(value, 1) :]
+    del players[value:]
     game.event("given", f"{len(players)} characters play", value=len(players))
 
 
