@@ -88,18 +88,27 @@ def imagination_odds(target: Target) -> list[Branch]:
     return branches
 
 
+def defies_gravity(game: Game, what: str) -> bool:
+    """Whether the player turns a die by one for `what` (the Warden walks a space for it).
+    Never offered in the Final Clash, when the patrol is over. Any procedure's settle step
+    may offer it where a turned die would help; the imagination test's does."""
+    if clash_begun(game) or INSOMNIA not in game.state.tracks:
+        return False
+    prompt = f"defy gravity: turn a die by one to {what}, the Warden a space on"
+    if game.decide(DEFY_GRAVITY, prompt, YES_NO) != 0:
+        return False
+    game.event("shift", f"{game.actor.name} defies gravity: a die turned by one to {what}")
+    game.advance(INSOMNIA, 1)
+    return True
+
+
 def defy_gravity(
     game: Game, card: CardInstance, call: CheckCall, target: Target, rolled: Rolled
 ) -> Result | None:
-    """A failure a die from passing: the player may turn the die, and the Warden walks on."""
-    if rolled.after != A_DIE_AWAY or clash_begun(game) or INSOMNIA not in game.state.tracks:
-        return None
-    prompt = "defy gravity: turn a die by one to pass, the Warden a space on"
-    if game.decide(DEFY_GRAVITY, prompt, YES_NO) != 0:
-        return None
-    game.event("shift", f"{game.actor.name} defies gravity: a die turned by one, the test passed")
-    game.advance(INSOMNIA, 1)
-    return target.passed
+    """A failure a die from passing: the player may turn the die, and then it passes."""
+    if rolled.after == A_DIE_AWAY and defies_gravity(game, "pass"):
+        return target.passed
+    return None
 
 
 IMAGINATION = replace(TARGET, roll=roll_imagination, odds=imagination_odds, settle=defy_gravity)
