@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,7 @@ from runtime.games.lobotomy_clash import A_DIE_AWAY, imagination_odds, roll_imag
 from runtime.games.lobotomy_scenarios import seat_characters
 from runtime.odds import Table, card_odds
 from runtime.rounds import play_round
-from tests.helpers import compiled, run
+from tests.helpers import compiled, make_pack, run
 from tests.test_lobotomy import PACK, card
 
 
@@ -252,3 +253,22 @@ def test_a_token_pushed_past_its_end_fires_and_characters_are_one_to_five(
     assert len(game.state.players) == 5
     seat_characters(game, scenario, 0)
     assert len(game.state.players) == 1
+
+
+def test_an_objective_that_never_completes_its_scenario_is_an_error(tmp_path: Path) -> None:
+    never = (
+        'scenario "Endless Night" {\n'
+        '    objective {\n        if insomnia >= 10 { say "Dawn." }\n    }\n'
+    )
+    folder = make_pack(
+        tmp_path / "endless",
+        "pack: endless\ntitle: Endless\nversion: 0.1.0\nruleset: lobotomy\n",
+        endless=never + '    scenario jump { rule "At B1, the next scenario." }\n}\n',
+    )
+    code, output = run("check", str(folder))
+    assert code == 1 and "endless.card:2:5: error[E0430]" in output
+    assert output.count("E0430") == 1  # printed text says what the jump does
+    (folder / "endless.card").write_text(
+        never.replace('say "Dawn."', "complete this scenario") + "}\n"
+    )
+    assert run("check", str(folder))[0] == 0
