@@ -19,7 +19,12 @@ from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.base_checks import Target
 from runtime.games.lobotomy import monster_attack
-from runtime.games.lobotomy_clash import A_DIE_AWAY, imagination_odds, roll_imagination
+from runtime.games.lobotomy_clash import (
+    A_DIE_AWAY,
+    imagination_odds,
+    living_characters,
+    roll_imagination,
+)
 from runtime.games.lobotomy_scenarios import seat_characters
 from runtime.odds import Table, card_odds
 from runtime.rounds import play_round
@@ -272,3 +277,16 @@ def test_an_objective_that_never_completes_its_scenario_is_an_error(tmp_path: Pa
         never.replace('say "Dawn."', "complete this scenario") + "}\n"
     )
     assert run("check", str(folder))[0] == 0
+
+
+def test_a_whole_game_runs_to_its_end(pack: CompiledPack) -> None:
+    # Two characters who do nothing but wait: scenarios jump and finish on their own, deaths
+    # push the Warden on, and the clash ends the game (a policy would play it better).
+    game = pack.new_game(players=2, seed=0, budget=100_000)
+    game.play(card(pack, "Counting Sheep"))
+    rounds = 0
+    while play_round(game):
+        rounds += 1
+        assert rounds < 100
+    assert game.state.over == "lost" and "final clash" in game.state.flags
+    assert game.state.tracks["scenarios"] >= 1 and not living_characters(game)
