@@ -287,15 +287,30 @@ def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) 
             game.player.location = raw
             game.event("given", f"location is {raw}", location=raw)
             continue
-        if name not in stats:
+        tracks = compiled.rules.world.tracks
+        on_game = [track for track in game.state.tracks if track not in stats]
+        if name not in stats and name not in on_game:
             raise UsageError(
-                f"--set: {name!r} is not a stat; "
-                + (did_you_mean(name, [*stats, "location"]) or f"stats: {', '.join(stats)}")
+                f"--set: {name!r} is not a stat or a track; "
+                + (
+                    did_you_mean(name, [*stats, *on_game, "location"])
+                    or f"stats: {', '.join(stats)}"
+                )
             )
         try:
             value = int(raw)
         except ValueError:
             raise UsageError(f"--set {name}: {raw!r} is not a whole number") from None
+        if name not in stats:
+            # A track of the game (an insomnia track): set as a test's `given` sets it.
+            if not tracks[name].low <= value <= tracks[name].high:
+                raise UsageError(
+                    f"--set {name}: {value} is out of range; {name} goes from "
+                    f"{tracks[name].low} to {tracks[name].high}"
+                )
+            game.state.tracks[name] = value
+            game.event("given", f"{name} is {value}", track=name, value=value)
+            continue
         low, high = compiled.checked.ruleset.stat_range(name)
         if not low <= value <= high:
             raise UsageError(

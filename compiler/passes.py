@@ -478,6 +478,30 @@ def named_cards(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diag
                     )
 
 
+def block_needs(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+    """A block whose header the ruleset says is there for a verb (`needs:`) uses it, or at
+    least says in printed text what it does (`rule "..."`)."""
+    blocks = ruleset.data.get("blocks") or {}
+    for lowered in cards:
+        card = lowered.ir
+        for block in card["blocks"]:
+            needs = (blocks.get(block["block"]) or {}).get("needs")
+            pattern = ruleset.verbs.by_name.get(needs) if isinstance(needs, str) else None
+            if pattern is None:
+                continue
+            effects = list(walk_effects(block.get("effects", [])))
+            if any(e.get("verb") == needs or "rule" in e for e in effects):
+                continue
+            header = ruleset.blocks.by_name[block["block"]].source
+            yield _error(
+                "E0430",
+                f"this '{header}' block never says '{pattern.source}', so it can never do "
+                "what it is for",
+                span_of(card, block["at"]),
+                f"say it where its condition holds: if ... {{ {pattern.source} }}",
+            )
+
+
 def pack_facts(card: IR) -> IR:
     """What the pack-wide passes read of a card: identity, properties, options, test uses."""
     facts = {
@@ -493,7 +517,7 @@ def pack_facts(card: IR) -> IR:
     return facts
 
 
-CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices)
+CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices, block_needs)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
 PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, named_cards)

@@ -514,6 +514,12 @@ def _check_runtime_tables(
                 f"declare (it declares: {', '.join(sorted(triggers)) or 'none'})",
                 ("blocks", name, "trigger"),
             )
+        needs = (block or {}).get("needs")
+        if needs is not None and needs not in (data.get("verbs") or {}):
+            builder.error(
+                f"block {name!r} needs verb {needs!r}, which the ruleset does not declare",
+                ("blocks", name, "needs"),
+            )
         for stat in (block or {}).get("while_stat") or {}:
             if stat not in stat_names:
                 builder.error(

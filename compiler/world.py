@@ -79,7 +79,7 @@ def world_triggers(world: World) -> set[str]:
     """The triggers the engine fires because the world names them (a round's start...)."""
     named = {world.turns.round_trigger, *(phase.trigger for phase in world.turns.phases)}
     for track in world.tracks.values():
-        named |= {track.at_max, track.at_min}
+        named |= {track.at_max, track.at_min, track.past_max}
     return {name for name in named if name is not None}
 
 
@@ -196,6 +196,7 @@ def _tracks(section: Mapping[str, Any], error: Report) -> dict[str, TrackRule]:
             on,
             t.get("at_max"),
             t.get("at_min"),
+            t.get("past_max"),
             int(t.get("each_turn", 0)),
             bool(t.get("blocks_use", False)),
         )

@@ -10,7 +10,8 @@ steps of one check, split so that play and exact odds share all but the dice:
 - `roll` rolls the prepared check with the game's dice;
 - `odds` gives its exact distribution, every result with its probability as a Fraction;
 - `settle` does what follows from the result (a durability token, a trigger), in play and in
-  the odds walk alike.
+  the odds walk alike; it may amend the result, when a decision after the dice changes it (a
+  die turned by one), by returning the new one.
 
 A result can come with an `after`: something else the dice decided besides the result (a
 natural 1 that costs a weapon durability), which `settle` is told and the odds walk keeps apart.
@@ -128,7 +129,7 @@ class RulesView(Protocol):
 Prepare = Callable[["Game", "CardInstance", CheckCall], Hashable]
 Roll = Callable[["Game", Any], Rolled]
 Odds = Callable[[Any], Sequence[Branch]]
-Settle = Callable[["Game", "CardInstance", CheckCall, Any, Rolled], None]
+Settle = Callable[["Game", "CardInstance", CheckCall, Any, Rolled], "Result | None"]
 BoundsOf = Callable[[Mapping[str, Any], Mapping[str, Any], RulesView], Bounds]
 Validate = Callable[[Mapping[str, Any], Collection[str]], Sequence[str]]
 StatsOf = Callable[[Mapping[str, Any], Mapping[str, Any], RulesView], Sequence[str]]

@@ -291,9 +291,10 @@ class Game:
         procedure = self.procedure(call.rule)
         prepared = procedure.prepare(self, card, call)
         rolled = self.roll_check(procedure, prepared, call)
+        amended = None
         if procedure.settle is not None:
-            procedure.settle(self, card, call, prepared, rolled)
-        return rolled.result
+            amended = procedure.settle(self, card, call, prepared, rolled)
+        return rolled.result if amended is None else amended
 
     def procedure(self, rule: ProcedureRule) -> CheckProcedure:
         """The module's procedure that runs a ruleset's check (a roll table's own)."""
@@ -362,7 +363,11 @@ class Game:
             self._current_card = outer
 
     def fire(self, trigger: str, cards: Iterable[CardInstance]) -> None:
-        """Run every block of these cards that the trigger starts."""
+        """Run what the game module does when the trigger fires, then every block of these
+        cards that it starts."""
+        reaction = self.module.reactions.get(trigger)
+        if reaction is not None:
+            reaction(self)
         for card in list(cards):
             for block in card.definition.blocks:
                 rule = self.rules.blocks.get(block.name)
@@ -487,6 +492,12 @@ class Game:
         player.location = place
         self.hook("move_ended", player)
 
+    def end_game(self, result: str, why: str) -> None:
+        """The game is over (won, lost): it says so, and nothing more happens."""
+        self.state.over = result
+        self.event("over", f"the game is {result}: {why}", result=result)
+        self.ended = True
+
     def end_turn(self) -> None:
         """End the turn at once; what happens at the end of a turn is the game module's."""
         player = self.player
@@ -601,6 +612,7 @@ class Game:
         if reaction is not None and after != before:
             reaction(self, before, after)
         self._track_end(rule, before, after, self.cards_in_play())
+        self._past_max(rule, before + delta, self.cards_in_play())
 
     def add_tokens(self, card: CardInstance, token: str, delta: int) -> None:
         """Add (or take, with a negative `delta`) tokens of a kind on a card, within bounds."""
@@ -619,6 +631,7 @@ class Game:
         )
         if rule is not None:
             self._track_end(rule, before, after, [card])
+            self._past_max(rule, before + delta, [card])
 
     def _track_end(
         self, rule: TrackRule, before: int, after: int, cards: Sequence[CardInstance]
@@ -628,10 +641,19 @@ class Game:
                 self.event("track", f"{rule.name} reaches {end}: {trigger}", track=rule.name)
                 self.fire(trigger, cards)
 
+    def _past_max(self, rule: TrackRule, wanted: int, cards: Sequence[CardInstance]) -> None:
+        """A track pushed past its maximum, at it or on the way, fires its `past_max`."""
+        if rule.past_max is not None and wanted > rule.high:
+            self.event("track", f"{rule.name} is pushed past {rule.high}: {rule.past_max}")
+            self.fire(rule.past_max, cards)
+
     def cards_in_play(self) -> list[CardInstance]:
-        """Every card in play: what the actors carry and own and are, and those at places."""
+        """Every card in play: what the living actors carry and own and are, and those at
+        places (a monster killed is out of play, and so is its card)."""
         cards: list[CardInstance] = []
         for actor in self.state.actors:
+            if actor.dead:
+                continue
             cards += [*actor.items, *actor.owned, *([actor.sheet] if actor.sheet else [])]
         return cards + list(self.state.in_play.values())
 

@@ -65,6 +65,9 @@ TurnRule = Callable[["Game", "Player"], None]
 Implied = Callable[["GameRules", "CardDef"], "Sequence[tuple[str, Effect]]"]
 """What a card of one kind does that it does not write, as named blocks of effects for
 `pillbox odds` to walk (a monster card's attack from its stat line)."""
+Reaction = Callable[["Game"], None]
+"""What a game does when one of its triggers fires, before the blocks of the cards it starts
+(the Final Clash begins: a warden comes onto the board)."""
 
 ENGINE_TRIGGERS = frozenset({"use"})
 """The triggers the engine fires itself: using a card."""
@@ -111,15 +114,40 @@ class GameModule:
     # kind -> what the odds call playing a card of it, for kinds whose play is the module's
     # procedure (a token searched when found): a card of one with no blocks has those odds
     walked: Mapping[str, str] = field(default_factory=dict)
+    reactions: Mapping[str, Reaction] = field(default_factory=dict)  # trigger -> the rule it runs
     announces: frozenset[str] = frozenset()  # the triggers this module fires
 
     def extend(self, name: str, **tables: Any) -> GameModule:
         """A module that is this one with some entries added or replaced (and triggers added
-        to those it announces)."""
+        to those it announces); a rule for a moment (`hooks`, `reactions`) that this one has a
+        rule for already runs after it, so each part of a game adds its own."""
         merged: dict[str, Any] = {}
         for key, table in tables.items():
             current = getattr(self, key)
-            merged[key] = (
-                current | table if isinstance(current, frozenset) else {**current, **table}
-            )
+            if isinstance(current, frozenset):
+                merged[key] = current | table
+            elif key in MOMENTS:
+                merged[key] = {
+                    **current,
+                    **{
+                        m: _both(current[m], rule) if m in current else rule
+                        for m, rule in table.items()
+                    },
+                }
+            else:
+                merged[key] = {**current, **table}
         return replace(self, name=name, **merged)
+
+
+MOMENTS = frozenset({"hooks", "reactions"})
+"""The tables of rules for moments of the game, which add up when a module is extended."""
+
+
+def _both(first: Callable[..., None], then: Callable[..., None]) -> Callable[..., None]:
+    """A rule that runs one rule, then the other, with the same arguments."""
+
+    def both(*args: Any) -> None:
+        first(*args)
+        then(*args)
+
+    return both

@@ -72,6 +72,7 @@ class GameState:
     in_play: dict[str, CardInstance] = field(default_factory=dict)  # rooms, phenomenon...
     found: list[CardInstance] = field(default_factory=list)  # clues, in the order found
     flags: set[str] = field(default_factory=set)
+    over: str | None = None  # the game is over: how it ended ("won", "lost")
 
     @property
     def player(self) -> Actor:
@@ -118,4 +119,5 @@ class GameState:
             "tracks": dict(sorted(self.tracks.items())),
             "actors": [actor.to_json(stat_of) for actor in self.actors],
             "target": self.target.name if self.target else None,
+            "over": self.over,
         }

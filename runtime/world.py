@@ -78,6 +78,7 @@ class TrackRule:
     on: str = "game"  # "game": one counter; "card": one per card in play
     at_max: str | None = None  # the trigger fired when it reaches its maximum
     at_min: str | None = None  # the trigger fired when it reaches its minimum
+    past_max: str | None = None  # the trigger fired when it is pushed past its maximum
     each_turn: int = 0  # on a card: added at the start of its owner's turn (-1: a cooldown)
     blocks_use: bool = False  # on a card: while any is on it, the card cannot be used
 

@@ -21,8 +21,14 @@ from runtime.games.lobotomy_attack import (
     chaos_faces,
     final_blow,
 )
+from runtime.games.lobotomy_clash import (
+    CLASH_TABLES,
+    WARDEN_NAME,
+    clash_begun,
+    clash_death,
+)
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
-from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge, stop_running
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
@@ -47,6 +53,7 @@ from runtime.games.lobotomy_monsters import (
     stun,
     untouchable,
 )
+from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -204,13 +211,6 @@ def reveal_movement(game: Game, card: CardInstance) -> bool:
     return True
 
 
-def scenario_drawn(game: Game, card: CardInstance) -> bool:
-    """A scenario card drawn is in play until it is done."""
-    game.state.in_play[f"scenario:{card.uid}"] = card
-    game.event("reveal", f"scenario: {card.definition.label}", uid=card.uid)
-    return True
-
-
 def play_drawn(game: Game, card: CardInstance) -> None:
     """Play a card as drawing it would; a monster played comes onto your space (a test's
     `play "Wisp"` meets it where it stands)."""
@@ -230,7 +230,10 @@ def _movement(game: Game) -> CardInstance | None:
 
 
 def event_effects(game: Game, phase: Phase) -> None:
-    """Step 1: reveal the top movement card; its event runs."""
+    """Step 1: reveal the top movement card; its event runs (none once every scenario is
+    done)."""
+    if movement_stopped(game):
+        return
     game.draw(MOVEMENT)
 
 
@@ -279,11 +282,14 @@ def warden(game: Game) -> Actor:
     found = game.actors_of(WARDEN)
     if found:
         return found[0]
-    return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name="the Warden")
+    return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name=WARDEN_NAME)
 
 
 def warden_walks(game: Game, before: int, after: int) -> None:
-    """The Insomnia Track moved: the Warden stands on its space, and stomps who is there."""
+    """The Insomnia Track moved: the Warden stands on its space, and stomps who is there
+    (from the Final Clash on, he is on the pentagram)."""
+    if clash_begun(game):
+        return
     walker = warden(game)
     walker.location = patrol_space(after)
     game.event("move", f"the Warden walks to {walker.location}", actor=walker.name)
@@ -313,7 +319,9 @@ def _chaos_die(game: Game) -> tuple[ChaosFace, ...]:
 
 
 def moved_onto_warden(game: Game, actor: Actor) -> None:
-    """A character who ends a move on the Warden's space is stomped."""
+    """A character who ends a move on the Warden's space is stomped (not in the clash)."""
+    if clash_begun(game):
+        return
     walker = warden(game)
     if walker.location == actor.location:
         stomp_here(game, walker)
@@ -356,7 +364,10 @@ def character_turn(game: Game, actor: Actor) -> None:
 
 def confinement(game: Game, actor: Actor) -> None:
     """A character who dies goes back to solitary confinement: health back, 2 insanity
-    regained, every item worn by one, the Warden three spaces on. A monster leaves the board."""
+    regained, every item worn by one, the Warden three spaces on. A monster leaves the board.
+    In the Final Clash a death is for good (lobotomy_clash)."""
+    if clash_death(game, actor):
+        return
     if actor.kind == MONSTER:
         monster_dies(game, actor)
         return
@@ -401,7 +412,6 @@ LOBOTOMY = BASE.extend(
     drawn={
         "movement": reveal_movement,
         "monster": monster_drawn,
-        "scenario": scenario_drawn,
         "*": carry,
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
@@ -426,15 +436,10 @@ LOBOTOMY = BASE.extend(
 )
 
 
-def turn_ended(game: Game, player: Actor) -> None:
-    """A character's turn ends: running stops, and the tries at a lock this turn are forgotten
-    (two tables add a rule at this moment: both run)."""
-    stop_running(game, player)
-    lobotomy_tokens.turn_ended(game, player)
-
-
+# The end of the Warden's patrol and the campaign of scenarios, in modules of their own.
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCENARIO_TABLES)
 LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
-    "lobotomy", verbs={"imaginary_locker": imaginary_locker}, hooks={"turn_ended": turn_ended}
+    "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
 """With the characters' rules (setup, capacities, memories, running, costs) and the board
 tokens' (lockers, bodies, doors)."""

@@ -38,8 +38,8 @@ The attack test (lines 621-755, 835-837, 843, 1107):
 
 The imagination test (345) passes on 2d6 at most imagination + modifier. Insomnia Shift - Defy
 Gravity (894) may then turn one of the two dice up or down by 1, at the cost of moving the
-Warden; that is a decision after the roll, left to the game: with it a roll of one over the
-value passes too (898: 2 and 6 against 7, the 6 made a 5).
+Warden; that is a decision after the roll, the game's (`lobotomy_clash`): with it a roll of
+one over the value passes too (898: 2 and 6 against 7, the 6 made a 5).
 
 The search test (480) and the unlocking test (946) roll imagination-many d6, each 4 or more a
 success. A search passes when the successes buy at least one card on the token (484); an

@@ -527,9 +527,8 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     the dice of its stat line. The damage dealt."""
     game.step()
     sheet = monster.sheet
-    if sheet is None:
-        game.event("attack", f"{monster.name} has no card to attack with")
-        return 0
+    if sheet is None:  # a monster no card brought (the Warden in the Final Clash)
+        return bare_attack(game, monster, victim, overwhelm)
     seen = len(game.log.events)
     target, acting = game.state.target, game.state.acting
     game.state.target, game.state.acting = victim, monster
@@ -548,6 +547,33 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
         for event in game.log.events[seen:]
         if event.kind == "attack" and event.data.get("attacker") == monster.name
     )
+
+
+def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -> int:
+    """The attack of a monster without a card: the dice and rating of its stats, the symbols
+    of its keywords, Overwhelm and a waiting Defense Die; the damage dealt."""
+    symbols = {KEYWORD_SYMBOLS[k] for k in monster.keywords if k in KEYWORD_SYMBOLS}
+    attack = Attack(
+        max(monster.stats.get("dice") + overwhelm, 0),
+        monster.stats.get("ar"),
+        fire="fire" in symbols,
+        holy="holy" in symbols,
+        ghostly="ghostly" in symbols,
+    )
+    shields = sum(dice for name, dice in victim.bonuses if name == DEFENSE_DIE)
+    victim.bonuses = [(name, dice) for name, dice in victim.bonuses if name != DEFENSE_DIE]
+    target = replace(target_of(game, victim, {}), defense_dice=min(shields, 10))
+    rolled = roll_attack(attack, target, game.dice)
+    game.event(
+        "attack",
+        f"{monster.name} attacks {victim.name}: {rolled.text}",
+        attacker=monster.name,
+        target=victim.name,
+        damage=rolled.outcome,
+    )
+    if rolled.outcome:
+        game.change(HEALTH, -rolled.outcome, victim)
+    return rolled.outcome
 
 
 def has_table(rules: GameRules, card: CardDef) -> bool:
