@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.cards import CardDef
+from runtime.cards import CardDef, CardInstance
 from runtime.dice import ForcedDice
+from runtime.game import Game
 from runtime.games.lobotomy import chaos_die, defense_die
 from runtime.games.lobotomy_dice import (
     CHAOS_FACES,
@@ -20,7 +21,8 @@ from runtime.games.lobotomy_dice import (
     Target,
     attack_distribution,
 )
-from runtime.games.lobotomy_monsters import monster_attack
+from runtime.games.lobotomy_monsters import monster_attack, move_monsters
+from runtime.state import Actor
 from tests.helpers import compiled, make_pack, run
 
 CARDS = """
@@ -224,3 +226,59 @@ def test_a_targets_stat_is_set_after_the_against() -> None:
         assert code == 2 and words in output, output
     code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--set", "target.defense=1")
     assert code == 2 and "there is no target; name one with --against" in output
+
+
+@pytest.fixture(scope="module")
+def bundled() -> CompiledPack:
+    return compiled(LOBOTOMY)
+
+
+def _facing(
+    bundled: CompiledPack, weapon: str, hero_at: str, monster_at: str
+) -> tuple[Game, Actor, CardInstance]:
+    """A game with the husk at one space, the player at another with the weapon."""
+    game = bundled.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.location = hero_at
+    husk = game.spawn("monster", monster_at, card(bundled, "Orderly Husk"))
+    held = game.new_instance(card(bundled, weapon))
+    hero.items.append(held)
+    return game, husk, held
+
+
+def test_a_ranged_attack_reaches_as_far_as_its_range_and_no_further(
+    bundled: CompiledPack,
+) -> None:
+    # Rulebook 699, 727: a ranged attack's value is the most spaces between attacker and target.
+    game, husk, gun = _facing(bundled, "Nail Gun", "B9", "B7")
+    game.dice = ForcedDice([6, 6, 3])
+    game.use(gun)
+    assert husk.stats.get("hp") == 3
+    game, husk, gun = _facing(bundled, "Nail Gun", "B10", "B7")
+    game.dice = ForcedDice([])
+    game.use(gun)
+    assert husk.stats.get("hp") == 4
+    assert "  Orderly Husk is out of reach: more than 2 spaces away" in game.log.lines()
+    # Without a range, an attack is made on your own space only.
+    game, husk, bottle = _facing(bundled, "Broken Bottle", "B8", "B7")
+    game.use(bottle)
+    assert husk.stats.get("hp") == 4
+    assert "  Orderly Husk is out of reach: another space" in game.log.lines()
+
+
+def test_frost_costs_the_monster_an_action_and_a_die_of_its_next_attack(
+    bundled: CompiledPack,
+) -> None:
+    # Rulebook 721-723: frozen by an attack that hurt, it pays 1 AP to thaw at the start of its
+    # turn, and its first attack that turn rolls one die fewer.
+    game, husk, canister = _facing(bundled, "Cryo Canister", "B7", "B7")
+    game.dice = ForcedDice([6, 6])
+    game.use(canister)
+    assert husk.stats.get("hp") == 3 and "frozen:Orderly Husk" in game.state.flags
+    game.state.players[0].location = "B9"  # two spaces off: the husk's 2 AP would reach
+    move_monsters(game, None)  # type: ignore[arg-type]  # a step that reads no phase
+    assert husk.location == "B8"  # one space: an AP went on thawing
+    game.state.players[0].location = "B8"
+    game.dice = ForcedDice([6, 6])  # 3 dice less the thaw's one: two dice are all it rolls
+    assert monster_attack(game, husk, game.state.players[0]) == 1
+    assert game.dice.unused == []

@@ -33,7 +33,6 @@ from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
     FISTS_DICE,
-    GUARDED_ATTACK,
     STRIKE,
     STRIKE_PROCEDURE,
     STUNNED,
@@ -54,6 +53,7 @@ from runtime.games.lobotomy_monsters import (
     untouchable,
 )
 from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
+from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -408,7 +408,7 @@ LOBOTOMY = BASE.extend(
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
-    checks={ATTACK_PROCEDURE: GUARDED_ATTACK, STRIKE_PROCEDURE: STRIKE},
+    checks={ATTACK_PROCEDURE: SYMBOL_ATTACK, STRIKE_PROCEDURE: STRIKE},
     drawn={
         "movement": reveal_movement,
         "monster": monster_drawn,

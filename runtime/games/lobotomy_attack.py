@@ -44,6 +44,39 @@ WORN = "a 1 wears the weapon"
 DAMAGES = {"character": "health", "monster": "hp"}
 """What damage lowers, by actor kind, unless the params say otherwise."""
 
+FROZEN = "frozen"
+"""The flag of an actor a Frost attack hurt: it pays 1 AP to thaw at the start of its turn."""
+
+THAWED = "thawed"
+"""The flag of a monster that thawed this turn: its first attack rolls a die fewer (723)."""
+
+
+def freeze(game: Game, actor: Actor) -> None:
+    """A Frost Token next to the actor (rulebook 721)."""
+    game.state.flags.add(f"{FROZEN}:{actor.name}")
+    game.event("frost", f"{actor.name} is frozen", actor=actor.name)
+
+
+def thaws(game: Game, actor: Actor) -> bool:
+    """A frozen actor loses its Frost Token at the start of its turn, which costs it 1 AP;
+    until its first attack of the turn, it is recovering."""
+    flag = f"{FROZEN}:{actor.name}"
+    if flag not in game.state.flags:
+        return False
+    game.state.flags.discard(flag)
+    game.state.flags.add(f"{THAWED}:{actor.name}")
+    game.event("frost", f"{actor.name} thaws", actor=actor.name)
+    return True
+
+
+def recovering(game: Game, actor: Actor) -> int:
+    """The dice a recovering monster's first attack this turn loses (1 or 0), used up."""
+    flag = f"{THAWED}:{actor.name}"
+    if flag not in game.state.flags:
+        return 0
+    game.state.flags.discard(flag)
+    return 1
+
 
 @dataclass(frozen=True)
 class PreparedAttack:

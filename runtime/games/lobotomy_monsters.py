@@ -25,12 +25,15 @@ from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
 from runtime.games.lobotomy_attack import (
     ATTACK,
+    THAWED,
     WORN,
     PreparedAttack,
     attack_bounds,
     damage_after,
     prepare_attack,
+    recovering,
     target_of,
+    thaws,
     wear_out,
 )
 from runtime.games.lobotomy_dice import (
@@ -441,6 +444,7 @@ def move_monsters(game: Game, phase: Phase) -> None:
             continue
         smash(game, monster)
         moves = max(monster.stats.get("ap"), 0) - (1 if _gets_up(game, monster) else 0)
+        moves -= 1 if thaws(game, monster) else 0
         if RUNNER in monster.keywords and _run(game, monster, _quarry(game, monster)):
             continue
         for _ in range(moves):
@@ -519,7 +523,8 @@ def monsters_attack(game: Game, phase: Phase) -> None:
                 monster_attack(game, monster, _victim(game, victims), overwhelm)
                 attacked = True
             overwhelm += 1 if attacked else 0
-    game.state.flags = {flag for flag in game.state.flags if not flag.startswith(f"{TANTRUM}:")}
+    over = (f"{TANTRUM}:", f"{THAWED}:")  # a tantrum, and a thaw no attack followed, end here
+    game.state.flags = {flag for flag in game.state.flags if not flag.startswith(over)}
 
 
 def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -> int:
@@ -554,7 +559,7 @@ def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -
     of its keywords, Overwhelm and a waiting Defense Die; the damage dealt."""
     symbols = {KEYWORD_SYMBOLS[k] for k in monster.keywords if k in KEYWORD_SYMBOLS}
     attack = Attack(
-        max(monster.stats.get("dice") + overwhelm, 0),
+        max(monster.stats.get("dice") + overwhelm - recovering(game, monster), 0),
         monster.stats.get("ar"),
         fire="fire" in symbols,
         holy="holy" in symbols,
@@ -661,6 +666,7 @@ def prepare_strike(game: Game, card: CardInstance, call: CheckCall) -> PreparedS
     weapon = armed_weapon(attacker)
     if attacker is not None:
         dice += sum(n for name, n in attacker.bonuses if name == OVERWHELM)
+        dice -= recovering(game, attacker)
     if weapon is not None:
         extra, more = attack_numbers(game, weapon)
         dice, symbols = dice + extra, symbols | set(more)
@@ -859,7 +865,8 @@ def only(attack: Attack, symbols: Collection[str]) -> Attack:
     )
 
 
-def _harmless(header: str) -> PreparedAttack:
+def harmless(header: str) -> PreparedAttack:
+    """An attack test spent for nothing: no dice, no damage."""
     return PreparedAttack(Attack(0, 6), Target(), header)
 
 
@@ -889,9 +896,9 @@ def prepare_guarded(game: Game, card: CardInstance, call: CheckCall) -> Prepared
         return prepare_attack(game, card, call)
     if untouchable(game, game.actor, monster):
         game.event("attack", f"{monster.name} haunts another: it cannot be touched")
-        return _harmless(call.header)
+        return harmless(call.header)
     if UNHOLY in monster.keywords and not _faces_unholy(game, card, monster):
-        return _harmless(call.header)
+        return harmless(call.header)
     prepared = prepare_attack(game, card, call)
     kept = set(SYMBOLS) - set(words(prop(monster, IMMUNE)))
     target = prepared.target

@@ -1,0 +1,62 @@
+"""The attack symbols that act after the dice, and the reach of an attack (rulebook 693-729).
+
+- *Power*: an attack of at least 1 damage stuns the target (a boss never), as `stun the
+  target` does (`lobotomy_monsters`).
+- *Frost*: an attack of at least 1 damage freezes the target: at the start of its next turn it
+  pays 1 AP to thaw, and a monster's first attack that turn rolls one die fewer.
+- *Range*: an attack is made on the attacker's space, or, written `at range 2`, on a target at
+  most that many spaces away. Line of sight is not modelled (the board has no walls); a shut
+  door between the two spaces is not looked through either.
+
+This wraps the attack test on a monster (`GUARDED_ATTACK`); its exact odds are unchanged, since
+what the symbols do follows from the damage, which the odds already branch on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from runtime.cards import CardInstance
+from runtime.checks import CheckCall, Result, Rolled
+from runtime.game import Game
+from runtime.games.lobotomy_attack import PreparedAttack, freeze
+from runtime.games.lobotomy_monsters import GUARDED_ATTACK, harmless, prepare_guarded, stun
+
+POWER = "power"
+FROST = "frost"
+
+
+def prepare_in_reach(game: Game, card: CardInstance, call: CheckCall) -> PreparedAttack:
+    """The attack test, or no attack at all where the target is out of its reach."""
+    target, attacker = game.state.target, game.actor
+    reach = int(call.arg("range", 0) or 0)
+    if target is not None and attacker.location is not None and target.location is not None:
+        away = game.rules.world.board.distance(attacker.location, target.location)
+        if away is None or away > reach:
+            where = "another space" if not reach else f"more than {reach} spaces away"
+            game.event("attack", f"{target.name} is out of reach: {where}", actor=target.name)
+            return harmless(call.header)
+    return prepare_guarded(game, card, call)
+
+
+def settle_symbols(
+    game: Game, card: CardInstance, call: CheckCall, prepared: PreparedAttack, rolled: Rolled
+) -> Result | None:
+    """The damage as the attack test deals it, then what a Power or Frost attack that hurt
+    does to a target it did not kill."""
+    target = game.state.target
+    settle = GUARDED_ATTACK.settle
+    amended = settle(game, card, call, prepared, rolled) if settle is not None else None
+    damage = rolled.result if amended is None else amended
+    if target is None or target.dead or not isinstance(damage, int) or damage < 1:
+        return amended
+    symbols = set(call.arg("symbols") or ())
+    if POWER in symbols:
+        stun(game, card)
+    if FROST in symbols:
+        freeze(game, target)
+    return amended
+
+
+SYMBOL_ATTACK = replace(GUARDED_ATTACK, prepare=prepare_in_reach, settle=settle_symbols)
+"""`lobotomy-attack` with its reach and its Power and Frost symbols."""
