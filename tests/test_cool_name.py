@@ -170,3 +170,20 @@ def test_the_death_check_odds_of_a_lethal_blow(pack: CompiledPack) -> None:
     outcomes = json.loads(output)["blocks"][0]["outcomes"]
     exact = {o["path"][-1]: o["exact"] for o in outcomes}
     assert exact == {"death check (body): survive": "3/4", "death check (body): dying": "1/4"}
+
+
+def test_rounds_bite_with_conditions_and_count_a_dying_foe_down(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=0)
+    hero = game.state.players[0]
+    hero.owned.append(game.new_instance(card(pack, "Festering Cut")))
+    goblin = game.spawn("foe", None, card(pack, "Goblin Cutthroat"))
+    game.target(goblin)
+    game.dice = ForcedDice([1, 1])  # the second wound's death check fails: dying, 1 round
+    falchion = game.new_instance(card(pack, "Notched Falchion"))
+    hero.items.append(falchion)
+    game.use(falchion)
+    game.use(falchion)
+    assert goblin.stats.get("dying") == 1 and not goblin.dead
+    play_round(game)  # round 1: the cut bites at the start of the turn; the goblin's round
+    assert hero.stats.get("body") == 5
+    assert goblin.dead

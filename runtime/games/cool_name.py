@@ -209,7 +209,7 @@ def injured(game: Game, actor: Actor, injury: str) -> bool:
 
 def wounds(game: Game, card: CardInstance) -> int:
     """Your wounds of every type."""
-    return injuries(game.rules).wounds(game, game.actor)
+    return injuries(game.rules).wounds(game.actor)
 
 
 # ---------------------------------------------------------------- cards coming into play

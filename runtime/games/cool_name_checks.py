@@ -22,7 +22,8 @@ score and whose wounds they read, and in what their result does:
 An incapacitated character makes no action check (the page: only a recovery action), so
 their action, attack, stabilising and healing checks fail; a death check is no action.
 The injury table (each vitality's wound stat and attribute, the dying stat, the die of each
-score) is the death check's `params:`, which every procedure reads.
+score) is the death check's `params:`, which every procedure reads; the card properties read
+are the ruleset's `heals` (proper tools), `unfit` (a place unfit to heal) and `harsh`.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class Injuries:
         fitting = [s for s in scores if s <= score]
         return self.dice[fitting[-1] if fitting else scores[0]]
 
-    def wounds(self, game: Game, actor: Actor) -> int:
+    def wounds(self, actor: Actor) -> int:
         """Every wound of an actor, of all types."""
         return sum(actor.stats.get(w) for w, _ in self.vitality.values() if has(actor, w))
 
@@ -251,7 +252,7 @@ def prepare_death(game: Game, card: CardInstance, call: CheckCall) -> ActionChec
     table = injuries(game.rules)
     wounded = _wounded(game, call)
     score = _stat(game, _attribute(game, str(call.arg("vitality"))), wounded)
-    difficulty = table.wounds(game, wounded)
+    difficulty = table.wounds(wounded)
     return action_check(game, call, wounded, score, difficulty, wounded, action=False)
 
 
@@ -282,7 +283,7 @@ def start_dying(game: Game, actor: Actor, vitality: str) -> None:
 def prepare_stabilise(game: Game, card: CardInstance, call: CheckCall) -> ActionCheck:
     """The healer's intellect (the params' score) against the target's total wounds."""
     patient = game.state.target
-    difficulty = injuries(game.rules).wounds(game, patient) if patient is not None else 0
+    difficulty = injuries(game.rules).wounds(patient) if patient is not None else 0
     score = amount(game, call, "score")
     return action_check(game, call, game.actor, score, difficulty, patient, needs_patient=True)
 
