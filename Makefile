@@ -50,6 +50,8 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build
 	$(BIN)/python scripts/demo.py --pack content/lobotomy --build build \
 		--play "Fire Axe" --against "Orderly Husk"
+	$(BIN)/python scripts/demo.py --pack content/cool-name --build build \
+		--play "Notched Falchion" --against "Goblin Cutthroat"
 
 # The same on the specimens the project was given.
 demo-specimens: $(STAMP)

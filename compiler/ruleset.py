@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from compiler.lineage import conflicts, linearize
 from compiler.pack import display_path, hard_link_refused, hard_linked
 from compiler.patterns import (
     Literal,
@@ -238,7 +238,18 @@ def _problem(code: str, message: str, span: Span | None = None) -> Diagnostic:
 
 
 def _load_cached(path: str) -> Ruleset:
-    return _load_versioned(path, *_file_version(Path(path)))
+    # A pack's ruleset may extend other files of the pack: an edit to one of those is a new
+    # version too. Which files it extends is known once it has been read.
+    for _ in range(2):
+        files = (path, *_EXTENDED.get(path, ()))
+        ruleset = _load_versioned(path, tuple(_file_version(Path(f)) for f in files))
+        if _EXTENDED.get(path, ()) == files[1:]:
+            break
+    return ruleset
+
+
+_EXTENDED: dict[str, tuple[str, ...]] = {}
+"""Each loaded ruleset file -> the files of its pack it extends (none for a bundled one)."""
 
 
 def _file_version(path: Path) -> tuple[int, int]:
@@ -251,12 +262,18 @@ def _file_version(path: Path) -> tuple[int, int]:
 
 
 @cache
-def _load_versioned(path: str, mtime: int, size: int) -> Ruleset:
-    documents = list(_chain(Path(path), seen=()))
+def _load_versioned(path: str, versions: tuple[tuple[int, int], ...]) -> Ruleset:
+    lineage = _Lineage()
+    order = lineage.walk(Path(path), ())
+    _EXTENDED[path] = tuple(str(key) for key in order[1:] if not _is_bundled(key))
+    documents = [lineage.documents[key] for key in order]
+    top = documents[0]
+    problems = lineage.conflict_problems(top, order)
+    if problems:
+        raise RulesetError(problems)
     merged: dict[str, Any] = {}
     for document in reversed(documents):
         merged = _merge(merged, document.data)
-    top = documents[0]
     merged["ruleset"] = top.data.get("ruleset")
     merged.pop("extends", None)
     # Rules text needs every word of the table: a ruleset that extends nothing reads in the
@@ -267,11 +284,126 @@ def _load_versioned(path: str, mtime: int, size: int) -> Ruleset:
 
 def _base_wording() -> dict[str, Any]:
     base = bundled_path("base")
-    return dict(next(_chain(base, ())).data.get("wording") or {}) if base else {}
+    return dict(_read(base).data.get("wording") or {}) if base else {}
 
 
-def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
-    """Yield a ruleset document and then each one it extends."""
+class _Lineage:
+    """A ruleset and every one it extends, read once each, and the order they merge in."""
+
+    def __init__(self) -> None:
+        self.documents: dict[Path, YamlDocument] = {}
+        self.orders: dict[Path, list[Path]] = {}  # each ruleset's own merge order
+        self.parents: dict[Path, list[Path]] = {}  # each ruleset's parents, as written
+        self.pack_bytes = 0  # what the pack's own files weigh together (bounded as one file)
+
+    def walk(self, path: Path, seen: tuple[Path, ...]) -> list[Path]:
+        """The merge order of the ruleset at `path`: itself first (compiler.lineage)."""
+        key = path.resolve()
+        if key in self.orders:
+            return self.orders[key]
+        if key not in self.documents:
+            if not _is_bundled(key):
+                self.pack_bytes += _size(key)
+            if self.pack_bytes > MAX_YAML_BYTES:
+                raise RulesetError(
+                    [_problem("E0412", f"the ruleset files {path.name} combines are too large")]
+                )
+            self.documents[key] = _read(path)
+        document = self.documents[key]
+        written = document.data.get("extends")
+        names = written if isinstance(written, list) else [] if written is None else [written]
+        lineages, parents = [], []
+        for index, parent in enumerate(names):
+            where = document.span(("extends", index) if isinstance(written, list) else ("extends",))
+            parent_path = self.parent_file(parent, key, seen, where)
+            if parent_path is None:
+                known = bundled_names()
+                hint = did_you_mean(parent, known) or f"bundled rulesets: {', '.join(known)}"
+                message = f"extends {parent!r}, which is not a bundled ruleset"
+                raise RulesetError([Diagnostic("E0410", "error", message, where, hint)])
+            if parent_path.resolve() in (*seen, key):
+                raise RulesetError([_problem("E0412", f"ruleset {parent!r} extends itself", where)])
+            lineages.append(self.walk(parent_path, (*seen, key)))
+            parents.append(parent_path.resolve())
+        self.parents[key] = parents
+        order = linearize(key, lineages)
+        if order is None:
+            raise RulesetError(
+                [
+                    Diagnostic(
+                        "E0446",
+                        "error",
+                        f"these rulesets cannot be merged in the order {names!r}: one is listed "
+                        "before a ruleset that extends it",
+                        document.span(("extends",)),
+                        "list each ruleset before the rulesets it extends (a game before base)",
+                    )
+                ]
+            )
+        self.orders[key] = order
+        return order
+
+    @staticmethod
+    def parent_file(name: str, key: Path, seen: tuple[Path, ...], where: Span) -> Path | None:
+        """The file a ruleset extends: a bundled ruleset by name, or a file of the pack beside
+        the pack's own ruleset (never outside its folder; a bundled ruleset names only
+        bundled ones)."""
+        if not name.endswith((".yaml", ".yml")):
+            return bundled_path(name)
+        top = seen[0] if seen else key
+        candidate = (key.parent / name).resolve()
+        if _is_bundled(key) or top.parent not in candidate.parents:
+            message = f"extends {name!r}, which lies outside the pack folder of {top.name}"
+            raise RulesetError([_problem("E0411", message, where)])
+        if not candidate.is_file():
+            raise RulesetError([_problem("E0410", f"extends {name!r}, which is no file", where)])
+        return candidate
+
+    def conflict_problems(self, top: YamlDocument, order: list[Path]) -> list[Diagnostic]:
+        """E0445 for each entry two unrelated rulesets define differently, at `extends:`."""
+        parents = order[1:]
+        related = {
+            index: frozenset(parents.index(p) for p in self.orders[key][1:])
+            for index, key in enumerate(parents)
+        }
+        documents = [self.documents[key] for key in parents]
+        problems = []
+        for conflict in conflicts(top, documents, related):
+            first, other = conflict.first, conflict.second
+            problems.append(
+                Diagnostic(
+                    "E0445",
+                    "error",
+                    f"{conflict.name} is defined differently by {first.data.get('ruleset')} "
+                    f"({conflict.where(first)}) and {other.data.get('ruleset')} "
+                    f"({conflict.where(other)}), neither of which extends the other",
+                    self.extends_item(order[0], parents[documents.index(other)]),
+                    f"state {conflict.name} in this ruleset to say which holds (its own "
+                    "entries win over every ruleset it extends), or set it to null",
+                )
+            )
+        return problems
+
+    def extends_item(self, top: Path, key: Path) -> Span:
+        """Where the ruleset `top` names the one through which it extends `key`."""
+        document = self.documents[top]
+        listed = isinstance(document.data.get("extends"), list)
+        for index, parent in enumerate(self.parents[top]):
+            if listed and key in self.orders[parent]:
+                return document.span(("extends", index))
+        return document.span(("extends",))
+
+
+def _size(path: Path) -> int:
+    """A file's size, or 0 when it cannot be read (reading it then says why)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read(path: Path) -> YamlDocument:
+    """One ruleset file, validated (a bundled one from its precompiled JSON when it fits)."""
     shown = display_path(path)
     try:
         if hard_linked(path):
@@ -286,32 +418,7 @@ def _chain(path: Path, seen: tuple[Path, ...]) -> Iterator[YamlDocument]:
         document, errors = load_valid_yaml(text, shown, "ruleset", _ruleset_problems)
         if document is None:
             raise RulesetError(errors)
-    yield document
-    parent = document.data.get("extends")
-    if parent is not None:
-        parent_path = bundled_path(parent)
-        if parent_path is None:
-            known = bundled_names()
-            raise RulesetError(
-                [
-                    Diagnostic(
-                        "E0410",
-                        "error",
-                        f"extends {parent!r}, which is not a bundled ruleset",
-                        document.span(("extends",)),
-                        did_you_mean(parent, known) or f"bundled rulesets: {', '.join(known)}",
-                    )
-                ]
-            )
-        if parent_path.resolve() in (*seen, path.resolve()):
-            raise RulesetError(
-                [
-                    _problem(
-                        "E0412", f"ruleset {parent!r} extends itself", document.span(("extends",))
-                    )
-                ]
-            )
-        yield from _chain(parent_path, (*seen, path.resolve()))
+    return document
 
 
 PRECOMPILED = "ruleset.compiled.json"

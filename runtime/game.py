@@ -242,12 +242,26 @@ class Game:
         for sentence in player.stats.change(name, delta):
             self.event("stat", self._whose(player, sentence), stat=name, delta=delta)
         if player.dead and not was_dead:
-            self.event("death", f"{player.name} dies", player=player.name)
-            self.hook("death", player)
-            # A run of one turn ends with its player (even one the game brings back).
-            if player is self.player and self.state.round == 0:
-                self.ended = True
-                self.event("end", "the run ends: the current player is dead")
+            self._died(player)
+
+    def kill(self, actor: Actor, reason: str) -> None:
+        """An actor dies of a game's own rule rather than at a stat's bound (a dying
+        character's last round runs out); the death is logged and hooked as any other."""
+        self.step()
+        if actor.dead:
+            return
+        actor.stats.dead = True
+        self.event("stat", self._whose(actor, reason), actor=actor.name)
+        self._died(actor)
+
+    def _died(self, player: Actor) -> None:
+        """What follows any death: the log, the module's hook, the end of a run of one turn."""
+        self.event("death", f"{player.name} dies", player=player.name)
+        self.hook("death", player)
+        # A run of one turn ends with its player (even one the game brings back).
+        if player is self.player and self.state.round == 0:
+            self.ended = True
+            self.event("end", "the run ends: the current player is dead")
 
     def _whose(self, actor: Actor, sentence: str) -> str:
         """A sentence of the log, naming the actor unless it is the current player."""

@@ -1,0 +1,137 @@
+"""Combining rulesets: `extends:` a list, merged in C3 order, earlier winning, conflicts refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compiler.ruleset import RulesetError, load_ruleset
+from tests.helpers import compiled, house_rules_pack, run
+
+HEADER = "ruleset: {name}\ntitle: {name}\nversion: 1\n"
+
+SNEER_A = 'verbs:\n  sneer:\n    pattern: "sneer at {subject}"\n    text: "sneer at {subject}"\n'
+SNEER_B = 'verbs:\n  sneer:\n    pattern: "sneer at {subject} twice"\n    text: "sneer"\n'
+
+CARD = """\
+weapon "Oaken Staff" {
+    non-lethal
+    use { hit the target for 2 body }
+    test "a fantasy pack plays the injury rules" {
+        play "Troll"
+        use "Oaken Staff"
+        expect target body == 0 and target body_wounds == 1
+    }
+}
+
+foe "Troll" {
+    body 2
+    test "it stands" { play "Troll"; expect target body == 2 }
+}
+"""
+
+
+def ruleset_file(folder: Path, name: str, extends: str, body: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(HEADER.format(name=name) + f"extends: {extends}\n" + body)
+    return path
+
+
+def problems(folder: Path, file: str = "rules.yaml") -> list[tuple[str, int, int, str]]:
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset(file, base_dir=folder)
+    return [(d.code, d.span.line, d.span.column, d.message) for d in caught.value.diagnostics]
+
+
+def test_a_fantasy_pack_extends_the_injury_rules_and_base(tmp_path: Path) -> None:
+    rules = HEADER.format(name="fantasy") + "extends: [cool-name, base]\n"
+    folder = house_rules_pack(tmp_path, "fantasy", rules, CARD)
+    pack = compiled(folder)
+    assert pack.rules.game == "cool-name"  # base is what cool-name extends: cool-name wins
+    assert {"hit", "coup", "gain", "draw"} <= set(pack.checked.ruleset.verbs.by_name)
+    code, output = run("test", str(folder))
+    assert code == 0 and "2 passed, 0 failed" in output, output
+
+
+def test_earlier_wins_and_a_shared_base_merges_last(tmp_path: Path) -> None:
+    # house.yaml extends cool-name and rewords `hit`; listed first, it wins over cool-name,
+    # which comes after it (and base after both), whatever order the list gives them.
+    hit = '{pattern: "hit {subject} for {amount} {vitality}", text: "wallop {subject}"}'
+    ruleset_file(tmp_path, "house", "cool-name", f"verbs:\n  hit: {hit}\n")
+    ruleset_file(tmp_path, "rules", "[house.yaml, cool-name, base]")
+    ruleset = load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert ruleset.wording.texts["verbs"]["hit"] == "wallop {subject}"
+    assert ruleset.verbs.by_name["hit"].source == "hit {subject} for {amount} {vitality}"
+    assert ruleset.runtime == "cool-name"
+
+
+def test_two_rulesets_defining_a_verb_differently_is_a_conflict_at_its_line(
+    tmp_path: Path,
+) -> None:
+    ruleset_file(tmp_path, "house-a", "cool-name", SNEER_A)
+    ruleset_file(tmp_path, "house-b", "cool-name", SNEER_B)
+    ruleset_file(tmp_path, "rules", "\n  - house-a.yaml\n  - house-b.yaml")
+    (found,) = problems(tmp_path)
+    code, line, column, message = found
+    assert (code, line, column) == ("E0445", 6, 5)  # the item that brings the second one
+    assert message.startswith("verbs › sneer is defined differently by house-a (")
+    assert "house-a.yaml:6)" in message and "house-b.yaml:6)" in message
+
+
+def test_the_combining_ruleset_settles_a_conflict_by_stating_it(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "house-a", "cool-name", SNEER_A)
+    ruleset_file(tmp_path, "house-b", "cool-name", SNEER_B)
+    ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]", SNEER_A)
+    assert load_ruleset("rules.yaml", base_dir=tmp_path).verbs.by_name["sneer"]
+    ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]", "verbs: {sneer: null}\n")
+    assert "sneer" not in load_ruleset("rules.yaml", base_dir=tmp_path).verbs.by_name
+
+
+def test_rulesets_that_agree_do_not_conflict(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "house-a", "cool-name", SNEER_A)
+    ruleset_file(tmp_path, "house-b", "cool-name", SNEER_A)
+    ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]")
+    assert "sneer" in load_ruleset("rules.yaml", base_dir=tmp_path).verbs.by_name
+
+
+def test_two_games_name_their_own_runtimes(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "[cool-name, lobotomy]")
+    found = problems(tmp_path)
+    assert {code for code, *_ in found} == {"E0445"}
+    assert any(message.startswith("runtime is defined differently") for *_, message in found)
+    assert all((line, column) == (4, 22) for _, line, column, _ in found)
+
+
+def test_a_ruleset_listed_before_one_that_extends_it_is_refused(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "[base, cool-name]")
+    assert [(code, line) for code, line, *_ in problems(tmp_path)] == [("E0446", 4)]
+
+
+def test_a_pack_ruleset_extends_no_file_outside_its_folder(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "outside", "base")
+    ruleset_file(tmp_path / "pack", "rules", "[../outside.yaml]")
+    assert [code for code, *_ in problems(tmp_path / "pack")] == ["E0411"]
+    ruleset_file(tmp_path / "pack", "rules", "[missing.yaml]")
+    assert [code for code, *_ in problems(tmp_path / "pack")] == ["E0410"]
+
+
+def test_an_edited_extended_file_is_read_again(tmp_path: Path) -> None:
+    house = ruleset_file(tmp_path, "house-a", "cool-name", SNEER_A)
+    ruleset_file(tmp_path, "rules", "[house-a.yaml, cool-name]")
+    assert load_ruleset("rules.yaml", base_dir=tmp_path).verbs.by_name["sneer"]
+    house.write_text(house.read_text().replace("sneer", "jeer"))
+    os.utime(house, ns=(1, 1))  # a new version even within the file system's clock tick
+    reloaded = load_ruleset("rules.yaml", base_dir=tmp_path)
+    assert "jeer" in reloaded.verbs.by_name and "sneer" not in reloaded.verbs.by_name
+
+
+def test_the_files_a_pack_ruleset_combines_weigh_no_more_than_one(tmp_path: Path) -> None:
+    padding = "# " + "x" * 98 + "\n"
+    ruleset_file(tmp_path, "house-a", "cool-name", padding * 1_500)
+    ruleset_file(tmp_path, "house-b", "cool-name", padding * 1_500)
+    ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]")
+    ((code, _, _, message),) = problems(tmp_path)
+    assert code == "E0412" and "too large" in message
