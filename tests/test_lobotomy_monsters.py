@@ -249,6 +249,7 @@ def test_an_eternal_grudge_rises_again_until_it_is_lifted(pack: CompiledPack) ->
     assert not grudge.dead and grudge.stats.get("hp") == 3 and grudge.location == "A6"
     assert not any(e.kind == "resolve" and "final blow" in e.text for e in game.log.events)
     lift_grudge(game, axe)
+    game.player.location = "A6"  # after it, to strike it on its own space
     game.dice = ForcedDice([5, 5, 5, 5])
     game.check(axe, CheckCall(rule, (("dice", 4),), (), "attack 4"))
     assert grudge.dead and grudge.location is None
