@@ -50,6 +50,8 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build
 	$(BIN)/python scripts/demo.py --pack content/lobotomy --build build \
 		--play "Fire Axe" --against "Orderly Husk"
+	$(BIN)/python scripts/demo.py --pack content/comanauts --build build --play "Hull Breach" \
+		--choose "3 dice"
 
 # The same on the specimens the project was given.
 demo-specimens: $(STAMP)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
+from compiler.odds import odds_table, odds_text
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef, CardInstance
 from runtime.decisions import ScriptedDecisions
@@ -20,6 +21,7 @@ from runtime.games.comanauts import (
     turn_ends,
 )
 from runtime.games.comanauts_items import equipped, gain_item, inventory
+from runtime.odds import card_odds
 from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import compiled, run
@@ -121,9 +123,11 @@ def test_a_skill_test_with_purple_dice_and_a_colour_bonus(pack: CompiledPack) ->
 
 
 def test_pillbox_odds_gives_the_chance_for_each_number_of_dice(pack: CompiledPack) -> None:
-    code, output = run("odds", str(PACK), "Jammed Bulkhead", "--set", "red=2", "--set", "purple=1")
-    assert code == 0, output
-    lines = [line.split() for line in output.splitlines() if "spend:" in line]
+    """What `pillbox odds` prints: a path for each number of dice the player may spend."""
+    table = odds_table(pack, ["red=2", "purple=1"])
+    bulkhead = card(pack, "Jammed Bulkhead")
+    output = odds_text(bulkhead, card_odds(table, bulkhead), table)
+    lines = [line.split() for line in output if "spend:" in line]
     passed = {words[3]: words[0] for words in lines if words[-1] == "bridge"}
     # 9 or more: one die never, two dice 10/36, three dice 160/216.
     assert passed == {"2": "27.8", "3": "74.1"}

@@ -295,6 +295,7 @@ def reveal(game: Game, card: CardInstance) -> bool:
         game.discard(old)
     game.state.in_play[slot] = card
     game.event("reveal", f"{card.kind}: {card.definition.label}", uid=card.uid)
+    game.fire("drawn", [card])  # a page's special rule: read as it comes
     return True
 
 
