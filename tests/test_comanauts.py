@@ -12,7 +12,7 @@ from compiler.odds import odds_table, odds_text
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.cards import CardDef, CardInstance
 from runtime.decisions import ScriptedDecisions
-from runtime.dice import ForcedDice
+from runtime.dice import ForcedDice, PoolTooLarge
 from runtime.game import Game
 from runtime.games.comanauts import (
     check_threat,
@@ -210,9 +210,18 @@ def test_the_dice_faces_are_the_rulesets_designer_values(tmp_path: Path) -> None
     purple = "        purple: [1, 2, 3, 4, 5, 6]\n"
     rules = rules.replace("ruleset: comanauts", "ruleset: house")
     rules = rules.replace(purple, purple + "        grey: []\n")
+    rules = rules.replace("reach: 1,", "reach: far,")
     (tmp_path / "house.yaml").write_text(rules, encoding="utf-8")
     with pytest.raises(RulesetError) as caught:
         load_ruleset("house.yaml", base_dir=tmp_path)
     messages = [(d.code, d.message) for d in caught.value.diagnostics]
     assert any(code == "E0412" and "faces" in m for code, m in messages), messages
     assert any("grey" in m for _, m in messages), messages
+    assert any("reach is a number" in m for _, m in messages), messages
+
+
+def test_a_pool_past_the_dice_a_test_may_roll_is_refused(pack: CompiledPack) -> None:
+    game, _, _ = scripted(pack)
+    game.player.stats.values["red"] = 10**6  # as a pack's ruleset of a huge `max` could give
+    with pytest.raises(PoolTooLarge):
+        game.use(game.new_instance(card(pack, "Jammed Bulkhead")))

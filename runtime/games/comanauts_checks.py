@@ -31,6 +31,7 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.checks import Branch, CheckCall, CheckProcedure, Rolled
+from runtime.dice import pool_size
 from runtime.game import Game
 from runtime.games.base_checks import amount
 from runtime.games.comanauts_dice import (
@@ -179,7 +180,7 @@ def spend_dice(
     wild_count = max(game.stat(wild), 0) if wild != colour else 0
     own = DieGroup(colour, max(game.stat(colour), 0), faces.get(colour, D6), own_times, own_bonus)
     extra = DieGroup(wild, wild_count, faces.get(wild, D6), wild_times, wild_bonus)
-    fitting = own.count + extra.count
+    fitting = pool_size(own.count + extra.count, call.header)  # a ruleset's pool of millions
     if fitting == 0:
         return ()
     choices = [f"{n} {'die' if n == 1 else 'dice'}" for n in range(1, fitting + 1)]
@@ -264,11 +265,11 @@ def search_tokens_left(card: CardInstance, params: Mapping[str, Any]) -> int | N
 def foe_in_reach(game: Game, card: CardInstance, call: CheckCall) -> Actor | None:
     """The enemy an attack aims at: the target if it can be reached, else the nearest that
     can (a melee attack reaches its own space; a ranged one the spaces next to it, or the
-    card's range, in clear sight)."""
+    range of the weapon making it while equipped, in clear sight)."""
     where = game.actor.location
     reach = int(call.params.get("reach", 0))
     weapon_range = card.definition.properties.get(str(call.params.get("range", "range")))
-    if isinstance(weapon_range, int) and "range" in call.params:
+    if isinstance(weapon_range, int) and "range" in call.params and in_force(game, card):
         reach = max(reach, weapon_range)
     if where is None:
         return None
@@ -302,6 +303,9 @@ def _validate(params: Mapping[str, Any], stats: Collection[str]) -> list[str]:
         for colour in faces if isinstance(faces, dict) else ():
             if colour not in stats:
                 problems.append(f"faces names colour {colour!r}, which is no stat of the pool")
+    reach = params.get("reach", 0)
+    if isinstance(reach, bool) or not isinstance(reach, int) or not 0 <= reach <= 100:
+        problems.append(f"reach is a number of spaces from 0 to 100, not {reach!r}")
     if params.get("roll") not in (None, "melee", "ranged", "defense"):
         problems.append(f"roll is melee, ranged or defense, not {params.get('roll')!r}")
     if "against" in params and params["against"] in stats:
