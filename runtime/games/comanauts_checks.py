@@ -169,6 +169,10 @@ def spend_dice(
     wild = wild_of(call.params)
     faces = colours_of(game)
     roll = call.params.get("roll")
+    counts = max(game.stat(colour), 0), max(game.stat(wild), 0) if wild != colour else 0
+    fitting = pool_size(sum(counts), call.header)  # a ruleset's pool of millions is refused
+    if fitting == 0:
+        return ()
     own_bonus = wild_bonus = 0
     own_times = wild_times = 1
     if bonuses:
@@ -177,12 +181,8 @@ def spend_dice(
         wild_bonus = bonus(game, actor, DIE_BONUS, wild)
         own_times = take_doubling(actor, colour)
         wild_times = take_doubling(actor, wild) if wild != colour else own_times
-    wild_count = max(game.stat(wild), 0) if wild != colour else 0
-    own = DieGroup(colour, max(game.stat(colour), 0), faces.get(colour, D6), own_times, own_bonus)
-    extra = DieGroup(wild, wild_count, faces.get(wild, D6), wild_times, wild_bonus)
-    fitting = pool_size(own.count + extra.count, call.header)  # a ruleset's pool of millions
-    if fitting == 0:
-        return ()
+    own = DieGroup(colour, counts[0], faces.get(colour, D6), own_times, own_bonus)
+    extra = DieGroup(wild, counts[1], faces.get(wild, D6), wild_times, wild_bonus)
     choices = [f"{n} {'die' if n == 1 else 'dice'}" for n in range(1, fitting + 1)]
     prompt = f"{call.header}: spend how many {colour} or {wild} dice"
     if target is not None:
