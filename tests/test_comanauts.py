@@ -225,3 +225,15 @@ def test_a_pool_past_the_dice_a_test_may_roll_is_refused(pack: CompiledPack) -> 
     game.player.stats.values["red"] = 10**6  # as a pack's ruleset of a huge `max` could give
     with pytest.raises(PoolTooLarge):
         game.use(game.new_instance(card(pack, "Jammed Bulkhead")))
+
+
+def test_a_test_with_no_fitting_dice_leaves_the_double_waiting(pack: CompiledPack) -> None:
+    game, _, _ = scripted(pack)
+    game.spawn("enemy", "airlock", card(pack, "Hull Crawler"))
+    game.set_stat("red", 0)
+    game.set_stat("purple", 0)
+    gauntlet = game.new_instance(card(pack, "Overclock Gauntlet"))
+    game.player.items.append(gauntlet)
+    game.use(gauntlet)
+    assert game.player.bonuses == [("doubled:red", 2)]
+    assert "an automatic fail → missed" in game.log.lines()[-1]
