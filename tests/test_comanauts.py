@@ -15,6 +15,7 @@ from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, PoolTooLarge
 from runtime.game import Game
 from runtime.games.comanauts import (
+    COMANAUTS,
     check_threat,
     draw_dice,
     refresh_bag,
@@ -237,3 +238,20 @@ def test_a_test_with_no_fitting_dice_leaves_the_double_waiting(pack: CompiledPac
     game.use(gauntlet)
     assert game.player.bonuses == [("doubled:red", 2)]
     assert "an automatic fail → missed" in game.log.lines()[-1]
+
+
+def test_clear_sight_and_equipping_from_the_inventory(pack: CompiledPack) -> None:
+    game, _, answers = scripted(pack)
+    drone = game.spawn("enemy", "cargo", card(pack, "Drone Sentry"))
+    game.target(drone)
+    here = game.new_instance(card(pack, "Smoke Vent"))
+    assert COMANAUTS.conditions["clear_sight"](game, here)
+    COMANAUTS.verbs["block_sight"](game, here, place="cargo")
+    assert not COMANAUTS.conditions["clear_sight"](game, here)
+    revolver = game.new_instance(card(pack, "Service Revolver"))
+    answers.add("inventory")
+    gain_item(game, game.player, revolver)
+    answers.add("the hand-or-accessory slot")
+    COMANAUTS.verbs["equip_this"](game, revolver)
+    assert equipped(game, game.player, revolver) == ("hand-or-accessory",)
+    assert inventory(game, game.player) == []
