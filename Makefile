@@ -52,6 +52,8 @@ demo: $(STAMP)
 		--play "Fire Axe" --against "Orderly Husk"
 	$(BIN)/python scripts/demo.py --pack content/cool-name --build build \
 		--play "Notched Falchion" --against "Goblin Cutthroat"
+	$(BIN)/python scripts/demo.py --pack content/comanauts --build build --play "Hull Breach" \
+		--choose "3 dice"
 
 # The same on the specimens the project was given.
 demo-specimens: $(STAMP)

@@ -25,7 +25,7 @@ def fresh_registry() -> Iterator[None]:
 
 
 def test_the_shipped_games_are_found_by_name() -> None:
-    assert known_games() == ["base", "coma-ward", "cool-name", "lobotomy"]
+    assert known_games() == ["base", "coma-ward", "comanauts", "cool-name", "lobotomy"]
     assert game_module("coma-ward").name == "coma-ward"
     assert "coma-ward-attack" in game_module("coma-ward").checks
 
