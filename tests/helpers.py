@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.cli import main
+from runtime.cards import CardDef
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -40,3 +41,8 @@ def compiled(folder: Path) -> CompiledPack:
     loaded = load_checked(folder)
     assert loaded.pack is not None, [d.message for d in loaded.diagnostics]
     return compile_pack(loaded.pack)
+
+
+def card(pack: CompiledPack, title: str) -> CardDef:
+    """The card of the pack with this title (its first variant)."""
+    return next(c for c in pack.cards if c.title == title)

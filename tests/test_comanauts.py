@@ -10,7 +10,7 @@ import pytest
 from compiler.build import CompiledPack
 from compiler.odds import odds_table, odds_text
 from compiler.ruleset import RulesetError, load_ruleset
-from runtime.cards import CardDef, CardInstance
+from runtime.cards import CardInstance
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, PoolTooLarge
 from runtime.game import Game
@@ -25,7 +25,7 @@ from runtime.games.comanauts_items import equipped, gain_item, inventory
 from runtime.odds import card_odds
 from runtime.rounds import play_round
 from tests.conftest import ROOT
-from tests.helpers import compiled, run
+from tests.helpers import card, compiled, run
 
 PACK = ROOT / "content" / "comanauts"
 
@@ -33,10 +33,6 @@ PACK = ROOT / "content" / "comanauts"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def scripted(pack: CompiledPack, players: int = 1) -> tuple[Game, ForcedDice, ScriptedDecisions]:

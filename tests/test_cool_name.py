@@ -10,7 +10,6 @@ from fractions import Fraction
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.cards import CardDef
 from runtime.checks import CheckCall
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
@@ -19,7 +18,7 @@ from runtime.games.cool_name_checks import CHECKS, ActionCheck, injuries, prepar
 from runtime.rounds import play_round
 from runtime.state import Actor
 from tests.conftest import ROOT
-from tests.helpers import compiled, run
+from tests.helpers import card, compiled, run
 
 PACK = ROOT / "content" / "cool-name"
 
@@ -27,10 +26,6 @@ PACK = ROOT / "content" / "cool-name"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def test_the_pack_checks_clean_and_every_card_is_tested(pack: CompiledPack) -> None:

@@ -14,7 +14,6 @@ from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
-from runtime.cards import CardDef
 from runtime.dice import ForcedDice, SeededDice
 from runtime.games.lobotomy import defense_die, defy_time, fists, tantrum
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
@@ -22,7 +21,7 @@ from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, rol
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.rounds import play_round
 from tests.conftest import ROOT
-from tests.helpers import compiled, run
+from tests.helpers import card, compiled, run
 
 PACK = ROOT / "content" / "lobotomy"
 
@@ -30,10 +29,6 @@ PACK = ROOT / "content" / "lobotomy"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def test_the_pack_checks_clean_and_its_tests_pass() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.cards import CardDef, CardInstance
+from runtime.cards import CardInstance
 from runtime.decisions import FirstChoice, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
@@ -23,7 +23,7 @@ from runtime.games.lobotomy_inventory import (
 )
 from runtime.rounds import take_turn
 from tests.conftest import ROOT
-from tests.helpers import compiled, make_pack, run
+from tests.helpers import card, compiled, make_pack, run
 
 PACK = ROOT / "content" / "lobotomy"
 LOBOTOMY_PACK = "pack: chars\ntitle: Chars\nversion: 0.1.0\nruleset: lobotomy\n"
@@ -32,10 +32,6 @@ LOBOTOMY_PACK = "pack: chars\ntitle: Chars\nversion: 0.1.0\nruleset: lobotomy\n"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def seated(pack: CompiledPack, title: str, *answers: str, players: int = 1) -> Game:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.cards import CardDef, CardInstance
+from runtime.cards import CardInstance
 from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.lobotomy import chaos_die, defense_die
@@ -23,7 +23,7 @@ from runtime.games.lobotomy_dice import (
 )
 from runtime.games.lobotomy_monsters import monster_attack, move_monsters
 from runtime.state import Actor
-from tests.helpers import compiled, make_pack, run
+from tests.helpers import card, compiled, make_pack, run
 
 CARDS = """
 weapon "Pipe Wrench" {
@@ -86,10 +86,6 @@ THREE_SHIELDS = DEFENSE_FACES.index(3) + 1
 def pack(tmp_path_factory: pytest.TempPathFactory) -> CompiledPack:
     folder: Path = tmp_path_factory.mktemp("example")
     return compiled(make_pack(folder, MANIFEST, cards=CARDS))
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def test_the_insanity_penalties_example_line_857(pack: CompiledPack) -> None:

@@ -14,7 +14,6 @@ from compiler.build import CompiledPack
 from compiler.odds import odds_json, odds_table
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
-from runtime.cards import CardDef
 from runtime.checks import CheckCall
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
@@ -34,7 +33,7 @@ from runtime.games.lobotomy_monsters import (
 from runtime.odds import Table, card_odds
 from runtime.state import Actor
 from tests.conftest import ROOT
-from tests.helpers import compiled
+from tests.helpers import card, compiled
 
 PACK = ROOT / "content" / "lobotomy"
 
@@ -42,10 +41,6 @@ PACK = ROOT / "content" / "lobotomy"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def card(pack: CompiledPack, title: str) -> CardDef:
-    return next(c for c in pack.cards if c.title == title)
 
 
 def attacks_of(game: Game, since: int = 0) -> list[str]:
