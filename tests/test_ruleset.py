@@ -47,6 +47,15 @@ def test_nothing_game_specific_in_the_compiler_core() -> None:
         "situation",
         "insanity",
         "monster",
+        "warden",
+        "insomnia",
+        "cooldown",
+        "durability",
+        "wound",
+        "vitality",
+        "threat",
+        "purple",
+        "enemy",
     )
     # Every stage, the printing and the report too, and the engine, apart from the game
     # modules in runtime/games/ (which are the games' own).
