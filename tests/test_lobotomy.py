@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
+from compiler.check import UsageError
+from compiler.commands import confront
+from compiler.odds import odds_table, odds_text
 from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
@@ -19,6 +22,7 @@ from runtime.games.lobotomy import defense_die, defy_time, fists, tantrum
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
 from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
+from runtime.odds import card_odds
 from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import card, compiled, run
@@ -133,25 +137,29 @@ def test_an_unknown_step_is_the_rulesets_error(tmp_path: Path) -> None:
     assert "has no step 'monsters_feast'" in caught.value.diagnostics[0].message
 
 
-def test_odds_against_a_monster_give_the_final_blow_exactly() -> None:
+def test_odds_against_a_monster_give_the_final_blow_exactly(pack: CompiledPack) -> None:
     code, output = run("odds", str(PACK), "Fire Axe", "--against", "Orderly Husk", "--json")
     assert code == 0, output
-    block = json.loads(output)["blocks"][0]
+    shown = json.loads(output)
+    assert [variant["name"] for variant in shown["variants"]] == ["with the Chaos Die"]
+    block = shown["blocks"][0]
     exact = attack_distribution(Attack(4, 4, critical=True), Target(defense=1))
     killing = sum((p for damage, p in exact.items() if damage >= 4), Fraction(0))
     assert block["final_blow"] == round(float(killing), 4) and killing > 0
     # The final blow steadies the mind: exactly as often as the husk falls.
     assert block["expected"]["insanity"] == 0  # insanity starts at 0 and cannot go lower
-    code, text = run("odds", str(PACK), "Rusty Scalpel", "--against", "Orderly Husk")
+    table = odds_table(pack, [], "Orderly Husk")
+    scalpel = card(pack, "Rusty Scalpel")
+    text = "\n".join(odds_text(scalpel, card_odds(table, scalpel), table))
     assert "1..2 (2 damage)" in text and "target hp -2" in text
 
 
-def test_play_against_a_monster_and_a_card_that_is_no_actor() -> None:
+def test_play_against_a_monster_and_a_card_that_is_no_actor(pack: CompiledPack) -> None:
     code, output = run("play", str(PACK), "Fire Axe", "--against", "Orderly Husk", "--seed", "4")
     assert code == 0, output
     assert "target: Orderly Husk" in output and "check attack 4 critical" in output
-    code, output = run("play", str(PACK), "Fire Axe", "--against", "Sedative")
-    assert code == 2 and "'Sedative' is a drug card, not an actor's" in output
+    with pytest.raises(UsageError, match="'Sedative' is a drug card, not an actor's"):
+        confront(pack.new_game(seed=0), pack, "Sedative")
 
 
 def test_a_skill_cools_down_turn_by_turn_and_a_final_blow_hurries_it(pack: CompiledPack) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from compiler.build import CompiledPack
+from compiler.check import UsageError
+from compiler.commands import set_the_scene
+from compiler.odds import odds_table, odds_text, variant_tables
 from runtime.cards import CardInstance
 from runtime.dice import ForcedDice
 from runtime.game import Game
@@ -22,6 +26,7 @@ from runtime.games.lobotomy_dice import (
     attack_distribution,
 )
 from runtime.games.lobotomy_monsters import monster_attack, move_monsters
+from runtime.odds import card_odds
 from runtime.state import Actor
 from tests.helpers import card, compiled, make_pack, run
 
@@ -180,7 +185,9 @@ def _killing(attack: Attack, target: Target, hp: int = 4) -> Fraction:
     return sum((p for damage, p in exact.items() if damage >= hp), Fraction(0))
 
 
-def test_odds_show_an_attack_again_with_the_chaos_die_and_skip_it_elsewhere() -> None:
+def test_odds_show_an_attack_again_with_the_chaos_die_and_skip_it_elsewhere(
+    bundled: CompiledPack,
+) -> None:
     code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--json")
     assert code == 0, output
     shown = json.loads(output)
@@ -190,14 +197,17 @@ def test_odds_show_an_attack_again_with_the_chaos_die_and_skip_it_elsewhere() ->
     with_chaos = _killing(Attack(4, 4, critical=True, chaos_dice=1), Target(defense=1))
     assert shown["blocks"][0]["final_blow"] == round(float(without), 4)
     assert variant["blocks"][0]["final_blow"] == round(float(with_chaos), 4) > 0.2
-    code, text = run("odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk")
-    assert 'weapon "Fire Axe" with the Chaos Die, given' in text
+    table = odds_table(bundled, [], "Orderly Husk")
+    axe = card(bundled, "Fire Axe")
+    ((name, other),) = variant_tables(bundled, table, card_odds(table, axe))
+    lines = odds_text(axe, card_odds(other, axe), other, name)
+    assert lines[0].startswith('weapon "Fire Axe" with the Chaos Die, given')
     # A card that rolls no attack test has no such variant.
-    code, text = run("odds", str(LOBOTOMY), "Sedative")
-    assert code == 0 and "Chaos Die" not in text
+    sedative = card(bundled, "Sedative")
+    assert variant_tables(bundled, table, card_odds(table, sedative)) == []
 
 
-def test_a_targets_stat_is_set_after_the_against() -> None:
+def test_a_targets_stat_is_set_after_the_against(bundled: CompiledPack) -> None:
     code, output = run(
         "odds",
         str(LOBOTOMY),
@@ -211,17 +221,14 @@ def test_a_targets_stat_is_set_after_the_against() -> None:
     assert code == 0, output
     killing = _killing(Attack(4, 4, critical=True), Target(defense=3))
     assert json.loads(output)["blocks"][0]["final_blow"] == round(float(killing), 4)
-    for setting, words in [
-        ("target.def=3", "Orderly Husk has no stat 'def'; did you mean 'defense'?"),
-        ("target.defense=99", "99 is out of range; defense goes from 0 to 9"),
-        ("target.defense=x", "'x' is not a whole number"),
+    for setting, against, words in [
+        ("target.def=3", "Orderly Husk", "Orderly Husk has no stat 'def'; did you mean 'defense'?"),
+        ("target.defense=99", "Orderly Husk", "99 is out of range; defense goes from 0 to 9"),
+        ("target.defense=x", "Orderly Husk", "'x' is not a whole number"),
+        ("target.defense=1", None, "there is no target; name one with --against"),
     ]:
-        code, output = run(
-            "odds", str(LOBOTOMY), "Fire Axe", "--against", "Orderly Husk", "--set", setting
-        )
-        assert code == 2 and words in output, output
-    code, output = run("odds", str(LOBOTOMY), "Fire Axe", "--set", "target.defense=1")
-    assert code == 2 and "there is no target; name one with --against" in output
+        with pytest.raises(UsageError, match=re.escape(words)):
+            set_the_scene(bundled.new_game(seed=0), bundled, [setting], against)
 
 
 @pytest.fixture(scope="module")
