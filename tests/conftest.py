@@ -73,16 +73,27 @@ class BundledPrint:
     pdf: Path
 
 
-@pytest.fixture(scope="session")
-def bundled_prints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BundledPrint]:
-    """Every bundled pack printed once (duplex, no face cache), for the tests that need one."""
-    from tests.helpers import run
+class BundledPrints:
+    """The bundled packs, each printed from the work tree (duplex, no face cache) the first
+    time a test asks for it: a worker prints only the packs its tests read."""
 
-    folder = tmp_path_factory.mktemp("bundled-prints")
-    prints = {}
-    for manifest in sorted((ROOT / "content").glob("*/pack.yaml")):
-        pdf = folder / f"{manifest.parent.name}.pdf"
-        options = ("--backs", "duplex", "--no-cache")
-        code, output = run("print", str(manifest.parent), "-o", str(pdf), *options)
-        prints[manifest.parent.name] = BundledPrint(code, output, pdf)
-    return prints
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.names = sorted(m.parent.name for m in (ROOT / "content").glob("*/pack.yaml"))
+        self._made: dict[str, BundledPrint] = {}
+
+    def __getitem__(self, name: str) -> BundledPrint:
+        from tests.helpers import run
+
+        if name not in self._made:
+            pdf = self.folder / f"{name}.pdf"
+            options = ("--backs", "duplex", "--no-cache")
+            code, output = run("print", str(ROOT / "content" / name), "-o", str(pdf), *options)
+            self._made[name] = BundledPrint(code, output, pdf)
+        return self._made[name]
+
+
+@pytest.fixture(scope="session")
+def bundled_prints(tmp_path_factory: pytest.TempPathFactory) -> BundledPrints:
+    """Prints of the bundled packs, made when first read, for the tests that need one."""
+    return BundledPrints(tmp_path_factory.mktemp("bundled-prints"))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from compiler.build import CompiledPack, compile_pack, load_checked
-from tests.conftest import ROOT, BundledPrint
+from tests.conftest import ROOT, BundledPrints
 from tests.helpers import run
 
 PACK = ROOT / "content" / "coma-ward"
@@ -132,7 +132,7 @@ def test_every_deck_has_its_own_back() -> None:
     assert {p.stem.removeprefix("back-") for p in (PACK / "templates").glob("back-*.html")} >= decks
 
 
-def test_the_pack_prints_without_overflow(bundled_prints: dict[str, BundledPrint]) -> None:
+def test_the_pack_prints_without_overflow(bundled_prints: BundledPrints) -> None:
     printed = bundled_prints[PACK.name]
     assert printed.code == 0, printed.output
     assert "W0701" not in printed.output
