@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import CompiledPack
+from runtime.decisions import Decision, DecisionError
 from runtime.game import Game
 from runtime.policies import (
     POLICIES,
     Policy,
     PolicyError,
+    Seat,
     SeatedPolicies,
     UnknownPolicy,
     policy_named,
@@ -167,3 +169,18 @@ def test_seats_draw_from_their_own_streams(pack: CompiledPack) -> None:
     busy.state.current = 0
     busy.play(card(pack, "Lights Going Out"))
     assert answers(busy)[-1] == answers(alone)[0]
+
+
+class Nowhere:
+    """A policy whose answer is no answer at all."""
+
+    def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
+        """One past the last answer."""
+        return len(decision.choices)
+
+
+def test_an_answer_out_of_range_is_refused(pack: CompiledPack) -> None:
+    game = pack.new_game(seed=0)
+    seat_policies(game, Nowhere())
+    with pytest.raises(DecisionError, match="does not fit"):
+        game.play(card(pack, "Two Doors"))
