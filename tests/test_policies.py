@@ -184,3 +184,12 @@ def test_an_answer_out_of_range_is_refused(pack: CompiledPack) -> None:
     seat_policies(game, Nowhere())
     with pytest.raises(DecisionError, match="does not fit"):
         game.play(card(pack, "Two Doors"))
+
+
+def test_a_decision_asked_of_another_seat_goes_to_its_policy(pack: CompiledPack) -> None:
+    """A defender answers on the attacker's turn: with its own policy, not the attacker's."""
+    game = pack.new_game(seed=0, players=2)
+    seat_policies(game, [policy_named("cautious"), policy_named("bold")])
+    defences = ("dodge", "counter-attack")
+    assert game.decide("defence", "player 1 defends", defences) == 0
+    assert game.decide("defence", "player 2 defends", defences, asked=game.state.players[1]) == 1

@@ -40,9 +40,11 @@ class PolicyError(ValueError):
     """Policies that do not fit the game: as many as the seats, or one for all."""
 
 
-def asked_seat(game: Game) -> int:
-    """The seat a decision is asked of: the seated actor whose turn it is, else the current
-    player (a monster's turn is played by the table)."""
+def asked_seat(game: Game, decision: Decision) -> int:
+    """The seat a decision is asked of: the one it names (a defender), else the seated actor
+    whose turn it is, else the current player (a monster's turn is played by the table)."""
+    if decision.seat is not None:
+        return decision.seat
     actor = game.actor
     if actor.seat is not None:
         return actor.seat
@@ -64,7 +66,7 @@ class SeatedPolicies:
         """The answer of the asked seat's policy; one out of range is refused."""
         if not decision.choices:
             raise DecisionError(decision)
-        seat = self.seats[asked_seat(self.game)]
+        seat = self.seats[asked_seat(self.game, decision)]
         seat.player = self.game.state.players[seat.index]  # a game may seat a new character
         index = self.policies[seat.index].decide(self.game, seat, decision)
         if not 0 <= index < len(decision.choices):
