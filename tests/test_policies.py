@@ -9,6 +9,7 @@ from runtime.decisions import Decision, DecisionError
 from runtime.game import Game
 from runtime.policies import (
     POLICIES,
+    OddsPolicy,
     Policy,
     PolicyError,
     Seat,
@@ -193,3 +194,18 @@ def test_a_decision_asked_of_another_seat_goes_to_its_policy(pack: CompiledPack)
     defences = ("dodge", "counter-attack")
     assert game.decide("defence", "player 1 defends", defences) == 0
     assert game.decide("defence", "player 2 defends", defences, asked=game.state.players[1]) == 1
+
+
+def test_odds_walks_a_card_once_per_state(pack: CompiledPack) -> None:
+    odds = OddsPolicy()
+    game = pack.new_game(seed=0)
+    seat_policies(game, odds)
+    lights = card(pack, "Lights Going Out")
+    for _ in range(3):
+        game.player.stats.set("terror", 1)
+        game.play(lights)
+    assert odds.walks == 1
+    game.player.stats.set("terror", 3)
+    game.play(lights)
+    assert odds.walks == 2
+    assert answers(game) == [*["Close your eyes"] * 3, "Run for the stairs"]

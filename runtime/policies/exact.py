@@ -12,6 +12,7 @@ is decided as `cautious` would.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from fractions import Fraction
 
 from runtime.cards import CardDef, CardInstance
@@ -20,8 +21,12 @@ from runtime.game import Game
 from runtime.odds import BlockOdds, Table, card_odds
 from runtime.policies.base import Seat, best
 from runtime.policies.heuristics import CautiousPolicy
+from runtime.rules import GameRules
 from runtime.state import Actor
 from runtime.stats import StatRule, polarity
+
+MAX_REMEMBERED = 10_000
+"""Walks an odds policy remembers (cards at a state), before it forgets them all."""
 
 RECENT_EVENTS = 50
 """How far back the log is read for the card whose options are asked, among look-alikes."""
@@ -53,7 +58,8 @@ def _copy(game: Game, card: CardInstance) -> CardInstance:
 
 
 def table_at(game: Game, seat: Seat) -> Table:
-    """The start of every walk: the seat's character as it is now, the game's tracks."""
+    """The start of every walk: the seat's character as it is now, and what the game shares
+    (its tracks and flags, the cards found and those in play at places)."""
     player: Actor = seat.player
 
     def setup(walked: Game) -> None:
@@ -65,7 +71,11 @@ def table_at(game: Game, seat: Seat) -> Table:
         mine.items = [_copy(walked, card) for card in player.items]
         mine.owned = [_copy(walked, card) for card in player.owned]
         mine.bonuses = list(player.bonuses)
-        walked.state.tracks.update(game.state.tracks)
+        shared, now = walked.state, game.state
+        shared.tracks.update(now.tracks)
+        shared.flags = set(now.flags)
+        shared.found = [_copy(walked, card) for card in now.found]
+        shared.in_play = {place: _copy(walked, card) for place, card in now.in_play.items()}
 
     return Table(game.rules, game.cards, game.module, setup)
 
@@ -79,20 +89,68 @@ def worth(block: BlockOdds, rules: list[StatRule]) -> Fraction:
     return sum((sign * expected[name] for name, sign in signs.items()), -death * block.death)
 
 
+def _card_key(card: CardInstance) -> Hashable:
+    definition = card.definition
+    return (
+        definition.file,
+        definition.line,
+        card.flipped,
+        tuple(sorted(card.tokens.items())),
+        tuple(sorted(card.spent)),
+    )
+
+
+def state_key(game: Game, seat: Seat) -> Hashable:
+    """Everything `table_at` copies, as a key: equal keys, equal walks."""
+    player, state = seat.player, game.state
+    stats = player.stats
+    return (
+        tuple(stats.rules.values()),
+        tuple(sorted(stats.values.items())),
+        tuple(sorted(stats.pinned.items())),
+        player.location,
+        tuple(_card_key(card) for card in player.items),
+        tuple(_card_key(card) for card in player.owned),
+        tuple(player.bonuses),
+        tuple(sorted(state.tracks.items())),
+        tuple(sorted(state.flags)),
+        tuple(_card_key(card) for card in state.found),
+        tuple((place, _card_key(card)) for place, card in sorted(state.in_play.items())),
+    )
+
+
 class OddsPolicy:
     """Picks the option of the best expected outcome from the exact odds of its card."""
 
     def __init__(self) -> None:
         self.fallback = CautiousPolicy()
+        self.walks = 0  # cards walked, not found in the cache
+        self._rules: GameRules | None = None  # the game the cache is of
+        self._worths: dict[Hashable, list[Fraction] | None] = {}
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """The option worth the most; any other decision as cautious would."""
         card = offering_card(game, decision) if decision.kind == "option" else None
-        if card is None:
+        worths = self._worth_of(game, seat, card) if card is not None else None
+        if worths is None:
             return self.fallback.decide(game, seat, decision)
-        try:
-            blocks = card_odds(table_at(game, seat), card)
-        except Exception:  # a card whose odds cannot be walked is played without them
-            return self.fallback.decide(game, seat, decision)
-        rules = list(seat.player.stats.rules.values())
-        return best(seat, [worth(block, rules) for block in blocks], decision)
+        return best(seat, worths, decision)
+
+    def _worth_of(self, game: Game, seat: Seat, card: CardDef) -> list[Fraction] | None:
+        """What each option of the card is worth from here, remembered for the same state;
+        None when its odds cannot be walked."""
+        if game.rules is not self._rules:
+            self._rules, self._worths = game.rules, {}
+        key = (card.file, card.line, card.variant, state_key(game, seat))
+        if key not in self._worths:
+            if len(self._worths) >= MAX_REMEMBERED:
+                self._worths.clear()
+            self.walks += 1
+            rules = list(seat.player.stats.rules.values())
+            try:
+                blocks = card_odds(table_at(game, seat), card)
+            except Exception:  # a card whose odds cannot be walked is played without them
+                self._worths[key] = None
+            else:
+                self._worths[key] = [worth(block, rules) for block in blocks]
+        return self._worths[key]
