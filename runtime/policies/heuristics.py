@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from runtime.decisions import Decision
 from runtime.game import Game
@@ -85,8 +86,10 @@ def direction(before: list[str]) -> int:
     return 0
 
 
-def read(text: str, rules: Iterable[StatRule]) -> Reading:
-    """The stakes and the daring of one answer's words."""
+@lru_cache(maxsize=4096)
+def read(text: str, rules: tuple[StatRule, ...]) -> Reading:
+    """The stakes and the daring of one answer's words (remembered: a game asks the same
+    questions again and again)."""
     signs = polarity(rules)
     found = words(text, signs)
     stakes = sum(
@@ -99,7 +102,7 @@ def read(text: str, rules: Iterable[StatRule]) -> Reading:
 
 def readings(seat: Seat, decision: Decision) -> list[Reading]:
     """A reading of each answer: a `may`'s yes is its rules text, and daring; its no nothing."""
-    rules = seat.player.stats.rules.values()
+    rules = tuple(seat.player.stats.rules.values())
     if decision.kind == "yes-no" and len(decision.choices) == 2:
         said = read(decision.prompt, rules)
         return [Reading(said.stakes, said.daring + 1), Reading()]
