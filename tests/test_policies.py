@@ -52,6 +52,16 @@ hallucination "Two Doors" {
     option "Leave quietly" { gain terror 2 }
     option "Open the door" { lose terror 1 }
 }
+hallucination "The Twins" variant 1 {
+    situation "Two girls in the corridor."
+    option "Follow them" { gain terror 1 }
+    option "Turn away" { lose terror 1 }
+}
+hallucination "The Twins" variant 2 {
+    situation "Two girls in the corridor."
+    option "Follow them" { lose terror 1 }
+    option "Turn away" { gain terror 1 }
+}
 hallucination "The Coat" {
     situation "A coat on a chair."
     option "Search the coat" { may { lose health 1; draw item 2 } }
@@ -209,3 +219,14 @@ def test_odds_walks_a_card_once_per_state(pack: CompiledPack) -> None:
     game.play(lights)
     assert odds.walks == 2
     assert answers(game) == [*["Close your eyes"] * 3, "Run for the stairs"]
+
+
+def test_odds_reads_the_variant_drawn(pack: CompiledPack) -> None:
+    """Variants offer the same titles: the one drawn is the one walked."""
+    for variant, wanted in ((1, "Turn away"), (2, "Follow them")):
+        game = pack.new_game(seed=0)
+        seat_policies(game, policy_named("odds"))
+        drawn = next(c for c in pack.cards if c.title == "The Twins" and c.variant == variant)
+        game.state.decks["hallucination"] = [game.new_instance(drawn)]
+        game.draw("hallucination")
+        assert answers(game) == [wanted]

@@ -2,7 +2,7 @@
 
 Unlike a player, this policy reads the card behind the titles: the options of the card being
 narrated are walked exactly (`runtime.odds.card_odds`) from the seat as it is now (its stats,
-what it carries and owns, where it stands, the game's tracks), and the option whose expected
+what it carries and owns, where it stands, and what the game shares), and the option whose expected
 changes are worth the most is taken. A stat's change counts for what the ruleset's polarity
 says (good up, bad down); a death costs as much as every such stat's whole range, more than
 any change of them can be worth. Every other decision, and a card whose walk cannot be done,
