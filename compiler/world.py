@@ -38,6 +38,7 @@ def stat_rules(section: Mapping[str, Any]) -> tuple[StatRule, ...]:
             s.get("at_min", "nothing"),
             s.get("above_max"),
             s.get("past_max", "nothing"),
+            s.get("better"),
         )
         for name, s in section.items()
         if s is not None

@@ -23,6 +23,7 @@ class Decision:
     prompt: str
     choices: tuple[str, ...]
     default: int | None = None  # the rule's answer when a card test gives none
+    seat: int | None = None  # the seat asked, when not the one whose turn it is (a defender)
 
 
 class DecisionError(Exception):

@@ -281,12 +281,19 @@ class Game:
 
     # -- decisions ------------------------------------------------------------------------
     def decide(
-        self, kind: str, prompt: str, choices: Sequence[str], default: int | None = None
+        self,
+        kind: str,
+        prompt: str,
+        choices: Sequence[str],
+        default: int | None = None,
+        asked: Actor | None = None,
     ) -> int:
         """Ask the decision maker and log the answer (`default`: the rule's answer when a card
-        test gives none)."""
+        test gives none; `asked`: the character who answers, when not the one whose turn it is,
+        so that a seat's policy answers for its own character)."""
         self.step()
-        index = self.decisions.decide(Decision(kind, prompt, tuple(choices), default))
+        seat = asked.seat if asked is not None else None
+        index = self.decisions.decide(Decision(kind, prompt, tuple(choices), default, seat))
         self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
         return index
 

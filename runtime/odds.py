@@ -31,6 +31,7 @@ from runtime.dice import DiceError, PoolFaces, PoolResult, Roll
 from runtime.game import Game
 from runtime.module import GameModule
 from runtime.rules import GameRules
+from runtime.state import Actor
 
 MAX_PATHS = 5_000
 """Runs a walk may take: a card whose outcomes outnumber this is refused, not ground through."""
@@ -176,7 +177,12 @@ class OddsGame(Game):
         self.replay.budget.charge(1)
 
     def decide(
-        self, kind: str, prompt: str, choices: Sequence[str], default: int | None = None
+        self,
+        kind: str,
+        prompt: str,
+        choices: Sequence[str],
+        default: int | None = None,
+        asked: Actor | None = None,
     ) -> int:
         """Both answers of a `may`, every title of a `choose`: each is a path."""
         self.step()

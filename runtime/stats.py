@@ -21,6 +21,29 @@ class StatRule:
     at_min: str = "nothing"  # "death": reaching the minimum kills the character
     above_max: str | None = None  # the stat that loses what would pass the maximum
     past_max: str = "nothing"  # "death": pushed past the maximum while at it kills
+    better: str | None = None  # "more" or "less": whether more of it is good, where no rule says
+
+
+def polarity(rules: Iterable[StatRule]) -> dict[str, int]:
+    """+1 for each stat more of which is good, -1 where more is bad: a stat whose lowest value
+    kills is good, one whose excess is taken from a good stat is bad, and `better:` or a death
+    past its top says it for the rest. Other stats count as neither."""
+    stats = list(rules)
+    signs: dict[str, int] = {}
+    for stat in stats:
+        if stat.at_min == "death":
+            signs[stat.name] = 1  # its lowest value kills: more of it is better
+    for stat in stats:
+        if stat.name not in signs and stat.above_max and signs.get(stat.above_max) == 1:
+            signs[stat.name] = -1  # what passes its maximum is taken from a good stat
+    for stat in stats:
+        if stat.name in signs:
+            continue
+        if stat.better in ("more", "less"):
+            signs[stat.name] = 1 if stat.better == "more" else -1
+        elif stat.past_max == "death":
+            signs[stat.name] = -1  # pushed past its top, it kills: more of it is worse
+    return signs
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
 from runtime.odds import MAX_WORK, BlockOdds, Budget, Table, card_odds
+from runtime.stats import polarity as stat_polarity
 
 IR = dict[str, Any]
 
@@ -55,21 +56,7 @@ cards that each take a card's whole budget. The cards after it are shown without
 
 def polarity(ruleset: Ruleset) -> dict[str, int]:
     """+1 for each tracked stat more of which is good, -1 where more is bad."""
-    signs: dict[str, int] = {}
-    for stat in ruleset.stats.values():
-        if stat.at_min == "death":
-            signs[stat.name] = 1  # its lowest value kills: more of it is better
-    for stat in ruleset.stats.values():
-        if stat.name not in signs and stat.above_max and signs.get(stat.above_max) == 1:
-            signs[stat.name] = -1  # what passes its maximum is taken from a good stat
-    for name, entry in (ruleset.data.get("stats") or {}).items():
-        if name in signs or not entry:
-            continue
-        if entry.get("better") in ("more", "less"):
-            signs[name] = 1 if entry["better"] == "more" else -1
-        elif entry.get("past_max") == "death":
-            signs[name] = -1  # pushed past its top, it kills: more of it is worse
-    return signs
+    return stat_polarity(ruleset.stats.values())
 
 
 @dataclass(frozen=True)

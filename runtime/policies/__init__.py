@@ -1,0 +1,66 @@
+"""Policies: who decides for a seat in a simulated game, by name.
+
+A policy is a small class with one method, `decide(game, seat, decision) -> int`
+(`runtime.policies.base.Policy`); `seat_policies` plugs policies into a game as its decision
+maker. `docs/policies.md` says what each does and how to add one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from runtime.policies.base import (
+    Policy,
+    PolicyError,
+    RandomPolicy,
+    Seat,
+    SeatedPolicies,
+    asked_seat,
+    seat_policies,
+)
+from runtime.policies.exact import OddsPolicy
+from runtime.policies.heuristics import BoldPolicy, CautiousPolicy
+
+POLICIES: dict[str, Callable[[], Policy]] = {
+    "random": RandomPolicy,
+    "cautious": CautiousPolicy,
+    "bold": BoldPolicy,
+    "odds": OddsPolicy,
+}
+"""Every policy by the name `--policy` and `--seats` take."""
+
+
+class UnknownPolicy(PolicyError):
+    """A policy name that is not one of POLICIES: a usage error."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"unknown policy {self.name!r}: the policies are {', '.join(sorted(POLICIES))}"
+
+
+def policy_named(name: str) -> Policy:
+    """A fresh policy of that name; UnknownPolicy, listing the known ones, for any other."""
+    make = POLICIES.get(name)
+    if make is None:
+        raise UnknownPolicy(name)
+    return make()
+
+
+__all__ = [
+    "POLICIES",
+    "BoldPolicy",
+    "CautiousPolicy",
+    "OddsPolicy",
+    "Policy",
+    "PolicyError",
+    "RandomPolicy",
+    "Seat",
+    "SeatedPolicies",
+    "UnknownPolicy",
+    "asked_seat",
+    "policy_named",
+    "seat_policies",
+]
