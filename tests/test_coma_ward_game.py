@@ -9,7 +9,7 @@ import pytest
 from compiler.build import CompiledPack
 from compiler.ruleset import RulesetError, load_ruleset
 from tests.conftest import ROOT
-from tests.helpers import compiled
+from tests.helpers import card, compiled
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -83,3 +83,30 @@ def test_a_broken_map_is_reported_at_its_yaml_line(
     line = next(number for number, text in enumerate(lines, 1) if new in text)
     found = [d for d in error.diagnostics if message in d.message]
     assert found and found[0].span.line == line, error.diagnostics
+
+
+def test_a_card_naming_the_hallway_means_any_of_its_spaces(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    assert game.player.location == "nurses-station"
+    assert not game.at_place("nurses-station", "hallway")  # the station is a place of its own
+    assert game.at_place("f3-east", "hallway") and game.at_place("hallway", "f3-east")
+    assert not game.at_place("f3-east", "stairs") and not game.at_place(None, "hallway")
+    # "Move to the hallway" from a room is a step out to the nearest hallway space.
+    game.player.location = "f1-room-4"
+    game.move("hallway")
+    assert game.player.location == "f1-east"
+    game.move("stairs")
+    assert game.player.location == "f1-stairs"
+    game.move("roof")
+    assert game.player.location == "roof"
+
+
+def test_a_cards_location_condition_holds_on_a_space_of_the_area(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    walker = game.new_instance(card(pack, "Corridor Walker"))
+    game.player.owned.append(walker)
+    game.fire("turn_ends", [walker])
+    assert walker.tokens.get("pill", 0) == 0  # at the nurses' station
+    game.player.location = "f2-west"
+    game.fire("turn_ends", [walker])
+    assert walker.tokens["pill"] == 1
