@@ -288,4 +288,9 @@ def test_seeded_four_player_prologues_play_to_their_end(pack: CompiledPack) -> N
         everyone_dead = all(p.dead for p in game.state.players)
         assert revealed or everyone_dead or game.state.round == ROUND_LIMIT
         ended += revealed
+        if revealed:  # the turn that found the third clue was the prologue's last
+            clue = max(i for i, e in enumerate(game.log.events) if e.kind == "clue")
+            after = [e.text for e in game.log.events[clue:]]
+            assert not any(text.endswith("'s turn begins") for text in after)
+            assert any(text.endswith("is the phenomenon narrator") for text in after)
     assert ended >= 8

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from contextlib import suppress
 
 from runtime.cards import CardDef, CardInstance
-from runtime.game import Game
+from runtime.game import Game, RunEnded
 from runtime.games.coma_ward import (
     CARRY_LIMIT,
     COMA_WARD,
@@ -39,7 +40,7 @@ from runtime.games.coma_ward import (
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_map import board, hidden_slots, walk
 from runtime.module import GameModule
-from runtime.rounds import play_round
+from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
 from runtime.state import Player
 from runtime.world import SEATED
@@ -252,7 +253,11 @@ def pick_up(game: Game, player: Player) -> None:
 
 def end_prologue(game: Game) -> None:
     """After the third clue: quirks revealed and the unrewarded returned, and an order the
-    chart does not have given a phenomenon at random (and flagged)."""
+    chart does not have given a phenomenon at random (and flagged). The player who found the
+    clue narrates the phenomenon."""
+    game.event(
+        "narrator", f"{game.player.name} is the phenomenon narrator", narrator=game.player.name
+    )
     for player in game.state.players:
         for quirk in [card for card in player.owned if card.kind == "quirk"]:
             pills = quirk.tokens.get("pill", 0)
@@ -273,13 +278,24 @@ def end_prologue(game: Game) -> None:
 
 
 def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
-    """Set the game up and play rounds until the third clue ends the prologue."""
+    """Set the game up and play rounds of turns until the third clue ends the prologue: the
+    turn that finds it is the last, the rest of its round is not played."""
     setup(game)
-    while REVEALED not in game.state.flags and game.state.round < round_limit:
-        if not play_round(game) or all(p.dead for p in game.state.players):
-            break
+    phase = game.rules.world.turns.phases[0]
+    while not _prologue_over(game) and game.state.round < round_limit:
+        game.state.round += 1
+        game.event("round", f"round {game.state.round} begins", round=game.state.round)
+        for actor in game.actors_of(phase.actors or SEATED):
+            with suppress(RunEnded):
+                round_turn(game, actor, phase)
+            if _prologue_over(game):
+                break
     if REVEALED in game.state.flags:
         end_prologue(game)
+
+
+def _prologue_over(game: Game) -> bool:
+    return REVEALED in game.state.flags or game.ended or all(p.dead for p in game.state.players)
 
 
 def narrated(game: Game, card: CardInstance) -> bool:
