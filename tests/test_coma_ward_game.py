@@ -294,3 +294,14 @@ def test_seeded_four_player_prologues_play_to_their_end(pack: CompiledPack) -> N
             assert not any(text.endswith("'s turn begins") for text in after)
             assert any(text.endswith("is the phenomenon narrator") for text in after)
     assert ended >= 8
+
+
+def test_a_turn_whose_main_action_is_an_attack(pack: CompiledPack) -> None:
+    # Unarmed: strength 3 dice against a dodge of dexterity 3 + 2; the attacker's three
+    # successes beat none, and an unarmed blow deals 1.
+    game = _game(pack, 2, 0, "main action", "attack player 2")
+    first, second = game.state.players
+    game.dice = ForcedDice([5, 6, 5, 1, 2, 3, 1, 2])
+    take_turn(game, first)
+    assert second.stats.get("health") == 4 and first.stats.get("health") == 5
+    assert isinstance(game.dice, ForcedDice) and game.dice.unused == []
