@@ -355,10 +355,15 @@ class _Generator:
     def condition(self, condition: IR) -> ast.expr:
         """A condition as a boolean expression."""
         if "compare" in condition:
+            left, right = condition["left"], condition["right"]
+            if condition["compare"] in ("==", "!=") and ("place" in left or "place" in right):
+                # A place a card names is any of its spaces (the hallway of a mapped board):
+                # the board says, not string equality.
+                at = ast.Attribute(_name(GAME), "at_place", ast.Load())
+                test = ast.Call(at, [self.operand(left), self.operand(right)], [])
+                return test if condition["compare"] == "==" else ast.UnaryOp(ast.Not(), test)
             op = _COMPARE[condition["compare"]]()
-            return ast.Compare(
-                self.operand(condition["left"]), [op], [self.operand(condition["right"])]
-            )
+            return ast.Compare(self.operand(left), [op], [self.operand(right)])
         if "flag" in condition:
             flag = self.bind("condition", condition["flag"])
             return _call(flag, [_name(GAME), _name(CARD)], condition["args"])

@@ -16,6 +16,7 @@ from runtime.world import (
     SEATED,
     ActorKind,
     Board,
+    Lift,
     Phase,
     TrackRule,
     Turns,
@@ -57,6 +58,7 @@ def build_world(
         data.get("actors") or {}, data.get("stats") or {}, seated_stats, derived, card_kinds, error
     )
     board = _board(data.get("places") or {}, data.get("paths") or [], error)
+    board = _map(board, data.get("places") or {}, data.get("lifts") or {}, data, error)
     tracks = _tracks(data.get("tracks") or {}, error)
     turns = _turns(data.get("turns"), actors, error)
     return World(actors, board, tracks, turns)
@@ -174,6 +176,80 @@ def _board(places: Mapping[str, Any], paths: list[list[str]], error: Report) -> 
         for index in range(len(chain) - 1):
             join(chain[index], chain[index + 1], ("paths", row, index + 1))
     return Board(tuple(places), {p: frozenset(near) for p, near in adjacent.items() if near})
+
+
+def _map(
+    board: Board,
+    places: Mapping[str, Any],
+    lifts: Mapping[str, Any],
+    data: Mapping[str, Any],
+    error: Report,
+) -> Board:
+    """The board with its levels, slots and lifts; a slot must be reached from a place that is
+    not one (a room is entered from the hallway), and a lift must stop at known places."""
+    decks = data.get("decks") or {}
+    levels: dict[str, str] = {}
+    areas: dict[str, str] = {}
+    slots: dict[str, str] = {}
+    for place, entry in places.items():
+        entry = entry or {}
+        if "level" in entry:
+            levels[place] = entry["level"]
+        area = entry.get("area")
+        if area is not None:
+            if area not in places or area == place or (places[area] or {}).get("area"):
+                error(
+                    f"place {place!r} is a space of {area!r}, which is not another place "
+                    "that is no space itself",
+                    ("places", place, "area"),
+                )
+            else:
+                areas[place] = area
+        deck = entry.get("slot")
+        if deck is None:
+            continue
+        if deck not in decks:
+            error(
+                f"slot {place!r} is laid from {deck!r}, which is not a deck",
+                ("places", place, "slot"),
+            )
+        slots[place] = deck
+    for place in slots:
+        if board.neighbours(place) & slots.keys():
+            # A room is left through the hallway: one slot is never a move from another.
+            error(
+                f"slot {place!r} is next to another slot; slots join only open places",
+                ("places", place),
+            )
+        elif not board.neighbours(place):
+            error(
+                f"slot {place!r} is next to no place, so it can never be entered", ("places", place)
+            )
+    built: list[Lift] = []
+    for name, entry in lifts.items():
+        stops = tuple(entry["places"])
+        for index, place in enumerate(stops):
+            if place not in places:
+                error(
+                    f"lift {name!r} stops at {place!r}, which is not a place",
+                    ("lifts", name, "places", index),
+                )
+            elif place in slots:
+                error(
+                    f"lift {name!r} stops at slot {place!r}; a lift stops at open places",
+                    ("lifts", name, "places", index),
+                )
+        sides = int(entry.get("sides", 6))
+        fails = frozenset(entry.get("fails") or ())
+        if any(face > sides for face in fails):
+            error(
+                f"lift {name!r} fails on a face its d{sides} does not have",
+                ("lifts", name, "fails"),
+            )
+        elif len(fails) >= sides:
+            error(f"lift {name!r} fails on every face, so it never moves", ("lifts", name, "fails"))
+        built.append(Lift(name, stops, sides, fails))
+    return Board(board.places, board.adjacent, levels, areas, slots, tuple(built))
 
 
 def _tracks(section: Mapping[str, Any], error: Report) -> dict[str, TrackRule]:

@@ -99,6 +99,15 @@ class FirstChoice:
         return 0
 
 
+class Defaults:
+    """The rule's answer where a decision has one, else the first: a whole game with no answers
+    given still runs, the same way each time."""
+
+    def decide(self, decision: Decision) -> int:
+        """The decision's default, or its first answer."""
+        return decision.default if decision.default is not None else 0
+
+
 class InteractiveDecisions:
     """Asks a person; `ask` shows the question and returns the index picked."""
 

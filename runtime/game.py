@@ -500,10 +500,19 @@ class Game:
             self.state.discards.setdefault(deck, []).append(card)
         self.event("discard", f"discard {card.definition.label}", uid=card.uid)
 
+    def at_place(self, where: str | None, place: str | None) -> bool:
+        """Whether a location is a place, or one of that place's spaces (either way round)."""
+        if where is None or place is None:
+            return where == place
+        board = self.rules.world.board
+        return board.is_in(where, place) or board.is_in(place, where)
+
     def move(self, place: str) -> None:
-        """Move the player; what ending a move there does is the game module's."""
+        """Move the player; what ending a move there does is the game module's. A place with
+        spaces (an area) means the nearest of them."""
         self.step()
         player = self.player
+        place = self.nearest_space(place, player.location)
         refusal = self.module.refusals.get("move")
         reason = refusal(self, player, place) if refusal is not None else None
         if reason is not None:
@@ -512,6 +521,16 @@ class Game:
         self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
         player.location = place
         self.hook("move_ended", player)
+
+    def nearest_space(self, place: str, start: str | None) -> str:
+        """The place itself, or, for an area, its space fewest moves from `start` (the first
+        in board order when none can be walked to)."""
+        board = self.rules.world.board
+        spaces = {space for space, area in board.areas.items() if area == place}
+        if not spaces:
+            return place
+        walked = board.within(start, len(board.places)) if start is not None else []
+        return next((near for near in [*walked, *board.places] if near in spaces), place)
 
     def end_game(self, result: str, why: str) -> None:
         """The game is over (won, lost): it says so, and nothing more happens."""

@@ -33,11 +33,38 @@ class ActorKind:
 
 
 @dataclass(frozen=True)
+class Lift:
+    """A link joining each of its places to every other at one move, each attempt rolling a die
+    that wastes the move on its failing faces."""
+
+    name: str
+    places: tuple[str, ...]
+    sides: int = 6
+    fails: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
 class Board:
-    """Places and which are next to which (both ways); distances count moves between them."""
+    """Places and which are next to which (both ways); distances count moves between them.
+
+    A slot is a place that is not there until it is first entered: the top card of its deck is
+    laid on it then, and entering it ends the move. Lifts join places too, at a die's mercy; the
+    distances below count walking only."""
 
     places: tuple[str, ...]
     adjacent: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    levels: Mapping[str, str] = field(default_factory=dict)  # place -> its level (a floor)
+    areas: Mapping[str, str] = field(default_factory=dict)  # space -> the place it is part of
+    slots: Mapping[str, str] = field(default_factory=dict)  # slot -> the deck laid on it
+    lifts: tuple[Lift, ...] = ()
+
+    def lifts_at(self, place: str) -> tuple[Lift, ...]:
+        """The lifts that stop at a place."""
+        return tuple(lift for lift in self.lifts if place in lift.places)
+
+    def is_in(self, place: str, area: str) -> bool:
+        """Whether a place is the area or one of its spaces."""
+        return place == area or self.areas.get(place) == area
 
     def neighbours(self, place: str) -> frozenset[str]:
         """The places one move away."""

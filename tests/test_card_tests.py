@@ -265,8 +265,8 @@ def test_json_report(tmp_path: Path) -> None:
     assert (report["passed"], report["failed"]) == (1, 1)
     failed = next(t for t in report["tests"] if not t["passed"])
     assert failed["test"] == "stays" and failed["line"] == 14
-    assert failed["failure"] == "expected location == hallway, but location is stairs"
-    assert any("move: nurses-station → stairs" in line for line in failed["log"])
+    assert failed["failure"] == "expected location == hallway, but location is f2-stairs"
+    assert any("move: nurses-station → f2-stairs" in line for line in failed["log"])
 
 
 def test_a_pack_with_errors_runs_no_tests(tmp_path: Path) -> None:

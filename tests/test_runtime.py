@@ -115,11 +115,11 @@ def test_the_dead_leave_their_items_where_they_fell(tmp_path: Path) -> None:
     compiled = pack(tmp_path)
     g = game(compiled)
     g.play(card(compiled, "Pan"))
-    g.move("stairs")
+    g.move("stairs")  # the map's stairs nearest the nurses' station
     g.change("health", -5)
     assert g.player.dead and g.player.items == []
-    assert [c.title for c in g.state.floor["stairs"]] == ["Pan"]
-    assert g.snapshot()["floor"] == {"stairs": ["Pan"]}
+    assert [c.title for c in g.state.floor["f2-stairs"]] == ["Pan"]
+    assert g.snapshot()["floor"] == {"f2-stairs": ["Pan"]}
 
 
 def test_using_a_card_discards_it_to_its_deck(tmp_path: Path) -> None:

@@ -198,8 +198,14 @@ def phenomenon_revealed(game: Game, card: CardInstance) -> bool:
 def carry_within_limit(game: Game, card: CardInstance) -> bool:
     """Carry the item; past the carry limit the player drops items of their choice."""
     carry(game, card)
+    game.fire("item_drawn", list(game.player.owned))
+    drop_to_limit(game, card)
+    return True
+
+
+def drop_to_limit(game: Game, card: CardInstance) -> None:
+    """Past the carry limit, the player drops items of their choice on their space."""
     player = game.player
-    game.fire("item_drawn", list(player.owned))
     while items_carried(game, card) > carry_limit(game, card):
         countable = [item for item in player.items if counts_toward_limit(item)]
         if not countable:
@@ -210,7 +216,6 @@ def carry_within_limit(game: Game, card: CardInstance) -> bool:
         player.items.remove(drop)
         game.state.floor.setdefault(player.location or "", []).append(drop)
         game.event("drop", f"drop {drop.definition.label}", uid=drop.uid)
-    return True
 
 
 CLUES_TO_REVEAL = 3
@@ -239,13 +244,21 @@ def discover_clue(game: Game, card: CardInstance) -> bool:
 
 def reveal_room(game: Game, card: CardInstance) -> None:
     """A room revealed where the player stands: its reveal effects, the focus check of
-    revealing a tile, then, if the player is still there, the end of the move."""
-    game.state.in_play[card.title] = card
-    game.player.location = card.title
+    revealing a tile, then, if the player is still there, the end of the move. On a map the
+    tile is laid on the slot the player stands on; without one, the room is a place itself."""
+    here = game.player.location
+    slots = game.rules.world.board.slots
+    place = (
+        here
+        if here is not None and here in slots and here not in game.state.in_play
+        else card.title
+    )
+    game.state.in_play[place] = card
+    game.player.location = place
     game.event("reveal", f"reveal {card.definition.label}", room=card.title)
     game.fire("revealed", [card])
     focus_search(game, card)
-    if game.player.location == card.title:
+    if game.player.location == place:
         game.fire("end_move", [card])
 
 

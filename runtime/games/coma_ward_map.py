@@ -1,0 +1,109 @@
+"""Coma Ward's map in play: walking the hallways and the stairs, riding the elevator, and
+stopping on a room slot that is not yet revealed.
+
+The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`, `paths:`,
+`lifts:`); this module is the rulebook's movement over it. Readings taken here:
+- A move is spent one space at a time and the player decides each step (or stops); the stairs
+  are walking paths, a floor a move. The elevator is tried for one move: on a failing face it
+  does not move and the move is lost, and it may be tried again while moves are left.
+- Entering a slot that has no room tile yet ends the move there; revealing it is the turn's
+  main action. With the room deck empty, such a slot cannot be entered at all.
+- Ending the move (its triggers) happens once, where the player stops, and only if they moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime.game import Game
+from runtime.state import Player
+from runtime.world import Board, Lift
+
+STOP = "stop"
+"""The answer that ends a move before its last space."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move from where the player stands: walking, or trying a lift."""
+
+    to: str
+    lift: Lift | None = None
+
+    @property
+    def label(self) -> str:
+        """How the step is offered to the player."""
+        return f"{self.lift.name} to {self.to}" if self.lift else f"walk to {self.to}"
+
+
+def board(game: Game) -> Board:
+    """The game's board."""
+    return game.rules.world.board
+
+
+def is_hidden(game: Game, place: str) -> bool:
+    """Whether a place is a slot whose room tile has not been laid."""
+    return place in board(game).slots and place not in game.state.in_play
+
+
+def hidden_slots(game: Game) -> list[str]:
+    """The slots still waiting for a room tile, in board order."""
+    return [slot for slot in board(game).slots if is_hidden(game, slot)]
+
+
+def steps_from(game: Game, place: str) -> list[Step]:
+    """Every move possible from a place: its neighbours, then the other stops of its lifts."""
+    found = board(game)
+    steps = [
+        Step(near)
+        for near in sorted(found.neighbours(place))
+        if not is_hidden(game, near) or game.state.decks.get(found.slots[near])
+    ]
+    for lift in found.lifts_at(place):
+        steps += [Step(stop, lift) for stop in lift.places if stop != place]
+    return steps
+
+
+def nearest_goal(game: Game, steps: list[Step], goals: set[str]) -> int | None:
+    """The index of the step that brings the player closest to one of the goals, if any."""
+    best: tuple[int, int] | None = None
+    for index, step in enumerate(steps):
+        distances = board(game).distances(step.to)
+        reach = min((distances[goal] for goal in goals if goal in distances), default=None)
+        if reach is not None and (best is None or reach < best[0]):
+            best = (reach, index)
+    return None if best is None else best[1]
+
+
+def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
+    """Spend up to `moves` moves, each step the player's decision (by default towards the
+    nearest of `goals`); the hidden slot the move ended on, if it did."""
+    start = player.location
+    left = moves
+    while left > 0 and not game.ended and player.location is not None:
+        steps = steps_from(game, player.location)
+        towards = nearest_goal(game, steps, goals) if player.location not in goals else None
+        picked = game.decide(
+            "move",
+            f"{left} move{'s' if left > 1 else ''} left from {player.location}",
+            [STOP, *(step.label for step in steps)],
+            default=0 if towards is None else towards + 1,
+        )
+        if picked == 0:
+            break
+        step = steps[picked - 1]
+        left -= 1
+        if step.lift is not None:
+            face = game.roll_dice(1, step.lift.sides).faces[0]
+            if face in step.lift.fails:
+                game.event("move", f"the {step.lift.name} rolls {face}: it does not move")
+                continue
+        game.event("move", f"move: {player.location} → {step.to}", to=step.to)
+        player.location = step.to
+        if is_hidden(game, step.to):
+            game.event("move", f"{step.to} has no room tile yet: the move ends")
+            break
+    if player.location != start:
+        game.hook("move_ended", player)
+    hidden = player.location
+    return hidden if hidden is not None and is_hidden(game, hidden) else None
