@@ -512,13 +512,14 @@ class Game:
         spaces (an area) means the nearest of them."""
         self.step()
         player = self.player
-        place = self.nearest_space(place, player.location)
+        written, place = place, self.nearest_space(place, player.location)
+        shown = place if written == place else f"{written} ({place})"  # the card's word first
         refusal = self.module.refusals.get("move")
         reason = refusal(self, player, place) if refusal is not None else None
         if reason is not None:
-            self.event("move", f"{player.location or 'nowhere'} → {place}: {reason}", to=place)
+            self.event("move", f"{player.location or 'nowhere'} → {shown}: {reason}", to=place)
             return
-        self.event("move", f"move: {player.location or 'nowhere'} → {place}", to=place)
+        self.event("move", f"move: {player.location or 'nowhere'} → {shown}", to=place)
         player.location = place
         self.hook("move_ended", player)
 

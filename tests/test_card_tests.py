@@ -266,7 +266,7 @@ def test_json_report(tmp_path: Path) -> None:
     failed = next(t for t in report["tests"] if not t["passed"])
     assert failed["test"] == "stays" and failed["line"] == 14
     assert failed["failure"] == "expected location == hallway, but location is f2-stairs"
-    assert any("move: nurses-station → f2-stairs" in line for line in failed["log"])
+    assert any("move: nurses-station → stairs (f2-stairs)" in line for line in failed["log"])
 
 
 def test_a_pack_with_errors_runs_no_tests(tmp_path: Path) -> None:

@@ -163,4 +163,4 @@ def test_play_a_strip_ends_the_turn_and_runs_the_band_in_force(pack: Path) -> No
     code, output = run("play", str(pack), "Jitters", "--set", "terror=5", "--seed", "1")
     assert code == 0, output
     assert 'neurosis "Jitters": panicked when your turn ends' in output
-    assert "move: nurses-station → f2-east" in output
+    assert "move: nurses-station → hallway (f2-east)" in output
