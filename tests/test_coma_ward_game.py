@@ -28,6 +28,7 @@ from runtime.games.coma_ward_game import (
     setup,
     take_turn,
 )
+from runtime.whole import NotWhole, whole_game
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
 
@@ -305,3 +306,14 @@ def test_a_turn_whose_main_action_is_an_attack(pack: CompiledPack) -> None:
     take_turn(game, first)
     assert second.stats.get("health") == 4 and first.stats.get("health") == 5
     assert isinstance(game.dice, ForcedDice) and game.dice.unused == []
+
+
+def test_the_whole_game_rules_are_found_by_the_games_name(pack: CompiledPack) -> None:
+    whole = whole_game("coma-ward")
+    assert whole.players == (2, 6) and whole.phases[0] == "prologue"
+    game = whole.new_game(pack.rules, pack.cards, 4, 1)
+    whole.play(game, "prologue")
+    told = whole.outcome(game)
+    assert told.stopped is None and told.labels["phenomenon"] != "none"
+    with pytest.raises(NotWhole, match="single cards only"):
+        whole_game("lobotomy")

@@ -43,6 +43,7 @@ from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
 from runtime.state import Player
+from runtime.whole import Outcome, WholeGame
 from runtime.world import SEATED
 
 PLAYERS = (2, 6)
@@ -314,3 +315,29 @@ WHOLE_GAME: GameModule = COMA_WARD.extend(
 def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
     """A whole game of Coma Ward, not yet set up, under the module with turns."""
     return Game(rules, cards, WHOLE_GAME, seed=seed, players=players)
+
+
+def play(game: Game, until: str) -> None:
+    """Set the game up and play it to the end of the phase named (only "prologue" so far)."""
+    if until != "prologue":
+        raise ValueError(f"Coma Ward plays to the end of: {', '.join(WHOLE.phases)}")
+    play_prologue(game)
+
+
+def outcome(game: Game) -> Outcome:
+    """The phenomenon the prologue picked (and whether the chart had its order), or where the
+    game was cut short."""
+    phenomenon = game.state.in_play.get("phenomenon")
+    labels = {"phenomenon": phenomenon.title if phenomenon else "none"}
+    labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
+    stopped = None
+    if REVEALED not in game.state.flags:
+        everyone_dead = all(p.dead for p in game.state.players)
+        stopped = "everyone died" if everyone_dead else "round limit"
+    return Outcome(game.state.over, labels=labels, stopped=stopped)
+
+
+WHOLE = WholeGame(
+    players=PLAYERS, phases=("prologue",), new_game=new_game, play=play, outcome=outcome
+)
+"""Coma Ward played whole: the prologue to the phenomenon it reveals."""

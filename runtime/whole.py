@@ -1,0 +1,63 @@
+"""Whole games: how a game module plays a game from its setup to its end, for `play --game`
+and `simulate`.
+
+A game that can be played whole says so in a module `runtime.games.<name>_game` beside its
+`runtime.games.<name>` (dashes as underscores), which defines `WHOLE`, a `WholeGame`. The
+engine knows nothing else of the game: the parts a game has (`phases`, Coma Ward's prologue and
+phenomenon act) and the facts worth counting over many games (`Outcome.labels`: which
+phenomenon came up) are the game's own words.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from runtime.cards import CardDef
+from runtime.game import Game
+from runtime.rules import GameRules
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one game ended: its result, who won, and the game's own facts to count."""
+
+    result: str | None  # "won", "lost", or None when the phase played to has no winner
+    winners: tuple[str, ...] = ()  # the names of the seats that won
+    labels: Mapping[str, str] = field(default_factory=dict)  # fact -> value, counted per value
+    # the phase the game stopped in, and why when it was cut short ("round limit")
+    stopped: str | None = None
+
+
+@dataclass(frozen=True)
+class WholeGame:
+    """A game's rules for playing it whole: its seats, its parts, how to play and read it."""
+
+    players: tuple[int, int]  # the fewest and most seats
+    phases: tuple[str, ...]  # the parts of a game in order; the last one is its end
+    new_game: Callable[[GameRules, Sequence[CardDef], int, int], Game]  # rules, cards, seats, seed
+    play: Callable[[Game, str], None]  # set the game up and play it to the end of that phase
+    outcome: Callable[[Game], Outcome]
+
+
+class NotWhole(LookupError):
+    """The game has no whole-game rules: only its cards can be played."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"the game {self.name!r} can play single cards only, not whole games"
+
+
+def whole_game(name: str) -> WholeGame:
+    """The whole-game rules of the game module of that name; NotWhole if it has none."""
+    dotted = f"runtime.games.{name.replace('-', '_')}_game"
+    found = importlib.util.find_spec(dotted) if name.replace("-", "").isalnum() else None
+    rules = getattr(importlib.import_module(dotted), "WHOLE", None) if found else None
+    if not isinstance(rules, WholeGame):
+        raise NotWhole(name)
+    return rules
