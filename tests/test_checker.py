@@ -74,3 +74,20 @@ def test_worker_processes_give_the_same_report(monkeypatch: pytest.MonkeyPatch) 
         assert workers and workers[0] > 1, "the worker processes did not run"
     assert together.diagnostics == alone.diagnostics
     assert together.cards == alone.cards
+
+
+def test_an_unknown_word_with_nothing_close_lists_the_words_there() -> None:
+    ruleset = load_ruleset("coma-ward")
+    found = check_file(
+        ruleset, "t.card", hallucination("go basement\nmove to basement")
+    ).diagnostics
+    verb = next(d for d in found if d.code == "E0200")
+    # Every verb by its leading words, with the ruleset's summary of it.
+    assert verb.help is not None and verb.help.startswith("the verbs here:\n")
+    assert "    gain: raise a stat" in verb.help and "    move to: move the player" in verb.help
+    place = next(d for d in found if d.code == "E0201")
+    assert place.help is not None and place.help.startswith("the places here: ")
+    assert "nurses-station" in place.help and "f3-room-4" in place.help
+    # A word close to one keeps the single suggestion.
+    close = check_file(ruleset, "t.card", hallucination("gian terror 1")).diagnostics
+    assert [d.help for d in close if d.code == "E0200"] == ["did you mean 'gain'?"]
