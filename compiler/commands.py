@@ -503,7 +503,8 @@ def build_pack(
 
 
 def write_ir(compiled: CompiledPack, output: Path) -> Path:
-    """Write the checked IR of every card, validated, to DIR/<pack>.ir.json atomically.
+    """Write the checked IR of every card, validated, atomically: to the file named if it ends
+    in .json, else to DIR/<pack>.ir.json.
 
     Paths in the file are relative to the pack folder, so the bytes do not depend on where
     the command ran.
@@ -527,11 +528,13 @@ def write_ir(compiled: CompiledPack, output: Path) -> Path:
         ],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    target = output / f"{checked.name}.ir.json"
+    # `-o ir.json` names the file; any other name is a folder to write <pack>.ir.json in.
+    named = output.suffix == ".json" and not output.is_dir()
+    target = output if named else output / f"{checked.name}.ir.json"
     try:
-        if output.exists() and not output.is_dir():
-            raise UsageError(f"-o {output}: not a folder")
-        output.mkdir(parents=True, exist_ok=True)
+        if not named and output.exists() and not output.is_dir():
+            raise UsageError(f"-o {output}: not a folder; name a folder, or a file ending .json")
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, text.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"-o {output}: cannot write there ({error.strerror or error})") from None
