@@ -338,7 +338,10 @@ def play(
 )
 @click.option("--text", is_flag=True, help="Print every card's rules text.")
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="Write the checked IR as JSON: to FILE.json, or DIR/<pack>.ir.json."
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the checked IR as JSON: to FILE.json, or DIR/<pack>.ir.json.",
 )
 @_RULESET_OPTION
 @_COLOR_OPTION

@@ -40,6 +40,8 @@ from runtime.testing import TestResult, card_line, run_test, runtime_failure
 Emit = Callable[[str], None]
 
 EXIT_CLEAN, EXIT_CONTENT = 0, 1
+EXIT_NO_TESTS = 4
+"""`test -k PATTERN` matched no test: a typo in the pattern must not pass a CI gate."""
 
 
 def load_compiled(
@@ -120,9 +122,10 @@ def run_tests(
         run_test(compiled.new_game, card, test) for card, test in _selected(compiled, pattern)
     ]
     failed = [r for r in results if not r.passed]
+    unmatched = bool(pattern) and not results
     if output_format == "json":
         emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
-        return EXIT_CONTENT if failed else EXIT_CLEAN
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
     by_file: dict[str, list[TestResult]] = {}
     for result in results:
         by_file.setdefault(result.card.file, []).append(result)
@@ -146,8 +149,12 @@ def run_tests(
             emit(f"      {line}")
     emit("")
     summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    if unmatched:
+        emit(style(f"{summary}: no test matches -k {pattern!r}", "error"))
+        emit("  a test is matched by its card's kind and title and its own name, ignoring case")
+        return EXIT_NO_TESTS
     if not results:
-        summary += " (no tests matched)" if pattern else " (the pack has no tests)"
+        summary += " (the pack has no tests)"
     emit(style(summary, "error" if failed else "note"))
     return EXIT_CONTENT if failed else EXIT_CLEAN
 

@@ -248,9 +248,12 @@ def test_k_selects_tests_by_name(tmp_path: Path) -> None:
     code, output = run("test", str(pack), "-k", "runs")
     assert code == 0, output
     assert output.rstrip().endswith("1 passed, 0 failed")
+    # A pattern that matches nothing is an exit of its own, so a typo cannot pass CI.
     code, output = run("test", str(pack), "-k", "nothing like this")
-    assert code == 0
-    assert "0 passed, 0 failed (no tests matched)" in output
+    assert code == 4
+    assert "0 passed, 0 failed: no test matches -k 'nothing like this'" in output
+    code, output = run("test", str(pack), "-k", "nothing like this", "--format", "json")
+    assert code == 4 and json.loads(output)["tests"] == []
 
 
 def test_json_report(tmp_path: Path) -> None:
