@@ -215,3 +215,22 @@ def test_ruleset_errors_use_relative_paths(tmp_path: Path, monkeypatch: pytest.M
     code, output = run("check", "--format", "json", "p")
     assert code == 1
     assert json.loads(output)["diagnostics"][0]["file"] == "p/house.yaml"
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_color_always_colours_piped_output(command: str) -> None:
+    # Through a pipe (no terminal), `always` still colours and `never` never does.
+    coloured = subprocess.run(
+        [sys.executable, "-m", "compiler", command, "--color", "always", str(SPECIMENS)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "\x1b[" in coloured.stdout, coloured.stdout
+    plain = subprocess.run(
+        [sys.executable, "-m", "compiler", command, "--color", "never", str(SPECIMENS)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "\x1b[" not in plain.stdout
