@@ -234,3 +234,28 @@ def test_color_always_colours_piped_output(command: str) -> None:
         check=False,
     )
     assert "\x1b[" not in plain.stdout
+
+
+@pytest.mark.parametrize(
+    ("setting", "column", "words"),
+    [
+        ("bleed: 300mm", 10, "bleed '300mm': give millimetres from 0 to 10"),
+        ("bleed: 3", 10, "did you mean '3mm'?"),
+        ("card: pokr", 9, "did you mean 'poker'? the sizes are poker (63.5 × 88.9 mm), bridge"),
+        ("card: 400x90mm", 9, "each side must be from 10 to 300 mm"),
+    ],
+)
+def test_print_settings_print_would_refuse_are_refused_by_check_at_their_line(
+    tmp_path: Path, setting: str, column: int, words: str
+) -> None:
+    manifest = (
+        f"pack: p\ntitle: P\nversion: 1.0.0\nruleset: coma-ward\nprint:\n  paper: a4\n  {setting}\n"
+    )
+    make_pack(tmp_path, manifest, a=GOOD_CARD)
+    for command in ("check", "print"):
+        code, output = run(
+            command, str(tmp_path), *(["-o", str(tmp_path / "x.pdf")] * (command == "print"))
+        )
+        assert code == 1, output
+        assert f"pack.yaml:7:{column}: error[E0403]" in output and words in output, output
+    assert not (tmp_path / "x.pdf").exists()

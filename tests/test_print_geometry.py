@@ -575,7 +575,7 @@ def test_single_pages_have_the_card_as_trim_box_and_its_bleed_as_bleed_box(
     ("args", "message"),
     [
         (["--card", "5x5mm"], "card size '5x5mm': each side must be from 10 to 300 mm"),
-        (["--card", "huge"], "card size 'huge': use poker, bridge, tarot, mini, square or WxHmm"),
+        (["--card", "huge"], "card size 'huge': the sizes are poker (63.5 × 88.9 mm), bridge"),
         (["--card", "250x250mm"], "does not fit on a4"),
         (["--bleed", "50mm"], "bleed '50mm': give millimetres from 0 to 10"),
         (["-o", "out.txt"], "the output is a PDF file"),
