@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 CARD_SIZES: dict[str, tuple[float, float]] = {
@@ -77,9 +79,9 @@ def millimetres(text: str, what: str, high: float) -> float:
 def print_problems(pack_print: dict[str, Any]) -> list[tuple[str, str]]:
     """What is wrong with a pack's `print:` section, as (key, message) pairs: each option on
     its own, then whether the card fits the paper."""
-    checks = {
+    checks: dict[str, Callable[[str], object]] = {
         "card": card_size,
-        "bleed": lambda text: millimetres(text, "bleed", MAX_BLEED_MM),
+        "bleed": partial(millimetres, what="bleed", high=MAX_BLEED_MM),
     }
     problems = []
     for key, check in checks.items():
