@@ -548,6 +548,18 @@ def write_ir(compiled: CompiledPack, output: Path) -> Path:
     return target
 
 
+def _only_matches_nothing(only: str, cards: Sequence[dict[str, Any]]) -> str:
+    """`--only` names no kind or title: the closest of them, and the kinds to pick from."""
+    kinds = sorted({card["kind"] for card in cards})
+    titles = sorted({card["title"] for card in cards})
+    guess = did_you_mean(only, [*kinds, *titles])
+    return (
+        f"--only {only!r} names no kind or card title of the pack; "
+        + (f"{guess} " if guess else "")
+        + f"the kinds: {', '.join(kinds)} (or a title, as `pillbox build --text` lists them)"
+    )
+
+
 def _in_pack(root: Path | None, shown: str) -> str:
     """A card file's path relative to its pack folder, with forward slashes."""
     if root is None:
@@ -582,7 +594,7 @@ def print_cards(
 ) -> int:
     """Lay a pack's cards out as a PDF (and PNG previews); report what was written."""
     from compiler.printing.output import unwritable
-    from compiler.printing.sheets import print_pack
+    from compiler.printing.sheets import print_pack, select
     from compiler.printing.sizes import OptionError, resolve_options
 
     problem = unwritable(request.output, request.png)  # every output, before any is written
@@ -595,6 +607,8 @@ def print_cards(
         options = resolve_options(loaded.pack.print_settings, request.overrides)
     except OptionError as error:
         raise UsageError(str(error)) from None
+    if request.only and not select(loaded.pack.cards, request.only):
+        raise UsageError(_only_matches_nothing(request.only, loaded.pack.cards))
     try:
         printed = print_pack(
             loaded.pack, options, request.output, request.only, request.png, request.dpi, progress

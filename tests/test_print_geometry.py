@@ -598,12 +598,25 @@ def test_bad_options_are_usage_errors_and_touch_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
 
 
+def test_only_with_a_misspelt_kind_or_title_says_which_was_meant(tmp_path: Path) -> None:
+    guesses = (
+        ("halucination", "hallucination"),
+        ("Music from the Nursry", "Music from the Nursery"),
+    )
+    for wrong, meant in guesses:
+        code, output = run("print", str(SPECIMENS), "-o", str(tmp_path / "x.pdf"), "--only", wrong)
+        assert code == 2 and f"did you mean {meant!r}?" in output, output
+        assert ":1:1:" not in output  # no diagnostic pinned on an unrelated file
+    assert not list(tmp_path.iterdir())
+
+
 def test_a_failed_print_leaves_the_previous_pdf_alone(tmp_path: Path) -> None:
     out = tmp_path / "out.pdf"
     out.write_bytes(b"%PDF-1.7 the previous print")
     code, output = run("print", str(SPECIMENS), "-o", str(out), "--only", "nothing-like-this")
-    assert code == 1, output
-    assert "E0703" in output and "unchanged" in output
+    assert code == 2, output
+    assert "--only 'nothing-like-this' names no kind or card title" in output
+    assert "the kinds: clue, hallucination, item" in output
     assert "Traceback" not in output
     assert out.read_bytes() == b"%PDF-1.7 the previous print"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
