@@ -84,7 +84,11 @@ def test_dice_running_out_fail_at_the_check(tmp_path: Path) -> None:
     )
     code, output = run("test", str(pack))
     assert code == 1
-    assert "the forced dice ran out after 2: 5 5" in output
+    # It names the roll that wanted the die it did not get.
+    assert (
+        'the forced dice ran out after 2: 5 5; `check focus` of hallucination "A Shout" '
+        "wanted another" in output
+    )
     assert "cards.card:5:" in output  # the line of the check that rolled
 
 
