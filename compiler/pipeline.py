@@ -72,12 +72,18 @@ def check_file(ruleset: Ruleset, shown: str, text: str, validate_ir: bool = Fals
     """Parse and lower one file and run the passes that look at one card at a time."""
     from compiler.lower import lower_file
     from compiler.passes import CARD_PASSES, run_passes
+    from compiler.simulated import unsimulated
     from dsl.parser import parse
 
     parsed, diagnostics = parse(text, shown)
     cards, lowering = lower_file(ruleset, parsed, shown)
     diagnostics.extend(lowering)
     diagnostics.extend(run_passes(ruleset, cards, CARD_PASSES))
+    missing = unsimulated(ruleset, cards)
+    diagnostics.extend(missing.diagnostics)
+    for card, lines in zip(cards, missing.lines, strict=True):
+        # a line of a word with no code runs no more than `rule` text does
+        card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
     if not parsed.cards and not diagnostics:
         diagnostics.append(
             Diagnostic(
