@@ -77,7 +77,7 @@ def _use_colour(choice: str) -> bool:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "output_format",
@@ -113,13 +113,17 @@ def check(
     validate_ir: bool | None,
     color: str,
 ) -> None:
-    """Check card packs, pack.yaml files or .card files; report every problem in one run."""
+    """Check card packs, pack.yaml files or .card files (the folder you are in, when none is
+    named); report every problem in one run."""
     from compiler.check import UsageError, check_paths
     from compiler.render import plain, render_github, render_json, render_text, summary_line
 
     try:
         report = check_paths(
-            list(paths), ruleset, use_cache=not no_cache, validate_ir=validate_ir or None
+            list(paths) or [Path(".")],  # no path: the pack of the folder you are in
+            ruleset,
+            use_cache=not no_cache,
+            validate_ir=validate_ir or None,
         )
     except UsageError as error:
         raise click.UsageError(terminal_safe(str(error))) from None

@@ -24,7 +24,7 @@ from compiler.build import (
 from compiler.check import UsageError
 from compiler.patterns import did_you_mean
 from compiler.printing.pdf import write_atomically
-from compiler.render import Style, plain, render_text
+from compiler.render import Style, counted, plain, render_text
 from compiler.ruleset import Ruleset
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
@@ -503,7 +503,8 @@ def build_pack(
     if not (emit_python or text or output is not None):
         cards = len(compiled.cards)
         emit(
-            f"{compiled.checked.name}: compiled {cards} cards from {len(compiled.files)} files "
+            f"{compiled.checked.name}: compiled {counted(cards, 'card')} from "
+            f"{counted(len(compiled.files), 'file')} "
             "(--emit python to see the code, -o DIR to write the IR)"
         )
     return EXIT_CLEAN
@@ -624,7 +625,8 @@ def print_cards(
         emit(f"nothing written: fix the errors above ({request.output} is unchanged)")
         return EXIT_CONTENT
     emit(
-        f"wrote {request.output}: {printed.cards} cards on {printed.pages} pages "
+        f"wrote {request.output}: {counted(printed.cards, 'card')} on "
+        f"{counted(printed.pages, 'page')} "
         f"({options.card} {options.width:g} × {options.height:g} mm, {options.layout}, "
         f"{options.paper if options.layout == 'sheet' else 'one per page'}"
         + (f", bleed {options.bleed:g} mm" if options.bleed else "")
@@ -632,5 +634,5 @@ def print_cards(
         + ")"
     )
     if printed.pngs:
-        emit(f"wrote {len(printed.pngs)} PNG previews to {request.png}")
+        emit(f"wrote {counted(len(printed.pngs), 'PNG preview')} to {request.png}")
     return EXIT_CLEAN

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -259,3 +260,31 @@ def test_print_settings_print_would_refuse_are_refused_by_check_at_their_line(
         assert code == 1, output
         assert f"pack.yaml:7:{column}: error[E0403]" in output and words in output, output
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    code, output = run(
+        "print",
+        str(SPECIMENS),
+        "--only",
+        "The Figure at the End of the Hall",
+        "-o",
+        str(tmp_path / "one.pdf"),
+        "--png",
+        str(tmp_path / "png"),
+    )
+    assert code == 0, output
+    assert "1 card on 1 page" in output and "wrote 1 PNG preview to" in output
+
+
+def test_check_with_no_path_checks_the_folder_it_runs_in() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler", "check", "--color", "never"],
+        cwd=SPECIMENS,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("coma-ward-specimens: 21 cards")

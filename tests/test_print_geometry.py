@@ -534,7 +534,7 @@ def test_single_pages_have_the_card_as_trim_box_and_its_bleed_as_bleed_box(
         tmp_path, str(SPECIMENS), "-o", str(out), "--only", "Scalpel", "--layout", "single",
         "--bleed", "3mm", "--backs", "duplex",
     )  # fmt: skip
-    assert "1 cards on 2 pages" in output
+    assert "1 card on 2 pages" in output  # one card, said so
     pages = read_pdf(out)
     assert ["Scalpel" in page.text for page in pages] == [True, False]  # a face, then its back
     for page in pages:
