@@ -20,6 +20,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from compiler.build import load_checked
+from compiler.printing.sheets import slug
 from tests.conftest import TESTS
 from tests.helpers import make_pack, run
 
@@ -620,3 +621,24 @@ def test_a_failed_print_leaves_the_previous_pdf_alone(tmp_path: Path) -> None:
     assert "Traceback" not in output
     assert out.read_bytes() == b"%PDF-1.7 the previous print"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
+
+
+@pytest.mark.parametrize(
+    ("title", "variant", "stem"),
+    [
+        ("Skalpell für Ärzte", None, "skalpell-für-ärzte"),
+        ("Music from the Nursery", 2, "music-from-the-nursery-v2"),
+        (
+            "The Figure at the End of the Long, Long Hall",
+            None,
+            "the-figure-at-the-end-of-the-long-long",
+        ),
+        ("Заперта́я дверь", None, "заперта́я-дверь"),  # its accent, a mark, is kept
+        ("???", None, "card"),
+        ("A" * 60, 1, "a" * 40 + "-v1"),
+    ],
+)
+def test_png_names_keep_letters_add_the_variant_and_cut_at_a_word(
+    title: str, variant: int | None, stem: str
+) -> None:
+    assert slug({"title": title, "variant": variant}) == stem

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -63,8 +64,21 @@ def _copies(card: IR) -> int:
     return copies if isinstance(copies, int) and copies > 0 else 1
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "card"
+SLUG_LENGTH = 40
+"""The longest title part of a PNG name, cut at the end of a word."""
+
+
+def slug(card: IR) -> str:
+    """A card's file name stem: its title's letters in any script, lowercased, words joined by
+    dashes and cut at a word, then its variant (`skalpell-für-ärzte-v2`)."""
+    title = unicodedata.normalize("NFC", card["title"]).casefold()
+    kept = "".join(c if c.isalnum() or unicodedata.category(c)[0] == "M" else "-" for c in title)
+    words = re.sub("-+", "-", kept).strip("-")
+    if len(words) > SLUG_LENGTH:
+        cut = words[: SLUG_LENGTH + 1].rfind("-")
+        words = words[: cut if cut > 0 else SLUG_LENGTH].rstrip("-")
+    variant = card.get("variant")
+    return (words or "card") + (f"-v{variant}" if isinstance(variant, int) else "")
 
 
 def _overflow(card: IR) -> Diagnostic:
@@ -130,7 +144,7 @@ def print_pack(
     pages = arrange(faces.copies, faces.backs if options.backs else None, options)
     previews = None
     if png_folder is not None:
-        names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
+        names = [f"{index:03d}-{slug(card)}.png" for index, card in enumerate(cards, 1)]
         previews = Previews(png_folder, laid.where[: len(cards)], names, dpi, options.bleed)
     try:
         result.pngs = write_outputs(laid.data, laid.where, pages, target, previews, laid.deadline)
