@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 import time
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
