@@ -68,6 +68,25 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+class _Variant(click.ParamType[int | str]):
+    """`--variant 2`, or `--variant random`."""
+
+    name = "N|random"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | str:
+        """A variant number from 1 to 10,000, or the word random."""
+        if value == "random":
+            return "random"
+        if isinstance(value, int) or (str(value).isdigit() and 1 <= int(value) <= 10_000):
+            return int(value)
+        self.fail(f"{value!r}: give a variant number from 1 to 10000, or random", param, ctx)
+
+
+VARIANT = _Variant()
+
+
 def _use_colour(choice: str) -> bool:
     if choice == "always":
         return True
@@ -225,7 +244,11 @@ def test_command(
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title")
-@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.option(
+    "--variant",
+    type=VARIANT,
+    help="Which variant of the card: a number, or random to draw one as the deck would.",
+)
 @click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
 @click.option("--json", "as_json", is_flag=True, help="Print the odds as JSON.")
 @click.option(
@@ -238,7 +261,7 @@ def test_command(
 def odds(
     pack: Path,
     title: str,
-    variant: int | None,
+    variant: int | str | None,
     settings: tuple[str, ...],
     as_json: bool,
     against: str | None,
@@ -275,7 +298,11 @@ def report(
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title")
-@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.option(
+    "--variant",
+    type=VARIANT,
+    help="Which variant of the card: a number, or random to draw one as the deck would.",
+)
 @click.option(
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
@@ -303,7 +330,7 @@ def report(
 def play(
     pack: Path,
     title: str,
-    variant: int | None,
+    variant: int | str | None,
     seed: int | None,
     settings: tuple[str, ...],
     answers: tuple[str, ...],

@@ -8,6 +8,7 @@ with the command line as `UsageError` (exit 2).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,7 +191,7 @@ class PlayRequest:
     """What `pillbox play` was asked."""
 
     title: str
-    variant: int | None
+    variant: int | str | None  # a number, or RANDOM_VARIANT
     seed: int
     settings: Sequence[str]
     answers: Sequence[str]
@@ -199,13 +200,23 @@ class PlayRequest:
     against: str | None = None  # the card of an actor to face: your target
 
 
-def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
-    """The card of that title (and variant); a usage error naming the near misses if none."""
+RANDOM_VARIANT = "random"
+"""`--variant random`: draw one of a title's variants as the deck would, by their copies."""
+
+
+def find_card(
+    compiled: CompiledPack, title: str, variant: int | str | None, seed: int | None = None
+) -> CardDef:
+    """The card of that title (and variant, or one drawn at random as the deck would); a
+    usage error naming the near misses if none."""
     titled = [c for c in compiled.cards if c.title == title]
     if not titled:
         titles = sorted({c.title for c in compiled.cards})
         hint = did_you_mean(title, titles) or "pillbox build --text lists the cards"
         raise UsageError(f"no card titled {title!r} in pack {compiled.checked.name!r}; {hint}")
+    if variant == RANDOM_VARIANT:
+        drawn = random.Random(f"variant:{seed}") if seed is not None else random.Random()
+        return drawn.choices(titled, weights=[c.copies for c in titled])[0]
     if variant is None:
         return titled[0]
     for card in titled:
@@ -213,6 +224,20 @@ def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDe
             return card
     known = ", ".join(str(c.variant) for c in titled if c.variant is not None) or "none"
     raise UsageError(f"{title!r} has no variant {variant} (variants: {known})")
+
+
+def variant_note(compiled: CompiledPack, card: CardDef, asked: int | str | None) -> str | None:
+    """Which variant of several is shown, and how to see the others; None for a card of one."""
+    titled = [c for c in compiled.cards if c.title == card.title]
+    if len(titled) < 2:
+        return None
+    which = f"variant {card.variant} of {len(titled)}"
+    if asked == RANDOM_VARIANT:
+        copies = ", ".join(f"{c.copies} of variant {c.variant}" for c in titled)
+        return f"drew {which} as the deck would ({copies})"
+    if asked is None:
+        return f"{which}: --variant N shows another, --variant random draws one as the deck would"
+    return None
 
 
 def confront(game: Game, compiled: CompiledPack, title: str) -> None:
@@ -392,7 +417,10 @@ def play_card(
     compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return EXIT_CONTENT
-    card = find_card(compiled, request.title, request.variant)
+    card = find_card(compiled, request.title, request.variant, request.seed)
+    note = variant_note(compiled, card, request.variant)
+    if note is not None:
+        report_to(style("note:", "note") + f" {note}")
     narrator = None
     fallback: DecisionMaker = _NoAnswers()
     if request.interactive and not request.as_json:
