@@ -46,10 +46,24 @@ EXIT_NO_TESTS = 4
 
 
 def load_compiled(
-    path: Path, ruleset: str | None, emit: Emit, style: Style, as_json: bool = False
+    path: Path,
+    ruleset: str | None,
+    emit: Emit,
+    style: Style,
+    as_json: bool = False,
+    only: str | None = None,
 ) -> CompiledPack | None:
-    """Check and compile a pack; print its errors and give None if it has any."""
-    loaded: LoadResult = load_checked(path, ruleset)
+    """Check and compile a pack; print its errors and give None if it has any. With `only`
+    (the card a command is about), card files with errors that do not hold it are left out,
+    and a note on stderr says so."""
+    loaded: LoadResult = load_checked(path, ruleset, only)
+    if loaded.left_out:
+        echo(style, err=True)(
+            style("note:", "note")
+            + f" left out {', '.join(loaded.left_out)}, which "
+            + ("has errors" if len(loaded.left_out) == 1 else "have errors")
+            + f" (pillbox check {' '.join(loaded.left_out)}); {only!r} is played from the rest"
+        )
     if loaded.pack is not None:
         problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
         if problems:
@@ -78,9 +92,13 @@ def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> 
     """Print the errors that stop a pack from compiling; give the exit code."""
     for diagnostic in loaded.diagnostics:
         emit(render_text(diagnostic, loaded.sources, style) + "\n")
-    count = len(loaded.diagnostics)
-    errors = f"{count} error" + ("" if count == 1 else "s")
-    emit(f"{errors}: fix them first (pillbox check {path})")
+    broken = sorted({d.span.file for d in loaded.diagnostics})
+    where = f" in {', '.join(broken[:5])}" + (
+        f" and {len(broken) - 5} more files" * (len(broken) > 5)
+    )
+    shown = " ".join(broken[:5]) if broken else str(path)
+    errors = counted(len(loaded.diagnostics), "error")
+    emit(f"{errors}{where}: fix them first (pillbox check {shown})")
     return EXIT_CONTENT
 
 
@@ -414,7 +432,7 @@ def play_card(
     from runtime.decisions import InteractiveDecisions, PresetThenAsk
 
     report_to = emit if not request.as_json else echo(style, err=True)
-    compiled = load_compiled(path, ruleset, report_to, style)
+    compiled = load_compiled(path, ruleset, report_to, style, only=request.title)
     if compiled is None:
         return EXIT_CONTENT
     card = find_card(compiled, request.title, request.variant, request.seed)
@@ -629,9 +647,15 @@ def print_cards(
     problem = unwritable(request.output, request.png)  # every output, before any is written
     if problem is not None:
         raise UsageError(problem)
-    loaded = load_checked(path, ruleset)
+    loaded = load_checked(path, ruleset, request.only)
     if loaded.pack is None:
         return _report_errors(loaded, path, emit, style)
+    if loaded.left_out:
+        echo(style, err=True)(
+            style("note:", "note")
+            + f" left out {', '.join(loaded.left_out)}, which has errors: "
+            + f"--only {request.only!r} is printed from the rest"
+        )
     try:
         options = resolve_options(loaded.pack.print_settings, request.overrides)
     except OptionError as error:

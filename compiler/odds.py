@@ -217,7 +217,7 @@ def show_odds(
     path: Path, ruleset: str | None, request: OddsRequest, emit: Emit, style: Style = plain
 ) -> int:
     """`pillbox odds PACK "Title"`: walk every option or block of the card and report."""
-    compiled = load_compiled(path, ruleset, emit, style)
+    compiled = load_compiled(path, ruleset, emit, style, only=request.title)
     if compiled is None:
         return EXIT_CONTENT
     card = find_card(compiled, request.title, request.variant)

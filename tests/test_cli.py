@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -288,3 +290,29 @@ def test_check_with_no_path_checks_the_folder_it_runs_in() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().splitlines()[-1].startswith("coma-ward-specimens: 21 cards")
+
+
+def test_a_broken_file_is_named_and_clean_cards_still_play(tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(SPECIMENS, pack)
+    (pack / "broken.card").write_text(
+        'item "Cracked Mug" {\n    type weapon\n    use { gain sanity 1 }\n}\n'
+    )
+    code, output = run("test", str(pack))
+    last = output.rstrip().splitlines()[-1]
+    named = re.fullmatch(r"1 error in (\S*broken\.card): fix them first \(pillbox check \1\)", last)
+    assert code == 1 and named, last
+    # A clean card of another file plays, is worked out and prints, with a note.
+    code, output = run(
+        "play", str(pack), "Music from the Nursery", "--choose", "Hum along", "--seed", "1"
+    )
+    assert code == 0 and "broken.card, which has errors" in output, output
+    code, output = run("odds", str(pack), "Music from the Nursery")
+    assert code == 0 and "Hum along" in output
+    code, output = run("print", str(pack), "--only", "hallucination", "-o", str(tmp_path / "h.pdf"))
+    assert code == 0 and "--only 'hallucination' is printed from the rest" in output
+    # The broken card itself, or its kind, still stops at its errors.
+    code, output = run("odds", str(pack), "Cracked Mug")
+    assert code == 1 and "'sanity' is not" in output
+    code, output = run("print", str(pack), "--only", "item", "-o", str(tmp_path / "i.pdf"))
+    assert code == 1 and not (tmp_path / "i.pdf").exists()
