@@ -293,12 +293,15 @@ def _check_pack_files(
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
     texts = read_card_texts(paths, problems)
     report.sources.update(texts)
-    keys = {shown: _file_key(ruleset, shown, text, validate_ir) for shown, text in texts.items()}
+    size = _card_size(pack)
+    keys = {
+        shown: _file_key(ruleset, shown, text, validate_ir, size) for shown, text in texts.items()
+    }
     pack_key = _combined_key(keys, problems)
     cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
     summary = cache.summary(pack_key) if cache is not None else None
     if summary is None:
-        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir)
+        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size)
         if cache is not None:
             cache.put_summary(pack_key, summary)
     return PackResult(
@@ -330,6 +333,7 @@ def _run_checks(
     problems: list[Diagnostic],
     cache: CheckCache | None,
     validate_ir: bool,
+    card_size: tuple[float, float] | None,
 ) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
     from compiler.passes import PACK_PASSES, run_passes
@@ -343,7 +347,8 @@ def _run_checks(
             results[shown] = FileResult.from_json(cached)
         else:
             missing.append((shown, text))
-    for (shown, _), fresh in zip(missing, check_files(ruleset, missing, validate_ir), strict=True):
+    fresh_results = check_files(ruleset, missing, validate_ir, card_size=card_size)
+    for (shown, _), fresh in zip(missing, fresh_results, strict=True):
         results[shown] = fresh
         if cache is not None:
             cache.put(keys[shown], fresh.to_json())
@@ -383,9 +388,22 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     )
 
 
-def _file_key(ruleset: Ruleset, shown: str, text: str, validate_ir: bool) -> str:
+def _card_size(pack: Pack) -> tuple[float, float] | None:
+    """The card size the pack prints at, which the fit estimate needs; None when pack.yaml
+    names none that is valid (that error is the pack.yaml's own)."""
+    from compiler.printing.sizes import OptionError, card_size
+
+    try:
+        return card_size(str(pack.print_settings.get("card", "poker")))
+    except OptionError:
+        return None
+
+
+def _file_key(
+    ruleset: Ruleset, shown: str, text: str, validate_ir: bool, size: tuple[float, float] | None
+) -> str:
     digest = hashlib.sha256()
-    for part in (tool_fingerprint(), ruleset.digest, shown, str(validate_ir), text):
+    for part in (tool_fingerprint(), ruleset.digest, shown, str(validate_ir), str(size), text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()

@@ -410,6 +410,7 @@ def build(
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
+@click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(
@@ -425,6 +426,7 @@ def print_command(
     png: Path | None,
     dpi: int,
     no_cache: bool,
+    strict: bool,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -440,7 +442,7 @@ def print_command(
         "layout": layout,
         "backs": backs,
     }
-    request = PrintRequest(output, overrides, only, png, dpi)
+    request = PrintRequest(output, overrides, only, png, dpi, strict)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
     # SIGTERM unwinds a print as Ctrl-C does: its workers are killed, its temporary files

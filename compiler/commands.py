@@ -629,6 +629,7 @@ class PrintRequest:
     only: str | None = None
     png: Path | None = None
     dpi: int = 150
+    strict: bool = False  # a warning (text that does not fit) fails the print too
 
 
 def print_cards(
@@ -664,7 +665,14 @@ def print_cards(
         raise UsageError(_only_matches_nothing(request.only, loaded.pack.cards))
     try:
         printed = print_pack(
-            loaded.pack, options, request.output, request.only, request.png, request.dpi, progress
+            loaded.pack,
+            options,
+            request.output,
+            request.only,
+            request.png,
+            request.dpi,
+            progress,
+            request.strict,
         )
     except OSError as error:
         raise UsageError(
@@ -674,7 +682,8 @@ def print_cards(
     for diagnostic in printed.diagnostics:
         emit(render_text(diagnostic, sources, style) + "\n")
     if printed.failed:
-        emit(f"nothing written: fix the errors above ({request.output} is unchanged)")
+        problems = "warnings (--strict)" if request.strict else "errors"
+        emit(f"nothing written: fix the {problems} above ({request.output} is unchanged)")
         return EXIT_CONTENT
     emit(
         f"wrote {request.output}: {counted(printed.cards, 'card')} on "

@@ -15,6 +15,7 @@ from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import TemplateProblem
+from compiler.printing.fit import overflow_warning
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
 from compiler.printing.pdf import Refusal
@@ -45,11 +46,12 @@ class Printed:
     cards: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pngs: list[Path] = field(default_factory=list)
+    strict: bool = False  # `print --strict`: a warning stops the job too
 
     @property
     def failed(self) -> bool:
-        """Whether an error stopped the job (warnings do not)."""
-        return any(d.severity == "error" for d in self.diagnostics)
+        """Whether an error (or, strict, a warning) stopped the job."""
+        return any(self.strict or d.severity == "error" for d in self.diagnostics)
 
 
 def select(cards: list[IR], only: str | None) -> list[IR]:
@@ -81,17 +83,6 @@ def slug(card: IR) -> str:
     return (words or "card") + (f"-v{variant}" if isinstance(variant, int) else "")
 
 
-def _overflow(card: IR) -> Diagnostic:
-    line, column = card["at"][:2]
-    return Diagnostic(
-        "W0701",
-        "warning",
-        f"the text of {card['kind']} {card['title']!r} does not fit on the card, even shrunk",
-        Span(card["file"], line, column, line, column + len(card["kind"])),
-        "shorten the text, or print on a larger card size (--card tarot)",
-    )
-
-
 def print_pack(
     checked: CheckedPack,
     options: PrintOptions,
@@ -100,9 +91,11 @@ def print_pack(
     png_folder: Path | None = None,
     dpi: int = 150,
     progress: Progress | None = None,
+    strict: bool = False,
 ) -> Printed:
-    """Render, lay out and write the PDF (and PNGs); nothing is written if anything fails."""
-    result = Printed()
+    """Render, lay out and write the PDF (and PNGs); nothing is written if anything fails
+    (strict: if anything is even warned of)."""
+    result = Printed(strict=strict)
     cards = select(checked.cards, only)
     if not cards:
         result.diagnostics.append(
@@ -137,7 +130,7 @@ def print_pack(
     result.diagnostics += refusal_diagnostics(laid.refused, renderer)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
-    result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
+    result.diagnostics += [overflow_warning(cards[index]) for index in sorted(overflowing)]
     if result.failed:
         return result
     arrange = single_layout if options.layout == "single" else sheet_layout
