@@ -91,11 +91,14 @@ def check_file(
     for card, lines in zip(cards, missing.lines, strict=True):
         # a line of a word with no code runs no more than `rule` text does
         card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
-    if card_size is not None:
-        from compiler.printing.fit import estimated_overflows
+    if card_size is not None:  # checking a pack that prints: what the print would warn of
+        from compiler.printing.fit import estimated_overflows, printed_words
+        from compiler.printing.glyphs import glyph_warnings
 
         clean = [card.ir for card in cards if not card.has_errors]
         diagnostics.extend(estimated_overflows(ruleset, clean, card_size))
+        for card_ir in clean:
+            diagnostics.extend(glyph_warnings(card_ir, printed_words(ruleset, card_ir), text))
     if not parsed.cards and not diagnostics:
         diagnostics.append(
             Diagnostic(

@@ -118,3 +118,29 @@ def test_print_strict_fails_on_text_that_does_not_fit_and_writes_nothing(tmp_pat
     code, output = run("print", str(long), "-o", str(out), "--strict")
     assert code == 1 and "warning[W0701]" in output
     assert "nothing written: fix the warnings (--strict) above" in output and not out.exists()
+
+
+def test_characters_no_font_has_are_warned_of_where_the_card_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever this machine has installed, say no installed font has them.
+    monkeypatch.setattr("compiler.printing.glyphs.installed_font_has", lambda codepoint: False)
+    cards = (
+        'hallucination "Smile" {\n'
+        '    situation "A face grins \U0001f600 at you from the sign."\n'
+        '    option "Go" { end turn }\n'
+        '    option "Stay" { say "The \U0001f9e0 hums, \u75c5." }\n'
+        "}\n"
+    )
+    pack = make_pack(tmp_path / "glyphs", cards=cards)
+    for command in ("check", "print"):
+        extra = ["-o", str(tmp_path / "g.pdf")] if command == "print" else ["--no-cache"]
+        code, output = run(command, str(pack), *extra)
+        assert code == 0, output
+        # The shipped DejaVu has the grin; the brain and the ideograph print as boxes.
+        assert output.count("warning[W0706]") == 1, output
+        assert (
+            ":4:30: warning[W0706]: no glyph in the shipped fonts or any installed font for"
+            in output
+        )
+        assert "U+1F9E0 BRAIN" in output and "U+75C5" in output and "1F600" not in output

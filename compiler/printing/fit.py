@@ -64,6 +64,14 @@ def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
     return PrintedText(printed, narrated, shown, facts, length)
 
 
+def printed_words(ruleset: Ruleset, card: IR) -> str:
+    """Every word a card prints, run together: what its fonts must have glyphs for."""
+    text = card_text(ruleset, card)
+    parts = [text.title, *(shown for _, shown in text.properties), *text.rules, *text.flavour]
+    parts += [part for pair in (*text.options, *text.blocks) for part in pair]
+    return "\n".join(parts)
+
+
 def notes_text(shown: list[str]) -> list[str]:
     """The printed properties too long to be tags: they are paragraphs."""
     return [text for text in shown if len(text) > SHORT_FACT]

@@ -15,7 +15,8 @@ from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import TemplateProblem
-from compiler.printing.fit import overflow_warning
+from compiler.printing.fit import overflow_warning, printed_words
+from compiler.printing.glyphs import glyph_warnings
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
 from compiler.printing.pdf import Refusal
@@ -131,6 +132,10 @@ def print_pack(
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
     result.diagnostics += [overflow_warning(cards[index]) for index in sorted(overflowing)]
+    sources = {f.file: f.text for f in checked.files}
+    for card in cards:
+        printed = printed_words(checked.ruleset, card)
+        result.diagnostics += glyph_warnings(card, printed, sources.get(card["file"], ""))
     if result.failed:
         return result
     arrange = single_layout if options.layout == "single" else sheet_layout
