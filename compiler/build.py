@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.check import UsageError, open_target, read_card_texts, resolve_targets
+from compiler.check import (
+    UsageError,
+    allow_warnings,
+    open_target,
+    read_card_texts,
+    resolve_targets,
+)
 from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
 from compiler.pipeline import FileResult
@@ -128,7 +134,7 @@ def load_checked(
             opened.pack.title,
             dict(opened.pack.print_settings),
             selected,
-            diagnostics,
+            allow_warnings(diagnostics, opened.pack)[0],
         ),
         [],
         sources,

@@ -47,6 +47,7 @@ class PackResult:
     ruleset: Ruleset | None
     files: list[FileStats] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    allowed: int = 0  # warnings pack.yaml's `allow:` silenced
 
     @property
     def errors(self) -> int:
@@ -67,6 +68,13 @@ class PackResult:
     def executable(self) -> float:
         """The share of this pack's effect lines that compile to code."""
         return executable_share(self.files)
+
+
+def allow_warnings(diagnostics: list[Diagnostic], pack: Pack) -> tuple[list[Diagnostic], int]:
+    """The diagnostics without the warnings whose code pack.yaml allows, and how many those
+    were; errors are never silenced."""
+    kept = [d for d in diagnostics if d.is_error or d.code not in pack.allowed]
+    return kept, len(diagnostics) - len(kept)
 
 
 def executable_share(files: list[FileStats]) -> float:
@@ -267,6 +275,7 @@ def _check_target(
     if ruleset is None:
         return PackResult(pack, None, diagnostics=problems)
     result = _check_pack_files(pack, ruleset, paths, problems, report, use_cache, validate_ir)
+    result.diagnostics, result.allowed = allow_warnings(result.diagnostics, pack)
     if target.selected is not None:
         by_resolved = {p.resolve(): display_path(p) for p in paths}
         outside = sorted(str(p) for p in target.selected if p not in by_resolved)

@@ -175,6 +175,7 @@ def check(
                     result.errors,
                     result.warnings,
                     result.executable,
+                    result.allowed,
                 )
             )
     failed = report.errors > 0 or (strict and report.warnings > 0)

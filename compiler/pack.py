@@ -75,6 +75,7 @@ class Pack:
     ruleset: str
     sources: tuple[str, ...] = DEFAULT_SOURCES
     print_settings: dict[str, Any] = field(default_factory=dict)
+    allowed: dict[str, str] = field(default_factory=dict)  # warning code -> why it is silenced
     ruleset_span: Span | None = None  # where pack.yaml names the ruleset
     sources_spans: tuple[Span, ...] = ()
     listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
@@ -142,6 +143,7 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
             ruleset=data["ruleset"],
             sources=sources,
             print_settings=dict(data.get("print", {})),
+            allowed=dict(data.get("allow", {})),
             ruleset_span=document.span(("ruleset",)),
             sources_spans=tuple(document.span(("sources", i)) for i in range(len(sources))),
         ),

@@ -120,12 +120,20 @@ def counted(number: int, noun: str, many: str | None = None) -> str:
 
 
 def summary_line(
-    name: str, cards: int, files: int, errors: int, warnings: int, executable: float
+    name: str,
+    cards: int,
+    files: int,
+    errors: int,
+    warnings: int,
+    executable: float,
+    allowed: int = 0,
 ) -> str:
     """The closing line: `pack: 21 cards in 5 files, 0 errors, 0 warnings, 97% of ...`."""
 
     count = counted
     return (
         f"{name}: {count(cards, 'card')} in {count(files, 'file')}, {count(errors, 'error')}, "
-        f"{count(warnings, 'warning')}, {round(executable * 100)}% of effect lines executable"
+        f"{count(warnings, 'warning')}"
+        + (f" ({allowed} allowed by pack.yaml)" if allowed else "")
+        + f", {round(executable * 100)}% of effect lines executable"
     )

@@ -316,3 +316,23 @@ def test_a_broken_file_is_named_and_clean_cards_still_play(tmp_path: Path) -> No
     assert code == 1 and "'sanity' is not" in output
     code, output = run("print", str(pack), "--only", "item", "-o", str(tmp_path / "i.pdf"))
     assert code == 1 and not (tmp_path / "i.pdf").exists()
+
+
+def test_pack_yaml_allow_silences_a_warning_code_with_its_reason(tmp_path: Path) -> None:
+    card = 'phenomenon "Night" {\n    number 1\n    clue order A B\n    mode cooperative\n}\n'
+    plain = "pack: p\ntitle: P\nversion: 1.0.0\nruleset: coma-ward\n"
+    make_pack(tmp_path / "warned", plain, a=card)
+    code, output = run("check", "--strict", str(tmp_path / "warned"))
+    assert code == 1 and "warning[W0323]" in output
+    allowing = plain + 'allow:\n  W0323: "the other orders are for a later set"\n'
+    make_pack(tmp_path / "allowed", allowing, a=card)
+    code, output = run("check", "--strict", str(tmp_path / "allowed"))
+    assert code == 0 and "W0323" not in output.replace("(1 allowed by pack.yaml)", "")
+    assert "0 warnings (1 allowed by pack.yaml)" in output
+    # Only warnings, and only with a reason.
+    refused = plain + 'allow:\n  E0201: "never"\n  W0323: ""\n'
+    make_pack(tmp_path / "refused", refused, a=card)
+    code, output = run("check", str(tmp_path / "refused"))
+    assert code == 1
+    assert "pack.yaml:6:3: error[E0403]" in output and "an error cannot be silenced" in output
+    assert "pack.yaml:7:10: error[E0403]" in output and "say why the warning is allowed" in output
