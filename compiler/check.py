@@ -48,6 +48,7 @@ class PackResult:
     files: list[FileStats] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     allowed: int = 0  # warnings pack.yaml's `allow:` silenced
+    untested: list[Diagnostic] = field(default_factory=list)  # W0331, shown with --strict-tests
 
     @property
     def errors(self) -> int:
@@ -188,8 +189,10 @@ def check_paths(
     ruleset_override: str | None = None,
     use_cache: bool = True,
     validate_ir: bool | None = None,
+    strict_tests: bool = False,
 ) -> CheckReport:
-    """Check every pack the paths name; the report holds all diagnostics of all files.
+    """Check every pack the paths name; the report holds all diagnostics of all files (and,
+    with `strict_tests`, a warning for each card with effects and no test).
 
     `validate_ir` also checks every card's IR against the IR schema: it only finds bugs in
     pillbox itself and costs more than the rest of the check, so it is off unless asked for
@@ -208,9 +211,12 @@ def check_paths(
                 raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
     with cache_enabled(use_cache):
         for target in resolve_targets(paths, ruleset_override):
-            report.packs.append(
-                _check_target(target, ruleset_override, report, use_cache, validate_ir)
-            )
+            result = _check_target(target, ruleset_override, report, use_cache, validate_ir)
+            if strict_tests:
+                result.diagnostics = sorted(
+                    [*result.diagnostics, *result.untested], key=Diagnostic.sort_key
+                )
+            report.packs.append(result)
     return report
 
 
@@ -287,6 +293,7 @@ def _check_target(
         chosen = {by_resolved[p] for p in target.selected}
         result.files = [f for f in result.files if f.file in chosen]
         result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
+        result.untested = [d for d in result.untested if d.span.file in chosen]
     return result
 
 
@@ -318,6 +325,7 @@ def _check_pack_files(
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
         diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
+        untested=[Diagnostic.from_json(d) for d in summary.get("untested", [])],
     )
 
 
@@ -380,7 +388,23 @@ def _run_checks(
         for d in problems
         if d.span.file not in texts and d.code in UNREADABLE_FILE_CODES
     ]
-    return {"files": files, "diagnostics": [d.to_json() for d in diagnostics]}
+    untested = [_untested(card.ir) for card in cards if card.effect_lines and not card.ir["tests"]]
+    return {
+        "files": files,
+        "diagnostics": [d.to_json() for d in diagnostics],
+        "untested": [d.to_json() for d in untested],
+    }
+
+
+def _untested(card: dict[str, Any]) -> Diagnostic:
+    line, column = card["at"][:2]
+    return Diagnostic(
+        "W0331",
+        "warning",
+        f"{card['kind']} {card['title']!r} has effects and no test",
+        Span(card["file"], line, column, line, column + len(card["kind"])),
+        'add a test block, e.g. test "what it does" { expect ... }',
+    )
 
 
 UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})

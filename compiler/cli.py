@@ -100,12 +100,17 @@ def _use_colour(choice: str) -> bool:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
-    help="How to print the diagnostics.",
+    help="How to print the diagnostics (sarif: for code scanning).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.option(
+    "--strict-tests",
+    is_flag=True,
+    help="Report every card with effects and no test (W0331), and fail on it.",
+)
 @click.option(
     "--ruleset", "ruleset", metavar="NAME", help="Check loose .card files with this ruleset."
 )
@@ -127,6 +132,7 @@ def check(
     paths: tuple[Path, ...],
     output_format: str,
     strict: bool,
+    strict_tests: bool,
     ruleset: str | None,
     no_cache: bool,
     validate_ir: bool | None,
@@ -143,6 +149,7 @@ def check(
             ruleset,
             use_cache=not no_cache,
             validate_ir=validate_ir or None,
+            strict_tests=strict_tests,
         )
     except UsageError as error:
         raise click.UsageError(terminal_safe(str(error))) from None
@@ -162,10 +169,14 @@ def check(
     elif output_format == "github":
         for diagnostic in diagnostics:
             emit(render_github(diagnostic))
+    elif output_format == "sarif":
+        from compiler.sarif import render_sarif
+
+        emit(render_sarif(diagnostics))
     else:
         for diagnostic in diagnostics:
             emit(render_text(diagnostic, report.sources, style) + "\n")
-    if output_format != "json":
+    if output_format not in ("json", "sarif"):
         for result in report.packs:
             emit(
                 summary_line(
@@ -178,7 +189,8 @@ def check(
                     result.allowed,
                 )
             )
-    failed = report.errors > 0 or (strict and report.warnings > 0)
+    untested = strict_tests and any(d.code == "W0331" for d in diagnostics)
+    failed = report.errors > 0 or (strict and report.warnings > 0) or untested
     sys.exit(EXIT_CONTENT if failed else EXIT_CLEAN)
 
 

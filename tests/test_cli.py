@@ -336,3 +336,47 @@ def test_pack_yaml_allow_silences_a_warning_code_with_its_reason(tmp_path: Path)
     assert code == 1
     assert "pack.yaml:6:3: error[E0403]" in output and "an error cannot be silenced" in output
     assert "pack.yaml:7:10: error[E0403]" in output and "say why the warning is allowed" in output
+
+
+def test_strict_tests_reports_each_card_with_effects_and_no_test(tmp_path: Path) -> None:
+    cards = (
+        'item "Towel" {\n    type clothing\n}\n'  # nothing to test
+        'item "Mug" {\n    type food\n    use { lose terror 1 }\n}\n'
+        'item "Cup" {\n    type food\n    use { lose terror 1 }\n'
+        '    test "calms" { use "Cup"; expect terror == 0 }\n}\n'
+    )
+    pack = make_pack(tmp_path / "p", a=cards)
+    code, output = run("check", str(pack))
+    assert code == 0 and "W0331" not in output
+    for form in ("text", "json"):
+        code, output = run("check", "--strict-tests", "--format", form, str(pack))
+        assert code == 1
+        assert output.count("W0331") == 1 and "Mug" in output and "Cup" not in output
+
+
+def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
+    bad = TESTS / "specimens" / "bad"
+    code, text_output = run("check", "--format", "json", str(bad))
+    expected = json.loads(text_output)["diagnostics"]
+    code, output = run("check", "--format", "sarif", str(bad))
+    assert code == 1
+    log = json.loads(output)  # nothing but the log on stdout
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    (sarif_run,) = log["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] == "pillbox"
+    rules = [rule["id"] for rule in driver["rules"]]
+    assert rules == sorted({d["code"] for d in expected})
+    results = sarif_run["results"]
+    assert len(results) == len(expected)
+    for result, diagnostic in zip(results, expected, strict=True):
+        assert result["ruleId"] == diagnostic["code"] == rules[result["ruleIndex"]]
+        assert result["level"] == diagnostic["severity"]
+        assert result["message"]["text"].startswith(diagnostic["message"])
+        (location,) = result["locations"]
+        region = location["physicalLocation"]["region"]
+        assert (region["startLine"], region["startColumn"]) == (
+            diagnostic["line"],
+            diagnostic["column"],
+        )
+        assert location["physicalLocation"]["artifactLocation"]["uri"] == diagnostic["file"]
