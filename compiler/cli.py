@@ -228,7 +228,7 @@ def _usage(run: Callable[[], int]) -> int:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "junit"]),
     default="text",
     show_default=True,
     help="How to report.",

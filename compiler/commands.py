@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,11 +138,19 @@ def run_tests(
     compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
     if compiled is None:
         return EXIT_CONTENT
-    results = [
-        run_test(compiled.new_game, card, test) for card, test in _selected(compiled, pattern)
-    ]
+    results = []
+    seconds: dict[int, float] = {}
+    for card, test in _selected(compiled, pattern):
+        started = time.perf_counter()
+        results.append(run_test(compiled.new_game, card, test))
+        seconds[len(results) - 1] = time.perf_counter() - started
     failed = [r for r in results if not r.passed]
     unmatched = bool(pattern) and not results
+    if output_format == "junit":
+        from compiler.junit import render_junit
+
+        emit(render_junit(compiled.checked.name, results, seconds).rstrip("\n"))
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
     if output_format == "json":
         emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
         return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
