@@ -221,6 +221,18 @@ def _usage(run: Callable[[], int]) -> int:
         raise click.UsageError(terminal_safe(str(error))) from None
 
 
+@main.command()
+@click.argument("words", nargs=-1, metavar="[KIND] [PACK]")
+@click.option("--ruleset", "ruleset", metavar="NAME", help="A bundled ruleset, or a ruleset file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the vocabulary as JSON.")
+def vocab(words: tuple[str, ...], ruleset: str | None, as_json: bool) -> None:
+    """List what a card (of one kind) may say: properties, blocks, verbs, conditions, values,
+    checks, each with its pattern and summary; and the ruleset's stats, places and decks."""
+    from compiler.vocab import show_vocabulary
+
+    sys.exit(_usage(lambda: show_vocabulary(words, ruleset, as_json, echo())))
+
+
 @main.command("test")
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose card or name has this.")
