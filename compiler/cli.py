@@ -222,6 +222,18 @@ def _usage(run: Callable[[], int]) -> int:
 
 
 @main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--ruleset", "ruleset", metavar="NAME", help="The bundled ruleset (coma-ward).")
+@click.option("--from", "bundled", metavar="PACK", help="Copy a bundled pack instead.")
+def new(folder: Path, ruleset: str | None, bundled: str | None) -> None:
+    """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind,
+    templates/, .gitignore, a CI workflow and a pre-commit config."""
+    from compiler.newpack import new_pack
+
+    sys.exit(_usage(lambda: new_pack(folder, ruleset, bundled, echo())))
+
+
+@main.command()
 @click.argument("words", nargs=-1, metavar="[KIND] [PACK]")
 @click.option("--ruleset", "ruleset", metavar="NAME", help="A bundled ruleset, or a ruleset file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the vocabulary as JSON.")
