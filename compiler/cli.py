@@ -222,6 +222,18 @@ def _usage(run: Callable[[], int]) -> int:
 
 
 @main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file would change.")
+@click.option("--diff", is_flag=True, help="Show what would change, as a unified diff.")
+def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
+    """Lay card files out in the one canonical layout (the folder you are in, when no path is
+    named); comments stay where they were."""
+    from compiler.fmt import format_paths
+
+    sys.exit(_usage(lambda: format_paths(list(paths) or [Path(".")], check, diff, echo())))
+
+
+@main.command()
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--ruleset", "ruleset", metavar="NAME", help="The bundled ruleset (coma-ward).")
 @click.option("--from", "bundled", metavar="PACK", help="Copy a bundled pack instead.")
