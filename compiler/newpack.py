@@ -49,6 +49,7 @@ jobs:
         with: {python-version: "3.11"}
       - run: pip install pillbox
       - run: pillbox check --format github --strict .
+      - run: pillbox fmt --check .
       - run: pillbox test . --format junit > cards-junit.xml
       - uses: actions/upload-artifact@v4
         if: always()
@@ -72,6 +73,11 @@ repos:
         language: system
         pass_filenames: false
         files: '\\.(card|ya?ml)$'
+      - id: pillbox-fmt
+        name: pillbox fmt
+        entry: pillbox fmt
+        language: system
+        files: '\\.card$'
 """
 
 TEMPLATES_README = """\

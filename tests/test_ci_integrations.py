@@ -16,12 +16,15 @@ def test_every_pre_commit_hook_runs_a_pillbox_command_that_passes_on_a_clean_pac
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hooks = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert {hook["id"] for hook in hooks} == {"pillbox-check", "pillbox-test"}
+    assert {hook["id"] for hook in hooks} == {"pillbox-check", "pillbox-test", "pillbox-fmt"}
     monkeypatch.chdir(ROOT / "content" / "cool-name")  # a hook runs in the repository's root
     for hook in hooks:
         program, *arguments = shlex.split(hook["entry"])
         assert program == "pillbox" and hook["language"] == "python"
-        assert hook["pass_filenames"] is False  # the whole pack: a card can break another's test
+        if hook["id"] == "pillbox-fmt":  # the files a commit changes; here, all of them
+            arguments += ["--check", "."]
+        else:
+            assert hook["pass_filenames"] is False  # the whole pack: a card breaks another's test
         code, output = run(*arguments)
         assert code == 0, (hook["id"], output)
 
