@@ -20,6 +20,7 @@ from compiler.check import UsageError
 from compiler.commands import Emit, Narrator, load_compiled
 from compiler.printing.pdf import write_atomically
 from compiler.records import (
+    READ,
     Diverged,
     Record,
     Recorder,
@@ -214,13 +215,6 @@ def outcome_text(outcome: Outcome, until: str) -> str:
     return "; ".join(parts)
 
 
-def _outcome_json(outcome: Outcome) -> dict[str, Any]:
-    return {
-        name: (list(value) if isinstance(value, tuple) else value)
-        for name, value in asdict(outcome).items()
-    }
-
-
 def again(request_pack: str, table: Table, seed: int) -> str:
     """The command line that plays this game again."""
     seats = set(table.seats)
@@ -299,7 +293,7 @@ def _game_json(played: Played, seed: int) -> dict[str, Any]:
         "until": table.until,
         "moves": len(played.moves.moves),
         "log": game.log.to_json(),
-        "outcome": None if problem else _outcome_json(table.whole.outcome(game)),
+        "outcome": None if problem else asdict(table.whole.outcome(game)),
         "state": game.snapshot(),
         "error": problem.to_json() if problem else None,
     }
@@ -361,29 +355,19 @@ def replay_game(
         return EXIT_CONTENT
     path = pack if pack is not None else Path(record.pack)
     if not path.exists():
-        report_to(
-            render_text(
-                Diagnostic(
-                    NO_PACK,
-                    "error",
-                    f"the record's pack {record.pack!r} is not there",
-                    record_span(shown, text, ("pack",)),
-                    "name the pack with --pack PATH",
-                ),
-                {shown: text},
-                style,
-            )
-        )
+        where = record_span(shown, text, ("pack",))
+        missing = f"the record's pack {record.pack!r} is not there"
+        problem = Diagnostic(NO_PACK, "error", missing, where, "name the pack with --pack PATH")
+        report_to(render_text(problem, {shown: text}, style))
         return EXIT_CONTENT
     compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return EXIT_CONTENT
-    if compiled.rules.game != record.game:
-        raise UsageError(
-            f"the record is a game of {record.game}; {path} is a {compiled.rules.game} pack"
-        )
-    request = GameRequest(str(path), record.seed, seats=record.seats, until=record.until)
-    table = settle(whole_rules(compiled), request)
+    try:
+        table = _table_of(compiled, record, path, shown, text)
+    except RecordError as error:
+        report_to(render_text(error.diagnostic, {shown: text}, style))
+        return EXIT_CONTENT
     if pack_digest(compiled) != record.pack_digest:
         echo(style, err=True)(
             style("note:", "note")
@@ -407,6 +391,25 @@ def replay_game(
     if played.problem is None:
         emit(f"replayed {len(record.moves)} moves of {shown}: the same final state")
     return _problem(played, compiled, emit, style)
+
+
+def _table_of(compiled: CompiledPack, record: Record, path: Path, shown: str, text: str) -> Table:
+    """The seats and phase of a record, checked against the pack's game; RecordError at the
+    record's line if they do not fit it."""
+    if compiled.rules.game != record.game:
+        where = record_span(shown, text, ("game",))
+        message = f"the record is a game of {record.game}; {path} is a {compiled.rules.game} pack"
+        raise RecordError(Diagnostic(NO_PACK, "error", message, where, "name its pack with --pack"))
+    request = GameRequest(str(path), record.seed, seats=record.seats, until=record.until)
+    try:
+        return settle(whole_rules(compiled), request)
+    except UsageError as error:
+        said = str(error)
+        field = next((f for f in ("until", "players") if said.startswith(f"--{f}")), "seats")
+        message = f"the record does not fit the game: {said.removeprefix('--')}"
+        raise RecordError(
+            Diagnostic(READ, "error", message, record_span(shown, text, (field,)))
+        ) from None
 
 
 def _stale(diverged: Diverged, record: Record, shown: str, text: str) -> Diagnostic:

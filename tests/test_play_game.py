@@ -451,3 +451,30 @@ def test_the_whole_game_commands_name_no_games_words() -> None:
     for module in ("whole_game.py", "records.py"):
         text = (ROOT / "compiler" / module).read_text()
         assert GAME_WORDS.findall(text) == [], module
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (
+            ('"players": 2, "seats": ["bold", "bold"]', '"players": 1, "seats": ["bold"]'),
+            '1, "seats"',
+            "E0466]: the record does not fit the game: players 1: this game is played by 2 to 6",
+        ),
+        (('"bold", "bold"', '"bold", "sly"'), '["bold", "sly"]', "E0466]: the record does not"),
+        (('"prologue"', '"dawn"'), '"dawn"', "E0466]: the record does not fit the game: until"),
+        (('"coma-ward"', '"chess"'), '"chess"', "E0468]: the record is a game of chess; "),
+    ],
+)
+def test_a_record_that_does_not_fit_the_packs_game_is_a_diagnostic(
+    quick: None, tmp_path: Path, change: tuple[str, str], field: str, message: str
+) -> None:
+    """Each is placed at the record's field that does not fit."""
+    file = tmp_path / "game.json"
+    head = RECORD_HEAD.replace('"pack": "p"', f'"pack": "{PACK}"').replace(*change)
+    file.write_text(head + "]}")
+    code, output = run("replay", str(file))
+    assert code == 1, output
+    found = re.search(r"game\.json:1:(\d+): error\[(.*)", output)
+    assert found is not None and found.group(2).startswith(message), output
+    assert head[int(found.group(1)) - 1 :].startswith(field)
