@@ -8,7 +8,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from compiler import __version__
 from compiler.render import Style
 from compiler.signals import raising
 from compiler.terminal import echo, terminal_safe
+
+if TYPE_CHECKING:
+    from compiler.whole_game import GameRequest
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -346,7 +349,7 @@ def report(
 
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.argument("title")
+@click.argument("title", required=False)
 @click.option(
     "--variant",
     type=VARIANT,
@@ -374,41 +377,129 @@ def report(
     metavar="TITLE",
     help="Face the actor that card is (a monster): on your space, as your target.",
 )
+@click.option("--game", "whole", is_flag=True, help="Play a whole game, not one card.")
+@click.option("--players", type=click.IntRange(1, 100), help="Seats of a whole game.")
+@click.option("--policy", metavar="NAME", help="Who plays every seat (random, bold...).")
+@click.option("--seats", metavar="P1,P2,...", help="Who plays each seat: a policy or human.")
+@click.option("--until", metavar="PHASE", help="Play to the end of this phase (default: all).")
+@click.option(
+    "--record", type=click.Path(path_type=Path), help="Write the game's moves to this file."
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def play(
     pack: Path,
-    title: str,
+    title: str | None,
     variant: int | str | None,
     seed: int | None,
     settings: tuple[str, ...],
     answers: tuple[str, ...],
     as_json: bool,
     against: str | None,
+    whole: bool,
+    players: int | None,
+    policy: str | None,
+    seats: str | None,
+    until: str | None,
+    record: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
-    """Play one card as the narrator reads it: pick, roll, see what happens."""
+    """Play one card as the narrator reads it: pick, roll, see what happens. With --game, a
+    whole game, each seat played by a policy or by you."""
     import secrets
 
     from compiler.commands import PlayRequest, play_card
 
+    seed = seed if seed is not None else secrets.randbelow(1_000_000)
+    style = _style(color)
+    if whole:
+        card_options = {"variant": variant, "set": settings, "choose": answers, "against": against}
+        for name, value in card_options.items():
+            if value:
+                raise click.UsageError(f"--{name} is for playing a card; --game plays a whole game")
+        from compiler.whole_game import GameRequest
+
+        if title is not None:
+            raise click.UsageError(f"--game plays a whole game; it takes no card ({title!r})")
+        game = GameRequest(
+            str(pack),
+            seed,
+            players,
+            policy,
+            seats.split(",") if seats is not None else None,
+            until,
+            as_json,
+            record,
+            interactive=sys.stdin.isatty(),
+        )
+        _play_whole_game(pack, game, ruleset, style)
+    _card_only(
+        title,
+        variant=variant,
+        players=players,
+        policy=policy,
+        seats=seats,
+        until=until,
+        record=record,
+    )
+    assert title is not None
     request = PlayRequest(
         title,
         variant,
-        seed if seed is not None else secrets.randbelow(1_000_000),
+        seed,
         settings,
         answers,
         as_json,
         interactive=sys.stdin.isatty(),
         against=against,
     )
+    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), _ask, style)))
 
-    def ask(prompt: str) -> str:
-        return str(click.prompt(terminal_safe(prompt), prompt_suffix=" "))
+
+def _ask(prompt: str) -> str:
+    """Read an answer at the terminal (or from piped input)."""
+    return str(click.prompt(terminal_safe(prompt), prompt_suffix=" "))
+
+
+def _ask_or_stop(prompt: str) -> str:
+    """Read an answer; Ctrl-C or Ctrl-D (the end of the input) stops the game."""
+    try:
+        return _ask(prompt)
+    except click.Abort:
+        raise KeyboardInterrupt from None
+
+
+def _card_only(title: str | None, **whole_game_options: Any) -> None:
+    """Without --game, a card to play, and none of the options of a whole game."""
+    if title is None:
+        raise click.UsageError("name the card to play, or give --game to play a whole game")
+    for name, value in whole_game_options.items():
+        if value is not None and name != "variant":
+            raise click.UsageError(f"--{name} is for a whole game: add --game")
+
+
+def _play_whole_game(pack: Path, request: GameRequest, ruleset: str | None, style: Style) -> None:
+    """`play --game`: one whole game; exits."""
+    from compiler.whole_game import play_game
+
+    sys.exit(_usage(lambda: play_game(pack, ruleset, request, echo(style), _ask_or_stop, style)))
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--pack", type=click.Path(path_type=Path), help="The pack, if not where the record says."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the log and outcome as JSON.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def replay(file: Path, pack: Path | None, as_json: bool, ruleset: str | None, color: str) -> None:
+    """Play back a game recorded with play --game --record; fail where it no longer replays."""
+    from compiler.whole_game import replay_game
 
     style = _style(color)
-    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), ask, style)))
+    sys.exit(_usage(lambda: replay_game(file, pack, ruleset, as_json, echo(style), style)))
 
 
 @main.command()

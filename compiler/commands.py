@@ -378,7 +378,7 @@ def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) 
         game.set_stat(name, value)
 
 
-class _Narrator:
+class Narrator:
     """Asks the person at the terminal, showing what happened since the last question."""
 
     def __init__(self, emit: Emit, ask: Callable[[str], str]) -> None:
@@ -402,12 +402,27 @@ class _Narrator:
             self._emit(f"  {number}. {choice}")
         while True:
             reply = self._ask(f"{decision.prompt}?").strip()
-            if reply.isdigit() and 1 <= int(reply) <= len(decision.choices):
-                return int(reply) - 1
-            folded = [c.casefold() for c in decision.choices]
-            if reply.casefold() in folded:
-                return folded.index(reply.casefold())
-            self._emit(f"  answer with a number from 1 to {len(decision.choices)}")
+            picked = picked_answer(decision.choices, reply)
+            if isinstance(picked, int):
+                return picked
+            self._emit(f"  {picked}")
+
+
+def picked_answer(choices: Sequence[str], reply: str) -> int | str:
+    """The index of the answer a reply picks: its number, its words, or the start of its
+    words when only one answer starts so; otherwise what to say to the person."""
+    if reply.isdigit() and 1 <= int(reply) <= len(choices):
+        return int(reply) - 1
+    folded = [choice.casefold() for choice in choices]
+    wanted = reply.casefold()
+    if wanted in folded:
+        return folded.index(wanted)
+    starting = sorted({choice for choice in folded if wanted and choice.startswith(wanted)})
+    if len(starting) == 1:
+        return folded.index(starting[0])
+    if len(starting) > 1:
+        return f"{reply!r} could be any of {len(starting)} answers: type more, or a number"
+    return f"answer with a number from 1 to {len(choices)}"
 
 
 class Unanswered(DecisionError):
@@ -451,7 +466,7 @@ def play_card(
     narrator = None
     fallback: DecisionMaker = _NoAnswers()
     if request.interactive and not request.as_json:
-        narrator = _Narrator(emit, ask)
+        narrator = Narrator(emit, ask)
         fallback = InteractiveDecisions(narrator)
     decisions = PresetThenAsk(request.answers, fallback)
     game = compiled.new_game(seed=request.seed, decisions=decisions)
@@ -584,8 +599,8 @@ def write_ir(compiled: CompiledPack, output: Path) -> Path:
         "ruleset_digest": checked.ruleset.digest,
         "files": [
             {
-                "file": _in_pack(checked.root, f.file),
-                "cards": [{**card, "file": _in_pack(checked.root, f.file)} for card in f.cards],
+                "file": in_pack(checked.root, f.file),
+                "cards": [{**card, "file": in_pack(checked.root, f.file)} for card in f.cards],
             }
             for f in checked.files
         ],
@@ -616,7 +631,7 @@ def _only_matches_nothing(only: str, cards: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def _in_pack(root: Path | None, shown: str) -> str:
+def in_pack(root: Path | None, shown: str) -> str:
     """A card file's path relative to its pack folder, with forward slashes."""
     if root is None:
         return shown
