@@ -454,7 +454,7 @@ def play(
         interactive=sys.stdin.isatty(),
         against=against,
     )
-    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), _ask, style)))
+    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), _ask_or_stop, style)))
 
 
 def _ask(prompt: str) -> str:

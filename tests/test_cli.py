@@ -380,3 +380,41 @@ def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
             diagnostic["column"],
         )
         assert location["physicalLocation"]["artifactLocation"]["uri"] == diagnostic["file"]
+
+
+@pytest.mark.parametrize("key", ["\x04", "\x03"], ids=["ctrl-d", "ctrl-c"])
+def test_ctrl_d_or_ctrl_c_at_the_play_prompt_stops_quietly_with_130(key: str) -> None:
+    import fcntl
+    import pty
+    import select
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "compiler", "play", str(SPECIMENS), "Music from the Nursery"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        # The terminal is its own, so Ctrl-C reaches it as SIGINT, as at a real one.
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 30
+    while b"pick an option" not in seen and time.monotonic() < deadline:
+        if select.select([master], [], [], 0.5)[0]:
+            seen += os.read(master, 4096)
+    os.write(master, key.encode())
+    code = process.wait(timeout=30)
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            seen += os.read(master, 4096)
+        except OSError:
+            break
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert code == 130, text
+    assert "E0601" not in text and "bug" not in text and "Traceback" not in text
