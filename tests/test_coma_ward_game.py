@@ -321,3 +321,23 @@ def test_the_whole_game_rules_are_found_by_the_games_name(pack: CompiledPack) ->
     assert any(o.stopped is None for o in told)
     with pytest.raises(NotWhole, match="single cards only"):
         whole_game("lobotomy")
+
+
+def test_a_cards_waiting_bonus_is_given_anew_on_a_later_turn_not_twice(pack: CompiledPack) -> None:
+    from runtime.games.coma_ward import bonus_next
+    from runtime.games.coma_ward_pool import take_bonuses
+
+    game = pack.new_game(players=2, seed=1)
+    fuse = game.new_instance(card(pack, "Short Fuse"))
+    other = game.new_instance(card(pack, "Walking Wounded"))
+    player = game.player
+    bonus_next(game, fuse, check_name="attack", modifier=1)
+    bonus_next(game, fuse, check_name="attack", modifier=1)  # the same turn: both stand
+    game.state.round += 1  # a later turn, the attack never made
+    bonus_next(game, fuse, check_name="attack", modifier=1)
+    bonus_next(game, other, check_name="attack", modifier=1)  # another card's adds, as the FAQ says
+    assert sum(d for name, d in player.bonuses if name == "attack") == 3
+    assert take_bonuses(game, player, "attack") == 3 and not player.bonuses
+    game.state.round += 1
+    bonus_next(game, fuse, check_name="attack", modifier=1)  # after the check: a fresh bonus
+    assert player.bonuses == [("attack", 1)]

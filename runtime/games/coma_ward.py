@@ -13,7 +13,7 @@ from runtime.checks import Arm
 from runtime.game import Game
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
-from runtime.games.coma_ward_pool import POOL, passing, pool_rule, stat_check
+from runtime.games.coma_ward_pool import POOL, passing, pool_rule, stat_check, waiting_prefix
 from runtime.module import ValueDef
 from runtime.state import Player
 
@@ -64,9 +64,24 @@ def place_pill(game: Game, card: CardInstance) -> None:
 
 
 def bonus_next(game: Game, card: CardInstance, *, check_name: str, modifier: int) -> None:
-    """`bonus next attack +1`: extra dice on the next check of that kind, then gone."""
+    """`bonus next attack +1`: extra dice on the next check of that kind, then gone.
+
+    Bonuses of different cards add up, as the FAQ says; one card's bonus given again on a
+    later turn, while the one it gave before still waits, replaces it (a `when your turn
+    ends` bonus for a check never made would otherwise grow without end).
+    """
     game.step()
-    game.player.bonuses.append((check_name, modifier))
+    player = game.player
+    prefix = f"{waiting_prefix(player, check_name)}{card.uid}:"
+    turn = f"{game.state.round}.{game.state.current}"
+    for earlier in [f for f in game.state.flags if f.startswith(prefix)]:
+        given_on, dice = earlier[len(prefix) :].rsplit(":", 1)
+        if given_on != turn and (check_name, int(dice)) in player.bonuses:
+            game.state.flags.discard(earlier)
+            player.bonuses.remove((check_name, int(dice)))
+            game.event("bonus", f"{card.title}'s bonus still waits: it is given anew, not twice")
+    player.bonuses.append((check_name, modifier))
+    game.state.flags.add(f"{prefix}{turn}:{modifier}")
     game.event("bonus", f"{modifier:+d} dice on the next {check_name} check", check=check_name)
 
 

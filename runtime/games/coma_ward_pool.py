@@ -97,7 +97,13 @@ def take_bonuses(game: Game, player: Player, check: str) -> int:
     if dice:
         player.bonuses = [(name, d) for name, d in player.bonuses if name != check]
         game.event("bonus", f"bonus on this {check} check: {dice:+d} dice", check=check, dice=dice)
+    game.state.flags -= {f for f in game.state.flags if f.startswith(waiting_prefix(player, check))}
     return dice
+
+
+def waiting_prefix(player: Player, check: str) -> str:
+    """The start of the flags that say which card gave a bonus waiting for a check, and when."""
+    return f"bonus-waits:{player.seat}:{check}:"
 
 
 def roll_pool(game: Game, pool: Pool) -> Rolled:
