@@ -39,6 +39,11 @@ def spread(values: Sequence[float]) -> Figures:
     }
 
 
+def histogram(values: Iterable[int]) -> dict[str, int]:
+    """How many times each whole number comes up, the numbers in increasing order."""
+    return {str(n): c for n, c in sorted(Counter(values).items())}
+
+
 def shares(counts: Mapping[str, int], total: int) -> Figures:
     """Each value's count and share of `total`, the values in sorted order."""
     return {
@@ -96,8 +101,9 @@ def _phases(played: Sequence[GameRecord]) -> Figures:
     names = sorted({p for r in played for p in (*r.rounds, *r.turns)})
     return {
         phase: {
-            "rounds": spread([r.rounds.get(phase, 0) for r in played if phase in r.rounds]),
-            "turns": spread([r.turns.get(phase, 0) for r in played if phase in r.turns]),
+            "rounds": spread([r.rounds[phase] for r in played if phase in r.rounds]),
+            "games by rounds": histogram(r.rounds[phase] for r in played if phase in r.rounds),
+            "turns": spread([r.turns[phase] for r in played if phase in r.turns]),
         }
         for phase in names
     }
@@ -128,7 +134,7 @@ def _deaths(played: Sequence[GameRecord]) -> Figures:
     return {
         "per game": spread([len(r.death_rounds) for r in played]),
         "round": spread(rounds),
-        "by round": {str(n): c for n, c in sorted(Counter(rounds).items())},
+        "by round": histogram(rounds),
     }
 
 

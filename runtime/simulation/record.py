@@ -9,6 +9,7 @@ game's own words.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -59,6 +60,7 @@ class GameRecord:
     stat_rounds: dict[str, list[list[int]]] = field(default_factory=dict)
     cards: dict[str, CardTally] = field(default_factory=dict)
     error: str | None = None  # what the runtime raised, when the game could not be played
+    error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
 
 
 def play_game(
@@ -76,6 +78,7 @@ def play_game(
         outcome = whole.outcome(game)
     except Exception as error:  # any failure of the runtime or a card is this game's
         record.error = f"{type(error).__name__}: {error}"
+        record.error_at = _card_frame(error, {card.file for card in cards})
         return record
     seats = [p.name for p in game.state.players]
     record.result = outcome.result
@@ -132,6 +135,15 @@ def _read_log(
             part += 1
     if this_round:
         close_round()
+
+
+def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] | None:
+    """The innermost line of a card's compiled code that the error passed through."""
+    found = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename in files and frame.lineno is not None:
+            found = (frame.filename, frame.lineno, (frame.colno or 0) + 1)
+    return found
 
 
 def _tally(record: GameRecord, card: str | None) -> CardTally:

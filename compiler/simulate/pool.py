@@ -1,0 +1,122 @@
+"""The games of a sweep played in a pool of worker processes, in batches of game indices.
+
+Each worker holds the compiled pack once: a forked worker has the parent's (compiled before the
+pool starts), any other compiles it when it starts. A task is a batch of game indices and a
+reply the batch's records, so nothing but numbers and small records crosses between processes.
+Which worker plays which game changes nothing: a game's seed is derived from the sweep's seed
+and the game's index, and the figures sort the records by index.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.cards import CardDef
+from runtime.rules import GameRules
+from runtime.simulation.record import GameRecord, Sweep, play_game
+from runtime.whole import WholeGame, whole_game
+
+Progress = Callable[[int, int], None]
+
+BATCHES_PER_WORKER = 8
+"""Batches a sweep is cut into per worker: enough to keep every worker busy to the end and
+the progress bar moving, few enough that a batch's reply is worth its trip."""
+
+MAX_BATCH = 250
+"""The most games one batch holds."""
+
+
+@dataclass(frozen=True)
+class Playing:
+    """What a worker plays games with: the game's whole-game rules, the rules and cards."""
+
+    whole: WholeGame
+    rules: GameRules
+    cards: Sequence[CardDef]
+
+
+_PLAYING: Playing | None = None
+"""The compiled pack of this process: set in the parent before a fork, or by `_start`."""
+
+
+def _start(pack: Path, ruleset: str | None) -> None:
+    """A worker's start: compile the pack unless the fork brought it along."""
+    global _PLAYING
+    if _PLAYING is None:
+        from compiler.build import compile_pack, load_checked
+
+        loaded = load_checked(pack, ruleset)
+        if loaded.pack is None:  # it checked clean in the parent a moment ago
+            raise RuntimeError(f"the pack {pack} no longer checks clean")
+        compiled = compile_pack(loaded.pack)
+        _PLAYING = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
+
+
+def _play_batch(sweep: Sweep, indices: range) -> list[GameRecord]:
+    """Play the games of one batch in this worker."""
+    assert _PLAYING is not None, "the worker was started without its pack"
+    return play_batch(_PLAYING, sweep, indices)
+
+
+def play_batch(playing: Playing, sweep: Sweep, indices: range) -> list[GameRecord]:
+    """Play the games of these indices, one after another."""
+    return [play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices]
+
+
+def batches(games: int, workers: int) -> list[range]:
+    """The game indices cut into batches of about the same size."""
+    size = max(1, min(MAX_BATCH, -(-games // (workers * BATCHES_PER_WORKER))))
+    return [range(start, min(start + size, games)) for start in range(0, games, size)]
+
+
+def default_workers() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def run_sweep(
+    playing: Playing,
+    source: tuple[Path, str | None],
+    sweep: Sweep,
+    games: int,
+    workers: int,
+    progress: Progress | None = None,
+) -> list[GameRecord]:
+    """Play every game of the sweep on `workers` processes (1: in this one); the records in
+    the order of their games. `source` is the pack and ruleset a worker compiles if it must."""
+    global _PLAYING
+    parts = batches(games, workers)
+    records: list[GameRecord] = []
+    if workers <= 1 or len(parts) <= 1:
+        for part in parts:
+            records += play_batch(playing, sweep, part)
+            if progress:
+                progress(len(records), games)
+        return records
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    _PLAYING = playing
+    try:
+        with ProcessPoolExecutor(
+            min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
+        ) as pool:
+            waiting: set[Future[list[GameRecord]]] = {
+                pool.submit(_play_batch, sweep, part) for part in parts
+            }
+            while waiting:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in done:
+                    records += future.result()
+                if progress:
+                    progress(len(records), games)
+    finally:
+        _PLAYING = None
+    return sorted(records, key=lambda record: record.index)

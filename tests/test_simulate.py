@@ -1,0 +1,179 @@
+"""`pillbox simulate`: records of whole games, their figures, the pool, and bad input."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compiler.build import CompiledPack
+from compiler.check import UsageError
+from compiler.simulate import command
+from compiler.simulate.command import SimulateRequest, make_sweep
+from compiler.simulate.pool import Playing, batches, run_sweep
+from runtime.game import Game
+from runtime.games import coma_ward_game
+from runtime.policies import policy_named, seat_policies
+from runtime.simulation.figures import figures, share_interval, spread
+from runtime.simulation.record import Sweep, play_game
+from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
+from tests.conftest import ROOT
+from tests.helpers import compiled, make_pack, run
+
+PACK = ROOT / "content" / "coma-ward"
+WHOLE = coma_ward_game.WHOLE
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def _playing(pack: CompiledPack) -> Playing:
+    return Playing(WHOLE, pack.rules, pack.cards)
+
+
+def test_a_record_reads_the_game_as_it_was_played(pack: CompiledPack) -> None:
+    sweep = Sweep(5, 3, ("random", "bold", "cautious"), "prologue")
+    record = play_game(WHOLE, pack.rules, pack.cards, sweep, 2)
+    assert record.error is None and record.seed == game_seed(5, 2)
+    # The same game played by hand ends where the record's stats say it does.
+    game = WHOLE.new_game(pack.rules, pack.cards, 3, record.seed)
+    seat_policies(game, [policy_named(name) for name in sweep.policies])
+    WHOLE.play(game, "prologue")
+    living = [p for p in game.state.players if not p.dead]
+    for stat, rounds in record.stat_rounds.items():
+        assert rounds[-1] == [p.stats.values[stat] for p in living]
+    assert record.rounds["prologue"] == game.state.round == len(record.stat_rounds["health"])
+    assert len(record.death_rounds) == sum(p.dead for p in game.state.players)
+    drawn = sum(1 for e in game.log.events if e.kind == "draw" and "title" in e.data)
+    assert sum(t.drawn for t in record.cards.values()) == drawn
+    assert record.labels["phenomenon"] == WHOLE.outcome(game).labels["phenomenon"]
+
+
+def test_figures_are_the_same_in_any_order_and_count_everything(pack: CompiledPack) -> None:
+    sweep = Sweep(11, 4, ("random",) * 4, "prologue")
+    records = run_sweep(_playing(pack), (PACK, None), sweep, 8, 1)
+    summary = figures(sweep, records)
+    assert summary == figures(sweep, list(reversed(records)))
+    assert summary["games"] == summary["played"] == 8
+    assert summary["phases"]["prologue"]["rounds"]["count"] == 8
+    assert sum(v["count"] for v in summary["labels"]["phenomenon"]["values"].values()) == 8
+    assert sum(c["drawn"] for c in summary["cards"].values()) > 0
+    assert [s["seat"] for s in summary["seats"]["by seat"]] == [1, 2, 3, 4]
+    json.dumps(summary)  # plain data
+
+
+def test_spreads_and_intervals() -> None:
+    assert spread([3, 1, 2, 10]) == {"count": 4, "mean": 4.0, "median": 2.5, "p90": 10.0}
+    assert spread([])["mean"] is None
+    low, high = share_interval(50, 100, 2.576)
+    assert low < 0.5 < high and round(high - 0.5, 3) == round(0.5 - low, 3)
+
+
+def test_batches_cover_every_game_once() -> None:
+    parts = batches(1001, 2)
+    assert [i for part in parts for i in part] == list(range(1001))
+    assert len(parts) >= 2 * 8 - 1
+
+
+def _simulate(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch, request: SimulateRequest
+) -> tuple[int, str]:
+    """Run the command on the pack compiled once (compiling it is most of a small run)."""
+    monkeypatch.setattr(command, "load_compiled", lambda *_args, **_kw: pack)
+    lines: list[str] = []
+    code = command.simulate(PACK, None, request, lines.append)
+    return code, "\n".join(lines)
+
+
+def test_the_json_of_a_seed_is_the_same_on_one_worker_or_two(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request = SimulateRequest(10, 4, players=2, as_json=True)
+    one_code, one = _simulate(pack, monkeypatch, replace(request, workers=1))
+    two_code, two = _simulate(pack, monkeypatch, replace(request, workers=2))
+    assert one_code == two_code == 0, one
+    assert one == two
+    summary = json.loads(one)
+    assert summary["games"] == 10 and summary["players"] == 2 and summary["seed"] == 4
+
+
+def test_the_text_names_every_figure(pack: CompiledPack, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, output = _simulate(pack, monkeypatch, SimulateRequest(4, 2, players=3, workers=1))
+    assert code == 0, output
+    assert output.startswith("coma-ward: 4 games of 3 players (random every seat), seed 2")
+    for words in ("prologue: rounds mean", "phenomenon (4 games):", "deaths a game:", "cards ("):
+        assert words in output
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (SimulateRequest(5, 1, policy="reckless"), "unknown policy 'reckless'"),
+        (SimulateRequest(5, 1, players=7), "played by 2 to 6 players"),
+        (SimulateRequest(5, 1, players=3, seats="bold,odds"), "names 2 policies for 3"),
+        (SimulateRequest(5, 1, policy="bold", seats="bold,odds"), "not both"),
+        (SimulateRequest(5, 1, until="epilogue"), "plays to the end of prologue"),
+    ],
+)
+def test_bad_sweeps_are_usage_errors(request_: SimulateRequest, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        make_sweep(WHOLE, request_)
+
+
+def test_seats_give_the_players_and_policies() -> None:
+    sweep = make_sweep(WHOLE, SimulateRequest(5, 1, seats="bold, odds,random"))
+    assert sweep.players == 3 and sweep.policies == ("bold", "odds", "random")
+    assert sweep.until == WHOLE.phases[-1]
+
+
+def test_a_usage_error_exits_2_without_a_traceback() -> None:
+    code, output = run("simulate", str(PACK), "--games", "2", "--policy", "reckless")
+    assert code == 2 and "unknown policy 'reckless'" in output
+    assert "Traceback" not in output
+
+
+def test_a_game_the_runtime_fails_on_is_named_with_its_seed(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prologue = coma_ward_game.play_prologue
+
+    def failing(game: Game, round_limit: int = coma_ward_game.ROUND_LIMIT) -> None:
+        if game.seed == game_seed(9, 1):
+            raise KeyError("boom")
+        prologue(game, round_limit)
+
+    monkeypatch.setattr(coma_ward_game, "play_prologue", failing)
+    code, output = _simulate(pack, monkeypatch, SimulateRequest(3, 9, workers=1))
+    assert code == 1, output
+    assert f"error[E0460]: game 1 of the sweep (seed {game_seed(9, 1)}) failed: KeyError" in output
+    assert f"--game --seed {game_seed(9, 1)} --players 2 --policy random" in output
+    assert "failed: 1 of 3 games" in output and "Traceback" not in output
+
+
+def test_a_game_with_no_whole_game_rules_is_an_error(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(NotWhole):
+        whole_game("lobotomy")
+
+    def single_cards_only(name: str) -> WholeGame:
+        raise NotWhole(name)
+
+    monkeypatch.setattr(command, "whole_game", single_cards_only)
+    code, output = _simulate(pack, monkeypatch, SimulateRequest(2, 1))
+    assert code == 1, output
+    assert "error[E0461]" in output and "can play single cards only" in output
+
+
+def test_a_broken_pack_is_reported_not_simulated(tmp_path: Path) -> None:
+    folder = make_pack(tmp_path / "bad", cards='item "Torch" {\n    gain sanity 1\n}\n')
+    code, output = run("simulate", str(folder), "--games", "2")
+    assert code == 1 and "error[" in output and "Traceback" not in output
+
+
+def test_whole_game_of_the_pack_is_found(pack: CompiledPack) -> None:
+    assert whole_game(pack.rules.game) is WHOLE
