@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
+from fractions import Fraction
+from itertools import permutations
 from pathlib import Path
 
 import pytest
@@ -19,10 +22,11 @@ from runtime.policies import policy_named, seat_policies
 from runtime.simulation.figures import figures, share_interval, spread
 from runtime.simulation.record import Sweep, play_game
 from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
-from tests.conftest import ROOT
+from tests.conftest import ROOT, TESTS
 from tests.helpers import compiled, make_pack, run
 
 PACK = ROOT / "content" / "coma-ward"
+ITEMS_ONLY = TESTS / "data" / "items-only"
 WHOLE = coma_ward_game.WHOLE
 
 
@@ -177,3 +181,45 @@ def test_a_broken_pack_is_reported_not_simulated(tmp_path: Path) -> None:
 
 def test_whole_game_of_the_pack_is_found(pack: CompiledPack) -> None:
     assert whole_game(pack.rules.game) is WHOLE
+
+
+def _exact_phenomenon_shares(pack: CompiledPack) -> tuple[dict[str, Fraction], Fraction]:
+    """Each phenomenon's exact share, and that of orders off the chart, from the clues of the
+    item deck: the shuffle puts them in every order alike, the first three found pick on the
+    chart, and an order off it gets any phenomenon alike (the guest-writer note)."""
+    (chart,) = pack.rules.charts
+    letters = [
+        str(c.properties[chart.symbol_property or ""])
+        for c in pack.cards
+        if c.kind == chart.symbol_kind
+        for _ in range(c.copies)
+    ]
+    keyed = {tuple(c.properties[chart.key]): c.title for c in pack.cards if c.kind == chart.kind}
+    orders = list(permutations(letters))
+    found = Counter(keyed.get(order[:3]) for order in orders)
+    off = Fraction(found.pop(None, 0), len(orders))
+    phenomena = sorted(keyed.values())
+    shares = {
+        title: Fraction(found[title], len(orders)) + off / len(phenomena) for title in phenomena
+    }
+    return shares, off
+
+
+def test_simulated_phenomenon_shares_agree_with_the_exact_calculation() -> None:
+    pack = compiled(ITEMS_ONLY)
+    exact, off = _exact_phenomenon_shares(pack)
+    assert off == Fraction(1, 3) and set(exact.values()) == {Fraction(1, 4)}
+    sweep = Sweep(1, 2, ("random", "random"), "prologue")
+    whole = whole_game(pack.rules.game)
+    records = run_sweep(Playing(whole, pack.rules, pack.cards), (ITEMS_ONLY, None), sweep, 150, 1)
+    labels = figures(sweep, records)["labels"]
+    revealed = labels["phenomenon"]["values"]
+    games = labels["phenomenon"]["games"] - revealed.get("none", {"count": 0})["count"]
+    assert games >= 140  # a death or two may end a game before its third clue
+    z = 2.576  # 99 %
+    for title, share in exact.items():
+        low, high = share_interval(revealed[title]["count"], games, z)
+        assert low <= share <= high, (title, revealed[title], float(share))
+    chart = labels["order on the chart"]["values"]
+    low, high = share_interval(chart["no"]["count"], games, z)
+    assert low <= off <= high

@@ -16,7 +16,7 @@ from compiler.simulate.command import SimulateRequest
 from compiler.simulate.page import charts
 from tests.helpers import compiled, run
 from tests.test_report_browser import BROWSER, browse
-from tests.test_simulate import PACK
+from tests.test_simulate import ITEMS_ONLY, PACK
 
 needs_chromium = pytest.mark.skipif(
     BROWSER is None,
@@ -27,14 +27,14 @@ needs_chromium = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
     """A sweep's page and its figures, from one run of the command on the compiled pack."""
-    pack: CompiledPack = compiled(PACK)
+    pack: CompiledPack = compiled(ITEMS_ONLY)  # quick to compile and to play
     folder = tmp_path_factory.mktemp("simulate-page")
     target = folder / "simulation.html"
     lines: list[str] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(command, "load_compiled", lambda *_args, **_kw: pack)
-        request = SimulateRequest(12, 6, players=3, workers=1, as_json=True, report=target)
-        code = command.simulate(PACK, None, request, lines.append)
+        request = SimulateRequest(30, 6, players=3, workers=1, as_json=True, report=target)
+        code = command.simulate(ITEMS_ONLY, None, request, lines.append)
     assert code == 0, lines
     return target, json.loads(lines[0])
 
