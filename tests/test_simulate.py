@@ -21,6 +21,7 @@ from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
 from runtime.simulation.figures import figures, share_interval, spread
 from runtime.simulation.record import Sweep, play_game
+from runtime.simulation.totals import total
 from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
 from tests.conftest import ROOT, TESTS
 from tests.helpers import compiled, make_pack, run
@@ -59,9 +60,14 @@ def test_a_record_reads_the_game_as_it_was_played(pack: CompiledPack) -> None:
 
 def test_figures_are_the_same_in_any_order_and_count_everything(pack: CompiledPack) -> None:
     sweep = Sweep(11, 4, ("random",) * 4, "prologue")
-    records = run_sweep(_playing(pack), (PACK, None), sweep, 8, 1)
-    summary = figures(sweep, records)
-    assert summary == figures(sweep, list(reversed(records)))
+    playing = _playing(pack)
+    records = [play_game(WHOLE, pack.rules, pack.cards, sweep, i) for i in range(8)]
+    summary = figures(sweep, total(records))
+    assert summary == figures(sweep, total(reversed(records)))
+    halves = total(records[5:])
+    halves.merge(total(records[:5]))
+    assert figures(sweep, halves) == summary
+    assert figures(sweep, run_sweep(playing, (PACK, None), sweep, 8, 1)) == summary
     assert summary["games"] == summary["played"] == 8
     assert summary["phases"]["prologue"]["rounds"]["count"] == 8
     assert sum(v["count"] for v in summary["labels"]["phenomenon"]["values"].values()) == 8
@@ -71,8 +77,14 @@ def test_figures_are_the_same_in_any_order_and_count_everything(pack: CompiledPa
 
 
 def test_spreads_and_intervals() -> None:
-    assert spread([3, 1, 2, 10]) == {"count": 4, "mean": 4.0, "median": 2.5, "p90": 10.0}
-    assert spread([])["mean"] is None
+    assert spread({3: 1, 1: 1, 2: 1, 10: 1}) == {
+        "count": 4,
+        "mean": 4.0,
+        "median": 2.5,
+        "p90": 10.0,
+    }
+    assert spread({1: 2, 7: 1}) == {"count": 3, "mean": 3.0, "median": 1.0, "p90": 7.0}
+    assert spread({})["mean"] is None
     low, high = share_interval(50, 100, 2.576)
     assert low < 0.5 < high and round(high - 0.5, 3) == round(0.5 - low, 3)
 
@@ -211,8 +223,8 @@ def test_simulated_phenomenon_shares_agree_with_the_exact_calculation() -> None:
     assert off == Fraction(1, 3) and set(exact.values()) == {Fraction(1, 4)}
     sweep = Sweep(1, 2, ("random", "random"), "prologue")
     whole = whole_game(pack.rules.game)
-    records = run_sweep(Playing(whole, pack.rules, pack.cards), (ITEMS_ONLY, None), sweep, 150, 1)
-    labels = figures(sweep, records)["labels"]
+    totals = run_sweep(Playing(whole, pack.rules, pack.cards), (ITEMS_ONLY, None), sweep, 150, 1)
+    labels = figures(sweep, totals)["labels"]
     revealed = labels["phenomenon"]["values"]
     games = labels["phenomenon"]["games"] - revealed.get("none", {"count": 0})["count"]
     assert games >= 140  # a death or two may end a game before its third clue

@@ -24,7 +24,8 @@ from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
 from dsl.spans import Diagnostic, Span
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.figures import Figures, figures
-from runtime.simulation.record import GameRecord, Sweep
+from runtime.simulation.record import Sweep
+from runtime.simulation.totals import Failure
 from runtime.whole import NotWhole, WholeGame, whole_game
 
 SHOWN_FAILURES = 5
@@ -73,20 +74,20 @@ def simulate(
     playing = Playing(whole, compiled.rules, compiled.cards)
     workers = request.workers or default_workers()
     try:
-        records = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
+        totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
     except BrokenProcessPool as error:
         report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
         return EXIT_CONTENT
-    summary = figures(sweep, records)
+    summary = figures(sweep, totals)
     summary["pack"] = compiled.checked.name
     if request.as_json:
         emit(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         for line in figure_lines(summary):
             emit(line)
-    failed = [r for r in records if r.error is not None]
-    for record in failed[:SHOWN_FAILURES]:
-        diagnostic = game_failed(compiled, sweep, record, path)
+    failed = totals.failures
+    for failure in failed[:SHOWN_FAILURES]:
+        diagnostic = game_failed(compiled, sweep, failure, path)
         report_to(render_text(diagnostic, compiled.sources(), style))
     if len(failed) > SHOWN_FAILURES:
         report_to(f"... and {len(failed) - SHOWN_FAILURES} more games failed")
@@ -132,10 +133,10 @@ def seat_names(request: SimulateRequest) -> list[str]:
     return named
 
 
-def game_failed(compiled: CompiledPack, sweep: Sweep, record: GameRecord, path: Path) -> Diagnostic:
+def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Path) -> Diagnostic:
     """E0460: one game of the sweep failed in the runtime, at the card line it failed on."""
-    if record.error_at is not None:
-        file, line, column = record.error_at
+    if failure.at is not None:
+        file, line, column = failure.at
         where = Span(file, line, column, line, column + 1)
     else:
         where = Span.whole_file(compiled.checked.ruleset.file)
@@ -148,9 +149,9 @@ def game_failed(compiled: CompiledPack, sweep: Sweep, record: GameRecord, path: 
     return Diagnostic(
         "E0460",
         "error",
-        f"game {record.index} of the sweep (seed {record.seed}) failed: {record.error}",
+        f"game {failure.index} of the sweep (seed {failure.seed}) failed: {failure.error}",
         where,
-        f"replay it: pillbox play {path} --game --seed {record.seed} "
+        f"replay it: pillbox play {path} --game --seed {failure.seed} "
         f"--players {sweep.players} {seats}",
     )
 

@@ -2,9 +2,10 @@
 
 Each worker holds the compiled pack once: a forked worker has the parent's (compiled before the
 pool starts), any other compiles it when it starts. A task is a batch of game indices and a
-reply the batch's records, so nothing but numbers and small records crosses between processes.
-Which worker plays which game changes nothing: a game's seed is derived from the sweep's seed
-and the game's index, and the figures sort the records by index.
+reply the batch's totals (counts of values, `runtime.simulation.totals`), so nothing but
+numbers crosses between processes, and the parent holds counts, never the games. Which worker
+plays which game changes nothing: a game's seed is derived from the sweep's seed and the game's
+index, and totals merged in any order are equal.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from runtime.cards import CardDef
 from runtime.rules import GameRules
-from runtime.simulation.record import GameRecord, Sweep, play_game
+from runtime.simulation.record import Sweep, play_game
+from runtime.simulation.totals import Totals, total
 from runtime.whole import WholeGame, whole_game
 
 Progress = Callable[[int, int], None]
@@ -57,15 +59,15 @@ def _start(pack: Path, ruleset: str | None) -> None:
         _PLAYING = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
 
 
-def _play_batch(sweep: Sweep, indices: range) -> list[GameRecord]:
+def _play_batch(sweep: Sweep, indices: range) -> Totals:
     """Play the games of one batch in this worker."""
     assert _PLAYING is not None, "the worker was started without its pack"
     return play_batch(_PLAYING, sweep, indices)
 
 
-def play_batch(playing: Playing, sweep: Sweep, indices: range) -> list[GameRecord]:
-    """Play the games of these indices, one after another."""
-    return [play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices]
+def play_batch(playing: Playing, sweep: Sweep, indices: range) -> Totals:
+    """Play the games of these indices, one after another, and add them up."""
+    return total(play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices)
 
 
 def batches(games: int, workers: int) -> list[range]:
@@ -89,18 +91,18 @@ def run_sweep(
     games: int,
     workers: int,
     progress: Progress | None = None,
-) -> list[GameRecord]:
-    """Play every game of the sweep on `workers` processes (1: in this one); the records in
-    the order of their games. `source` is the pack and ruleset a worker compiles if it must."""
+) -> Totals:
+    """Play every game of the sweep on `workers` processes (1: in this one) and add them up.
+    `source` is the pack and ruleset a worker compiles if it must."""
     global _PLAYING
     parts = batches(games, workers)
-    records: list[GameRecord] = []
+    totals = Totals()
     if workers <= 1 or len(parts) <= 1:
         for part in parts:
-            records += play_batch(playing, sweep, part)
+            totals.merge(play_batch(playing, sweep, part))
             if progress:
-                progress(len(records), games)
-        return records
+                progress(totals.games, games)
+        return totals
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     _PLAYING = playing
@@ -108,15 +110,13 @@ def run_sweep(
         with ProcessPoolExecutor(
             min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
         ) as pool:
-            waiting: set[Future[list[GameRecord]]] = {
-                pool.submit(_play_batch, sweep, part) for part in parts
-            }
+            waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
             while waiting:
                 done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
-                    records += future.result()
+                    totals.merge(future.result())
                 if progress:
-                    progress(len(records), games)
+                    progress(totals.games, games)
     finally:
         _PLAYING = None
-    return sorted(records, key=lambda record: record.index)
+    return totals
