@@ -444,6 +444,12 @@ def _progress_bar(done: int, total: int, doing: str = "rendering cards") -> None
 @click.option(
     "--report", type=click.Path(path_type=Path), help="Also write an HTML page of charts here."
 )
+@click.option(
+    "--compare",
+    type=click.Path(path_type=Path),
+    metavar="OTHER_PACK",
+    help="Also play a variant pack; print the difference of every figure.",
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def simulate(
@@ -457,6 +463,7 @@ def simulate(
     until: str | None,
     as_json: bool,
     report: Path | None,
+    compare: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -476,6 +483,7 @@ def simulate(
         until,
         as_json,
         report,
+        compare,
     )
     progress = None
     if sys.stderr.isatty():

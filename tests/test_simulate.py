@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
@@ -19,9 +20,10 @@ from compiler.simulate.pool import Playing, batches, run_sweep
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
+from runtime.simulation.compare import compare, mean_difference, share_difference
 from runtime.simulation.figures import figures, share_interval, spread
 from runtime.simulation.record import Sweep, play_game
-from runtime.simulation.totals import total
+from runtime.simulation.totals import Totals, total
 from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
 from tests.conftest import ROOT, TESTS
 from tests.helpers import compiled, make_pack, run
@@ -217,13 +219,24 @@ def _exact_phenomenon_shares(pack: CompiledPack) -> tuple[dict[str, Fraction], F
     return shares, off
 
 
-def test_simulated_phenomenon_shares_agree_with_the_exact_calculation() -> None:
+ITEMS_SWEEP = Sweep(1, 2, ("random", "random"), "prologue")
+
+
+@pytest.fixture(scope="module")
+def items_only() -> tuple[CompiledPack, Totals]:
+    """The items-only pack and the totals of 150 games of it."""
     pack = compiled(ITEMS_ONLY)
+    playing = Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    return pack, run_sweep(playing, (ITEMS_ONLY, None), ITEMS_SWEEP, 150, 1)
+
+
+def test_simulated_phenomenon_shares_agree_with_the_exact_calculation(
+    items_only: tuple[CompiledPack, Totals],
+) -> None:
+    pack, totals = items_only
     exact, off = _exact_phenomenon_shares(pack)
     assert off == Fraction(1, 3) and set(exact.values()) == {Fraction(1, 4)}
-    sweep = Sweep(1, 2, ("random", "random"), "prologue")
-    whole = whole_game(pack.rules.game)
-    totals = run_sweep(Playing(whole, pack.rules, pack.cards), (ITEMS_ONLY, None), sweep, 150, 1)
+    sweep = ITEMS_SWEEP
     labels = figures(sweep, totals)["labels"]
     revealed = labels["phenomenon"]["values"]
     games = labels["phenomenon"]["games"] - revealed.get("none", {"count": 0})["count"]
@@ -235,3 +248,56 @@ def test_simulated_phenomenon_shares_agree_with_the_exact_calculation() -> None:
     chart = labels["order on the chart"]["values"]
     low, high = share_interval(chart["no"]["count"], games, z)
     assert low <= off <= high
+
+
+def _variant(tmp_path: Path) -> Path:
+    """The items-only pack with a fifth phenomenon on the chart: fewer orders off it."""
+    folder = tmp_path / "variant"
+    shutil.copytree(ITEMS_ONLY, folder)
+    with (folder / "phenomena.card").open("a") as cards:
+        cards.write(
+            '\nphenomenon "Fifth" {\n    number 5\n    clue order C B A\n    mode secret\n}\n'
+        )
+    return folder
+
+
+def test_compare_gives_each_difference_with_its_interval(
+    items_only: tuple[CompiledPack, Totals], tmp_path: Path
+) -> None:
+    variant = _variant(tmp_path)
+    pack = compiled(variant)
+    playing = Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    swept = [items_only[1], run_sweep(playing, (variant, None), ITEMS_SWEEP, 150, 1)]
+    same = compare(swept[0], swept[0], 2)
+    assert same["phases"]["prologue"]["rounds"]["difference"] == 0
+    assert all(e["difference"] == 0 for e in same["labels"]["phenomenon"].values())
+    difference = compare(swept[0], swept[1], 2)
+    off = difference["labels"]["order on the chart"]["no"]
+    assert off["high"] < 0 < off["base"]  # a sixth of the orders fewer off the chart
+    fifth = difference["labels"]["phenomenon"]["Fifth"]
+    assert fifth["base"] == 0 and fifth["low"] > 0 and fifth["counts"][1] == 150
+    assert share_difference((0, 0), (1, 2))["difference"] is None
+    assert mean_difference({2: 1, 4: 1}, {5: 2})["difference"] == 2.0
+
+
+def test_the_command_compares_with_a_variant(tmp_path: Path) -> None:
+    code, output = run(
+        "simulate",
+        str(ITEMS_ONLY),
+        "--games",
+        "10",
+        "--players",
+        "2",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--compare",
+        str(_variant(tmp_path)),
+        "--json",
+    )
+    assert code == 0, output
+    summary = json.loads(output)
+    compared = summary["compared with"]
+    assert compared["games"] == 10 and "Fifth" in compared["labels"]["phenomenon"]["values"]
+    assert "Fifth" in compared["difference"]["labels"]["phenomenon"]

@@ -23,9 +23,10 @@ from compiler.report.report import check_html_output
 from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
 from dsl.spans import Diagnostic, Span
 from runtime.policies import PolicyError, policy_named
+from runtime.simulation.compare import compare
 from runtime.simulation.figures import Figures, figures
 from runtime.simulation.record import Sweep
-from runtime.simulation.totals import Failure
+from runtime.simulation.totals import Failure, Totals
 from runtime.whole import NotWhole, WholeGame, whole_game
 
 SHOWN_FAILURES = 5
@@ -45,6 +46,7 @@ class SimulateRequest:
     until: str | None = None  # None: the game's last phase
     as_json: bool = False
     report: Path | None = None
+    compare: Path | None = None  # a variant of the pack, played with the same seats and seed
 
 
 def simulate(
@@ -55,21 +57,81 @@ def simulate(
     style: Style = plain,
     progress: Progress | None = None,
 ) -> int:
-    """Play a sweep of whole games of a pack and report its figures; give the exit code."""
+    """Play a sweep of whole games of a pack (and of the pack it is compared with) and report
+    its figures; give the exit code."""
     from compiler.terminal import echo
 
     seat_names(request)
     if request.report is not None:
         check_html_output(request.report, "--report")
     report_to = echo(style, err=True) if request.as_json else emit
+    played = [_play(path, ruleset, request, report_to, style, progress)]
+    if request.compare is not None and played[0] is not None:
+        played.append(_play(request.compare, ruleset, request, report_to, style, progress))
+    if any(p is None for p in played):
+        return EXIT_CONTENT
+    swept = [p for p in played if p is not None]
+    compiled, sweep, totals = swept[0].compiled, swept[0].sweep, swept[0].totals
+    summary = figures(sweep, totals)
+    summary["pack"] = compiled.checked.name
+    if len(swept) > 1:
+        other = swept[1]
+        summary["compared with"] = {
+            **figures(other.sweep, other.totals),
+            "pack": other.compiled.checked.name,
+            "difference": compare(totals, other.totals, sweep.players),
+        }
+    if request.as_json:
+        emit(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        for line in figure_lines(summary):
+            emit(line)
+        if len(swept) > 1:
+            for line in difference_lines(summary["compared with"]):
+                emit(line)
+    failed = 0
+    for one, source in zip(swept, (path, request.compare), strict=False):
+        failed += len(one.totals.failures)
+        for failure in one.totals.failures[:SHOWN_FAILURES]:
+            diagnostic = game_failed(one.compiled, one.sweep, failure, source or path)
+            report_to(render_text(diagnostic, one.compiled.sources(), style))
+        if len(one.totals.failures) > SHOWN_FAILURES:
+            report_to(f"... and {len(one.totals.failures) - SHOWN_FAILURES} more games failed")
+    if request.report is not None:
+        from compiler.simulate.page import write_page
+
+        write_page(request.report, compiled, summary)
+        report_to(f"wrote {request.report}")
+    return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+@dataclass(frozen=True)
+class Swept:
+    """A pack's sweep played: the pack, the sweep, and its totals."""
+
+    compiled: CompiledPack
+    sweep: Sweep
+    totals: Totals
+
+
+def _play(
+    path: Path,
+    ruleset: str | None,
+    request: SimulateRequest,
+    report_to: Emit,
+    style: Style,
+    progress: Progress | None,
+) -> Swept | None:
+    """Check and compile a pack and play the sweep asked for on it; None, its errors
+    printed, if it cannot be played."""
     compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
-        return EXIT_CONTENT
+        return None
     try:
         whole = whole_game(compiled.rules.game)
     except NotWhole as error:
         report_to(render_text(_not_whole(compiled, error), compiled.sources(), style))
-        return EXIT_CONTENT
+        return None
     sweep = make_sweep(whole, request)
     playing = Playing(whole, compiled.rules, compiled.cards)
     workers = request.workers or default_workers()
@@ -77,27 +139,8 @@ def simulate(
         totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
     except BrokenProcessPool as error:
         report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
-        return EXIT_CONTENT
-    summary = figures(sweep, totals)
-    summary["pack"] = compiled.checked.name
-    if request.as_json:
-        emit(json.dumps(summary, indent=2, ensure_ascii=False))
-    else:
-        for line in figure_lines(summary):
-            emit(line)
-    failed = totals.failures
-    for failure in failed[:SHOWN_FAILURES]:
-        diagnostic = game_failed(compiled, sweep, failure, path)
-        report_to(render_text(diagnostic, compiled.sources(), style))
-    if len(failed) > SHOWN_FAILURES:
-        report_to(f"... and {len(failed) - SHOWN_FAILURES} more games failed")
-    code = EXIT_CONTENT if failed else EXIT_CLEAN
-    if request.report is not None:
-        from compiler.simulate.page import write_page
-
-        write_page(request.report, compiled, summary)
-        report_to(f"wrote {request.report}")
-    return code
+        return None
+    return Swept(compiled, sweep, totals)
 
 
 def make_sweep(whole: WholeGame, request: SimulateRequest) -> Sweep:
@@ -273,3 +316,50 @@ def _percent(share: float | None) -> str:
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def difference_lines(compared: Figures) -> list[str]:
+    """The differences of a comparison (the other pack less this one), each with its 95 %
+    interval; a star marks those whose interval leaves out 0."""
+    difference = compared["difference"]
+    lines = [
+        f"compared with {compared['pack']} ({compared['played']} games): the difference, "
+        "its 95 % interval; * where it leaves out 0"
+    ]
+    for phase, parts in difference["phases"].items():
+        for what, entry in parts.items():
+            lines.append(_difference(f"{phase} {what}", entry))
+    for group in ("results", "stopped"):
+        for value, entry in difference[group].items():
+            lines.append(_difference(f"{group}: {value}", entry))
+    for label, values in difference["labels"].items():
+        for value, entry in values.items():
+            lines.append(_difference(f"{label}: {value}", entry))
+    for name, entry in difference["tallies"].items():
+        lines.append(_difference(name, entry))
+    for what, entry in difference["deaths"].items():
+        lines.append(_difference(f"deaths: {what}", entry))
+    for stat, entry in difference["stats at end"].items():
+        lines.append(_difference(f"{stat} at the end", entry))
+    for seat, entry in enumerate(difference["win rate by seat"], start=1):
+        if entry["difference"] is not None:
+            lines.append(_difference(f"win rate of seat {seat}", entry))
+    for title, entry in difference["cards: games drawn in"].items():
+        if _shows(entry):
+            lines.append(_difference(f"games {title} is drawn in", entry))
+    return lines
+
+
+def _shows(entry: Figures) -> bool:
+    """Whether a difference's interval leaves out 0."""
+    return entry["difference"] is not None and (entry["low"] > 0 or entry["high"] < 0)
+
+
+def _difference(name: str, entry: Figures) -> str:
+    if entry["difference"] is None:
+        return f"  {name}: -"
+    mark = " *" if _shows(entry) else ""
+    return (
+        f"  {name}: {_number(entry['base'])} → {_number(entry['other'])}, "
+        f"{entry['difference']:+.3f} [{entry['low']:+.3f}, {entry['high']:+.3f}]{mark}"
+    )
