@@ -492,4 +492,7 @@ def simulate(
             _progress_bar(done, total, "playing games")
 
     style = _style(color)
-    sys.exit(_usage(lambda: run_simulation(pack, ruleset, request, echo(style), style, progress)))
+    # SIGTERM unwinds a sweep as Ctrl-C does: its workers are killed, no page is half-written.
+    with raising(signal.SIGTERM, Terminated):
+        code = _usage(lambda: run_simulation(pack, ruleset, request, echo(style), style, progress))
+    sys.exit(code)

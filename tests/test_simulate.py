@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
@@ -27,6 +32,7 @@ from runtime.simulation.totals import Totals, total
 from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
 from tests.conftest import ROOT, TESTS
 from tests.helpers import compiled, make_pack, run
+from tests.test_print_hostile import gone, workers_started
 
 PACK = ROOT / "content" / "coma-ward"
 ITEMS_ONLY = TESTS / "data" / "items-only"
@@ -301,3 +307,28 @@ def test_the_command_compares_with_a_variant(tmp_path: Path) -> None:
     compared = summary["compared with"]
     assert compared["games"] == 10 and "Fifth" in compared["labels"]["phenomenon"]["values"]
     assert "Fifth" in compared["difference"]["labels"]["phenomenon"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_the_workers_of_a_stopped_sweep_die_with_it() -> None:
+    # SIGTERM unwinds as Ctrl-C does; a SIGKILL's workers die of PR_SET_PDEATHSIG, as print's.
+    stop, code = signal.SIGTERM, 128 + signal.SIGTERM
+    command = [sys.executable, "-m", "compiler", "simulate", str(ITEMS_ONLY), "--games"]
+    process = subprocess.Popen(
+        [*command, "1000000", "--players", "2", "--workers", "2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    workers: list[int] = []
+    try:
+        workers = workers_started(process, 2)
+        process.send_signal(stop)
+        assert process.wait(timeout=10) == code
+        assert all(gone(worker) for worker in workers)
+    finally:
+        process.kill()
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGKILL)
+        process.communicate()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.printing.workers import cap_address_space, die_with
 from runtime.cards import CardDef
 from runtime.rules import GameRules
 from runtime.simulation.record import Sweep, play_game
@@ -31,6 +33,10 @@ the progress bar moving, few enough that a batch's reply is worth its trip."""
 
 MAX_BATCH = 250
 """The most games one batch holds."""
+
+WORKER_MEMORY_MB = 512
+"""How far a worker may grow past what it holds when it starts: a game takes a few MB, so
+only a game that runs away in memory gets near it."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +53,13 @@ _PLAYING: Playing | None = None
 
 
 def _start(pack: Path, ruleset: str | None) -> None:
-    """A worker's start: compile the pack unless the fork brought it along."""
+    """A worker's start: tied to its parent, capped, with the compiled pack (compiled here
+    unless the fork brought it along)."""
     global _PLAYING
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with(os.getppid())
+    cap_address_space(WORKER_MEMORY_MB)  # a game past it fails with MemoryError: E0460
     if _PLAYING is None:
         from compiler.build import compile_pack, load_checked
 
@@ -106,17 +117,25 @@ def run_sweep(
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     _PLAYING = playing
+    pool = ProcessPoolExecutor(
+        min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
+    )
     try:
-        with ProcessPoolExecutor(
-            min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
-        ) as pool:
-            waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
-            while waiting:
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                for future in done:
-                    totals.merge(future.result())
-                if progress:
-                    progress(totals.games, games)
+        waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for future in done:
+                totals.merge(future.result())
+            if progress:
+                progress(totals.games, games)
+    except BaseException:
+        # Ctrl-C, SIGTERM or a broken pool: stop the workers now rather than wait for the
+        # batches they are playing (the executor would, on its way out).
+        for process in list(pool._processes.values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     finally:
         _PLAYING = None
+    pool.shutdown()
     return totals
