@@ -174,7 +174,7 @@ def test_a_game_the_runtime_fails_on_is_named_with_its_seed(
     code, output = _simulate(pack, monkeypatch, SimulateRequest(3, 9, workers=1))
     assert code == 1, output
     assert f"error[E0460]: game 1 of the sweep (seed {game_seed(9, 1)}) failed: KeyError" in output
-    assert f"--game --seed {game_seed(9, 1)} --players 2 --policy random" in output
+    assert f"--game --seed {game_seed(9, 1)} --players 2 --policy random --until" in output
     assert "failed: 1 of 3 games" in output and "Traceback" not in output
 
 

@@ -195,7 +195,7 @@ def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Pa
         f"game {failure.index} of the sweep (seed {failure.seed}) failed: {failure.error}",
         where,
         f"replay it: pillbox play {path} --game --seed {failure.seed} "
-        f"--players {sweep.players} {seats}",
+        f"--players {sweep.players} {seats} --until {sweep.until}",
     )
 
 

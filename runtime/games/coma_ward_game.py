@@ -335,6 +335,8 @@ def outcome(game: Game) -> Outcome:
     game was cut short."""
     phenomenon = game.state.in_play.get("phenomenon")
     labels = {"phenomenon": phenomenon.title if phenomenon else "none"}
+    if phenomenon is not None:  # the games of each mode, and so the win rate per mode
+        labels["mode"] = str(phenomenon.definition.properties.get("mode", "none"))
     labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
     for event in game.log.events:
         if event.kind == "quirk" and "title" in event.data:
