@@ -287,26 +287,21 @@ def test_compare_gives_each_difference_with_its_interval(
 
 
 def test_the_command_compares_with_a_variant(tmp_path: Path) -> None:
-    code, output = run(
-        "simulate",
-        str(ITEMS_ONLY),
-        "--games",
-        "10",
-        "--players",
-        "2",
-        "--seed",
-        "3",
-        "--workers",
-        "1",
-        "--compare",
-        str(_variant(tmp_path)),
-        "--json",
-    )
+    sweep = [str(ITEMS_ONLY), "--games", "10", "--players", "2", "--seed", "3", "--workers", "1"]
+    variant = str(_variant(tmp_path))
+    code, output = run("simulate", *sweep, "--compare", variant, "--json")
     assert code == 0, output
-    summary = json.loads(output)
-    compared = summary["compared with"]
+    compared = json.loads(output)["compared with"]
     assert compared["games"] == 10 and "Fifth" in compared["labels"]["phenomenon"]["values"]
     assert "Fifth" in compared["difference"]["labels"]["phenomenon"]
+    page = tmp_path / "page.html"
+    code, output = run("simulate", *sweep, "--compare", variant, "--report", str(page))
+    assert code == 0, output
+    assert "compared with items-only (10 games)" in output
+    assert "  phenomenon: Fifth: 0 → " in output
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Compared with items-only (10 games)</h2>" in text
+    assert "<td>phenomenon: Fifth</td>" in text
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

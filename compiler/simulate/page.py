@@ -20,6 +20,7 @@ from compiler.check import UsageError
 from compiler.printing.pdf import write_atomically
 from compiler.report.faces import FACE_POLICY
 from compiler.report.report import template_environment
+from compiler.simulate.text import difference_rows
 from runtime.simulation.figures import Figures
 
 WIDTH = 520.0
@@ -147,6 +148,8 @@ def render(compiled: CompiledPack, summary: Figures) -> str:
         "charts": charts(summary),
         "label_width": LABEL,
         "cards": _cards(summary),
+        "compared": summary.get("compared with"),
+        "differences": _differences(summary),
     }
     return template_environment("compiler.simulate").get_template("simulate.html").render(context)
 
@@ -166,6 +169,12 @@ def _cards(summary: Figures) -> list[dict[str, Any]]:
         }
         for title, entry in summary["cards"].items()
     ]
+
+
+def _differences(summary: Figures) -> list[dict[str, Any]]:
+    """The rows of the comparison table, if the sweep was compared with another pack."""
+    compared = summary.get("compared with")
+    return difference_rows(compared) if compared else []
 
 
 def write_page(output: Path, compiled: CompiledPack, summary: Figures) -> None:
