@@ -22,6 +22,7 @@ from compiler.check import UsageError
 from compiler.simulate import command
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, batches, run_sweep
+from compiler.simulate.text import figure_lines
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
@@ -327,3 +328,43 @@ def test_the_workers_of_a_stopped_sweep_die_with_it() -> None:
             with contextlib.suppress(OSError):
                 os.kill(worker, signal.SIGKILL)
         process.communicate()
+
+
+def test_the_results_of_each_label_value_are_printed() -> None:
+    summary = {
+        "pack": "p",
+        "games": 2,
+        "played": 2,
+        "players": 2,
+        "policies": ["bold", "odds"],
+        "seed": 1,
+        "until": "end",
+        "phases": {},
+        "results": {"won": {"count": 1, "share": 0.5}, "lost": {"count": 1, "share": 0.5}},
+        "stopped": {},
+        "labels": {
+            "mode": {
+                "games": 2,
+                "values": {"secret": {"count": 2, "share": 1.0}},
+                "results": {"secret": {"won": {"count": 1, "share": 0.5}}},
+            }
+        },
+        "tallies": {},
+        "deaths": {"per game": spread({0: 2}), "round": spread({})},
+        "stats": {},
+        "seats": {
+            "games": 2,
+            "by seat": [
+                {"seat": 1, "policy": "bold", "wins": 1, "win rate": 0.5},
+                {"seat": 2, "policy": "odds", "wins": 0, "win rate": 0.0},
+            ],
+            "balance": 0.5,
+        },
+        "cards": {},
+        "failed": [],
+    }
+    lines = figure_lines(summary)
+    assert "  mode secret: won 50.0 % (1)" in lines
+    assert (
+        "wins (2 games): seat 1 (bold) 50.0 % (1), seat 2 (odds) 0.0 % (0); balance 0.500" in lines
+    )

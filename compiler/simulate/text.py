@@ -24,6 +24,8 @@ def figure_lines(summary: Figures) -> list[str]:
         lines.append("cut short: " + _shares(summary["stopped"]))
     for label, entry in summary["labels"].items():
         lines.append(f"{label} ({entry['games']} games): {_shares(entry['values'])}")
+        for value, results in entry.get("results", {}).items():
+            lines.append(f"  {label} {value}: {_shares(results)}")
     for name, spread in summary["tallies"].items():
         lines.append(f"{name}: {_spread(spread)}")
     deaths = summary["deaths"]
