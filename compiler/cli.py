@@ -592,9 +592,83 @@ def print_command(
     sys.exit(code)
 
 
-def _progress_bar(done: int, total: int) -> None:
+def _progress_bar(done: int, total: int, doing: str = "rendering cards") -> None:
     """A one-line bar on the terminal while card faces render; cleared at the end."""
     width = 30
     filled = width * done // max(total, 1)
-    line = f"\rrendering cards [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+    line = f"\r{doing} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
     click.echo(line + ("\r" + " " * len(line) + "\r" if done >= total else ""), nl=False, err=True)
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--games", type=click.IntRange(1, 10_000_000), default=100, show_default=True)
+@click.option("--players", type=int, help="Seats at the table (default: the fewest, or --seats).")
+@click.option("--policy", metavar="NAME", help="The policy of every seat (default: random).")
+@click.option("--seats", metavar="P1,P2,...", help="A policy for each seat, in seat order.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed of the sweep (default: a new one, printed so a run can be repeated).",
+)
+@click.option(
+    "--workers", type=click.IntRange(1, 512), help="Worker processes (default: every core)."
+)
+@click.option("--until", "until", metavar="PHASE", help="Play to the end of this phase.")
+@click.option("--json", "as_json", is_flag=True, help="Print every figure as JSON.")
+@click.option(
+    "--report", type=click.Path(path_type=Path), help="Also write an HTML page of charts here."
+)
+@click.option(
+    "--compare",
+    type=click.Path(path_type=Path),
+    metavar="OTHER_PACK",
+    help="Also play a variant pack; print the difference of every figure.",
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def simulate(
+    pack: Path,
+    games: int,
+    players: int | None,
+    policy: str | None,
+    seats: str | None,
+    seed: int | None,
+    workers: int | None,
+    until: str | None,
+    as_json: bool,
+    report: Path | None,
+    compare: Path | None,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Play many whole games with policies in the seats; print their figures."""
+    import secrets
+
+    from compiler.simulate.command import SimulateRequest
+    from compiler.simulate.command import simulate as run_simulation
+
+    request = SimulateRequest(
+        games,
+        seed if seed is not None else secrets.randbelow(1_000_000),
+        players,
+        policy,
+        seats,
+        workers,
+        until,
+        as_json,
+        report,
+        compare,
+    )
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(done: int, total: int) -> None:
+            _progress_bar(done, total, "playing games")
+
+    style = _style(color)
+    # SIGTERM unwinds a sweep as Ctrl-C does: its workers are killed, no page is half-written.
+    with raising(signal.SIGTERM, Terminated):
+        code = _usage(lambda: run_simulation(pack, ruleset, request, echo(style), style, progress))
+    sys.exit(code)

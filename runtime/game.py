@@ -240,8 +240,24 @@ class Game:
             self.event("stat", f"{player.name} has no {name}", stat=name, actor=player.name)
             return
         was_dead = player.dead
-        for sentence in player.stats.change(name, delta):
-            self.event("stat", self._whose(player, sentence), stat=name, delta=delta)
+        before = dict(player.stats.values)
+        sentences = player.stats.change(name, delta)
+        # What the change did to every stat (an overflow reaches another), for the figures
+        # of a simulation: on the first sentence only, so that summing them counts it once.
+        changed = {
+            stat: value - before[stat]
+            for stat, value in player.stats.values.items()
+            if value != before.get(stat, value)
+        }
+        for sentence in sentences:
+            self.event(
+                "stat",
+                self._whose(player, sentence),
+                stat=name,
+                delta=delta,
+                actor=player.name,
+                **({"changed": changed} if sentence is sentences[0] else {}),
+            )
         if player.dead and not was_dead:
             self._died(player)
 
@@ -474,7 +490,13 @@ class Game:
                 self.event("draw", f"the {deck} deck is empty")
                 return
             card = pile.pop()
-            self.event("draw", f"draw {deck}: {card.definition.label}", deck=deck, uid=card.uid)
+            self.event(
+                "draw",
+                f"draw {deck}: {card.definition.label}",
+                deck=deck,
+                uid=card.uid,
+                title=card.title,
+            )
             handler = self.module.drawn.get(card.kind) or self.module.drawn["*"]
             if handler(self, card) is False:
                 return

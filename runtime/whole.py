@@ -30,6 +30,8 @@ class Outcome:
     labels: Mapping[str, str] = field(default_factory=dict)  # fact -> value, counted per value
     # the phase the game stopped in, and why when it was cut short ("round limit")
     stopped: str | None = None
+    # the game's own numbers of one game (how often something happened), summed up over games
+    tallies: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,16 @@ class WholeGame:
     new_game: Callable[[GameRules, Sequence[CardDef], int, int], Game]  # rules, cards, seats, seed
     play: Callable[[Game, str], None]  # set the game up and play it to the end of that phase
     outcome: Callable[[Game], Outcome]
+
+
+PHASE_OVER = "phase over"
+"""The kind of event that closes one of a game's `phases` in its log: what came before it
+(back to the previous one) is that phase's, for the figures of a simulation."""
+
+
+def phase_over(game: Game, phase: str) -> None:
+    """Log the end of one of the game's phases, so that a log can be read phase by phase."""
+    game.event(PHASE_OVER, f"the {phase} is over", phase=phase)
 
 
 class NotWhole(LookupError):

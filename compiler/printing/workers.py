@@ -201,7 +201,7 @@ def _serve(
     """A child's life: tied to its parent, capped, it runs the tasks it is given until killed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, if it has one
-    _die_with(parent)
+    die_with(parent)
     _cap_memory(memory_mb)
     while True:
         try:
@@ -257,7 +257,7 @@ def _out_of_memory(error: Exception) -> bool:
     return c_error and _ran_out()
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """Make this child die when its parent does, however the parent ends."""
     if sys.platform.startswith("linux"):
         try:

@@ -74,12 +74,7 @@ def make_report(
 ) -> int:
     """Check, compile and walk a pack; write its report page (nothing if anything fails)."""
     output = request.output
-    if output.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"-o {output}: the report is an HTML file, e.g. report.html")
-    if output.is_dir():
-        raise UsageError(f"-o {output}: is a folder; name an .html file")
-    if not output.parent.is_dir():
-        raise UsageError(f"-o {output}: folder {output.parent} does not exist")
+    check_html_output(output, "-o")
     compiled = load_compiled(path, ruleset, emit, style)
     if compiled is None:
         return EXIT_CONTENT
@@ -120,6 +115,16 @@ def make_report(
     return EXIT_CONTENT if failed or refused else EXIT_CLEAN
 
 
+def check_html_output(output: Path, option: str) -> None:
+    """A UsageError unless `output` can be an HTML page to write: before any work is done."""
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"{option} {output}: the report is an HTML file, e.g. report.html")
+    if output.is_dir():
+        raise UsageError(f"{option} {output}: is a folder; name an .html file")
+    if not output.parent.is_dir():
+        raise UsageError(f"{option} {output}: folder {output.parent} does not exist")
+
+
 def render_faces(renderer: FaceRenderer, cards: Sequence[CardReport]) -> list[str | None]:
     """The document of each card's face frame, None past MAX_FACE_BYTES of them in all."""
     faces: list[str | None] = []
@@ -150,11 +155,12 @@ def faces_left_out(cards: Sequence[CardReport], faces: Sequence[str | None]) -> 
     ]
 
 
-def _environment() -> jinja2.Environment:
-    """The report's own templates (trusted; pack text reaches them only as escaped data)."""
+def template_environment(package: str = "compiler.report") -> jinja2.Environment:
+    """The templates of a package of pillbox, the report's by default (trusted; pack text
+    reaches them only as escaped data)."""
 
     def load(name: str) -> str:
-        return resources.files("compiler.report").joinpath("templates", name).read_text("utf-8")
+        return resources.files(package).joinpath("templates", name).read_text("utf-8")
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(load),
@@ -215,7 +221,7 @@ def render_page(
             (stat, "good" if sign > 0 else "bad") for stat, sign in analysis.polarity.items()
         ],
     }
-    return _environment().get_template("report.html").render(**context)
+    return template_environment().get_template("report.html").render(**context)
 
 
 def _card(

@@ -43,7 +43,7 @@ from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
 from runtime.state import Player
-from runtime.whole import Outcome, WholeGame
+from runtime.whole import Outcome, WholeGame, phase_over
 from runtime.world import SEATED
 
 PLAYERS = (2, 6)
@@ -262,7 +262,12 @@ def end_prologue(game: Game) -> None:
     for player in game.state.players:
         for quirk in [card for card in player.owned if card.kind == "quirk"]:
             pills = quirk.tokens.get("pill", 0)
-            game.event("quirk", f"{player.name} reveals {quirk.title}: {pills} pills")
+            game.event(
+                "quirk",
+                f"{player.name} reveals {quirk.title}: {pills} pills",
+                title=quirk.title,
+                pills=pills,
+            )
             if pills == 0:
                 game.take(quirk)
     if "phenomenon" in game.state.in_play:
@@ -322,6 +327,7 @@ def play(game: Game, until: str) -> None:
     if until != "prologue":
         raise ValueError(f"Coma Ward plays to the end of: {', '.join(WHOLE.phases)}")
     play_prologue(game)
+    phase_over(game, "prologue")
 
 
 def outcome(game: Game) -> Outcome:
@@ -329,12 +335,22 @@ def outcome(game: Game) -> Outcome:
     game was cut short."""
     phenomenon = game.state.in_play.get("phenomenon")
     labels = {"phenomenon": phenomenon.title if phenomenon else "none"}
+    if phenomenon is not None:  # the games of each mode, and so the win rate per mode
+        labels["mode"] = str(phenomenon.definition.properties.get("mode", "none"))
     labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
+    for event in game.log.events:
+        if event.kind == "quirk" and "title" in event.data:
+            kept = "rewarded" if event.data["pills"] else "returned"
+            labels[f"quirk {event.data['title']}"] = kept
     stopped = None
     if REVEALED not in game.state.flags:
         everyone_dead = all(p.dead for p in game.state.players)
         stopped = "everyone died" if everyone_dead else "round limit"
-    return Outcome(game.state.over, labels=labels, stopped=stopped)
+    flips = sum(
+        1 for p in game.state.players for c in p.owned if c.kind == "neurosis" and c.flipped
+    )
+    tallies = {"neuroses flipped": flips}
+    return Outcome(game.state.over, labels=labels, stopped=stopped, tallies=tallies)
 
 
 WHOLE = WholeGame(

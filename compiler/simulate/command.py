@@ -1,0 +1,221 @@
+"""What `pillbox simulate` does, apart from reading the command line.
+
+It checks and compiles the pack, finds the whole-game rules of its game (`runtime.whole`),
+checks the seats, policies and phase asked for, plays the sweep in the pool and prints the
+figures (text, or `--json`), and writes the `--report` page. A game the runtime fails on is an
+error (E0460) that names its index and seed, so it can be replayed; the others are counted.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler.build import CompiledPack
+from compiler.check import UsageError
+from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
+from compiler.render import Style, plain, render_text
+from compiler.report.report import check_html_output
+from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
+from compiler.simulate.text import difference_lines, figure_lines
+from dsl.spans import Diagnostic, Span
+from runtime.policies import PolicyError, policy_named
+from runtime.simulation.compare import compare
+from runtime.simulation.figures import figures
+from runtime.simulation.record import Sweep
+from runtime.simulation.totals import Failure, Totals
+from runtime.whole import NotWhole, WholeGame, whole_game
+
+SHOWN_FAILURES = 5
+"""Failed games named one by one; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class SimulateRequest:
+    """What `pillbox simulate` was asked."""
+
+    games: int
+    seed: int
+    players: int | None = None
+    policy: str | None = None  # every seat's
+    seats: str | None = None  # "P1,P2,...": one per seat
+    workers: int | None = None  # None: every core
+    until: str | None = None  # None: the game's last phase
+    as_json: bool = False
+    report: Path | None = None
+    compare: Path | None = None  # a variant of the pack, played with the same seats and seed
+
+
+def simulate(
+    path: Path,
+    ruleset: str | None,
+    request: SimulateRequest,
+    emit: Emit,
+    style: Style = plain,
+    progress: Progress | None = None,
+) -> int:
+    """Play a sweep of whole games of a pack (and of the pack it is compared with) and report
+    its figures; give the exit code."""
+    from compiler.terminal import echo
+
+    seat_names(request)
+    if request.report is not None:
+        check_html_output(request.report, "--report")
+    report_to = echo(style, err=True) if request.as_json else emit
+    played = [_play(path, ruleset, request, report_to, style, progress)]
+    if request.compare is not None and played[0] is not None:
+        played.append(_play(request.compare, ruleset, request, report_to, style, progress))
+    if any(p is None for p in played):
+        return EXIT_CONTENT
+    swept = [p for p in played if p is not None]
+    compiled, sweep, totals = swept[0].compiled, swept[0].sweep, swept[0].totals
+    summary = figures(sweep, totals)
+    summary["pack"] = compiled.checked.name
+    if len(swept) > 1:
+        other = swept[1]
+        summary["compared with"] = {
+            **figures(other.sweep, other.totals),
+            "pack": other.compiled.checked.name,
+            "difference": compare(totals, other.totals, sweep.players),
+        }
+    if request.as_json:
+        emit(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        for line in figure_lines(summary):
+            emit(line)
+        if len(swept) > 1:
+            for line in difference_lines(summary["compared with"]):
+                emit(line)
+    failed = 0
+    for one, source in zip(swept, (path, request.compare), strict=False):
+        failed += len(one.totals.failures)
+        for failure in one.totals.failures[:SHOWN_FAILURES]:
+            diagnostic = game_failed(one.compiled, one.sweep, failure, source or path)
+            report_to(render_text(diagnostic, one.compiled.sources(), style))
+        if len(one.totals.failures) > SHOWN_FAILURES:
+            report_to(f"... and {len(one.totals.failures) - SHOWN_FAILURES} more games failed")
+    if request.report is not None:
+        from compiler.simulate.page import write_page
+
+        write_page(request.report, compiled, summary)
+        report_to(f"wrote {request.report}")
+    return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+@dataclass(frozen=True)
+class Swept:
+    """A pack's sweep played: the pack, the sweep, and its totals."""
+
+    compiled: CompiledPack
+    sweep: Sweep
+    totals: Totals
+
+
+def _play(
+    path: Path,
+    ruleset: str | None,
+    request: SimulateRequest,
+    report_to: Emit,
+    style: Style,
+    progress: Progress | None,
+) -> Swept | None:
+    """Check and compile a pack and play the sweep asked for on it; None, its errors
+    printed, if it cannot be played."""
+    compiled = load_compiled(path, ruleset, report_to, style)
+    if compiled is None:
+        return None
+    try:
+        whole = whole_game(compiled.rules.game)
+    except NotWhole as error:
+        report_to(render_text(_not_whole(compiled, error), compiled.sources(), style))
+        return None
+    sweep = make_sweep(whole, request)
+    playing = Playing(whole, compiled.rules, compiled.cards)
+    workers = request.workers or default_workers()
+    try:
+        totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
+    except BrokenProcessPool as error:
+        report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
+        return None
+    return Swept(compiled, sweep, totals)
+
+
+def make_sweep(whole: WholeGame, request: SimulateRequest) -> Sweep:
+    """The sweep the command line asks for, checked against the game's seats and phases; a
+    UsageError (exit 2) says what does not fit."""
+    named = seat_names(request)
+    low, high = whole.players
+    players = request.players if request.players is not None else (len(named) or low)
+    if not low <= players <= high:
+        raise UsageError(f"--players {players}: the game is played by {low} to {high} players")
+    if named and len(named) != players:
+        raise UsageError(
+            f"--seats names {len(named)} policies for {players} players: give one a seat"
+        )
+    policies = tuple(named) if named else (request.policy or "random",) * players
+    until = request.until if request.until is not None else whole.phases[-1]
+    if until not in whole.phases:
+        raise UsageError(f"--until {until}: the game plays to the end of {', '.join(whole.phases)}")
+    return Sweep(request.seed, players, policies, until)
+
+
+def seat_names(request: SimulateRequest) -> list[str]:
+    """The policies `--seats` names, one a seat (none without it), each a known policy, as
+    is `--policy`'s: a UsageError otherwise, before any pack is read."""
+    if request.policy is not None and request.seats is not None:
+        raise UsageError("give --policy (every seat) or --seats (one per seat), not both")
+    named = [n.strip() for n in request.seats.split(",")] if request.seats is not None else []
+    for name in [*named, *([request.policy] if request.policy else [])]:
+        try:
+            policy_named(name)
+        except PolicyError as error:
+            raise UsageError(str(error)) from None
+    return named
+
+
+def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Path) -> Diagnostic:
+    """E0460: one game of the sweep failed in the runtime, at the card line it failed on."""
+    if failure.at is not None:
+        file, line, column = failure.at
+        where = Span(file, line, column, line, column + 1)
+    else:
+        where = Span.whole_file(compiled.checked.ruleset.file)
+    policies = set(sweep.policies)
+    seats = (
+        f"--policy {sweep.policies[0]}"
+        if len(policies) == 1
+        else "--seats " + ",".join(sweep.policies)
+    )
+    return Diagnostic(
+        "E0460",
+        "error",
+        f"game {failure.index} of the sweep (seed {failure.seed}) failed: {failure.error}",
+        where,
+        f"replay it: pillbox play {path} --game --seed {failure.seed} "
+        f"--players {sweep.players} {seats} --until {sweep.until}",
+    )
+
+
+def _not_whole(compiled: CompiledPack, error: NotWhole) -> Diagnostic:
+    """E0461: the pack's game module plays single cards only."""
+    return Diagnostic(
+        "E0461",
+        "error",
+        f"cannot simulate {compiled.checked.name}: {error}",
+        Span.whole_file(compiled.checked.ruleset.file),
+        "simulate plays games whose runtime module has whole-game rules "
+        "(`WHOLE` in runtime/games/<name>_game.py, see runtime/whole.py)",
+    )
+
+
+def _pool_broke(compiled: CompiledPack, error: BrokenProcessPool) -> Diagnostic:
+    """E0462: a worker process died (killed, or out of memory) before the sweep was done."""
+    return Diagnostic(
+        "E0462",
+        "error",
+        f"a worker process of the sweep died before it finished: {error}",
+        Span.whole_file(compiled.checked.ruleset.file),
+        "the system may have run out of memory: run again with fewer --workers or --games",
+    )

@@ -1,0 +1,141 @@
+"""The games of a sweep played in a pool of worker processes, in batches of game indices.
+
+Each worker holds the compiled pack once: a forked worker has the parent's (compiled before the
+pool starts), any other compiles it when it starts. A task is a batch of game indices and a
+reply the batch's totals (counts of values, `runtime.simulation.totals`), so nothing but
+numbers crosses between processes, and the parent holds counts, never the games. Which worker
+plays which game changes nothing: a game's seed is derived from the sweep's seed and the game's
+index, and totals merged in any order are equal.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler.printing.workers import cap_address_space, die_with
+from runtime.cards import CardDef
+from runtime.rules import GameRules
+from runtime.simulation.record import Sweep, play_game
+from runtime.simulation.totals import Totals, total
+from runtime.whole import WholeGame, whole_game
+
+Progress = Callable[[int, int], None]
+
+BATCHES_PER_WORKER = 8
+"""Batches a sweep is cut into per worker: enough to keep every worker busy to the end and
+the progress bar moving, few enough that a batch's reply is worth its trip."""
+
+MAX_BATCH = 250
+"""The most games one batch holds."""
+
+WORKER_MEMORY_MB = 512
+"""How far a worker may grow past what it holds when it starts: a game takes a few MB, so
+only a game that runs away in memory gets near it."""
+
+
+@dataclass(frozen=True)
+class Playing:
+    """What a worker plays games with: the game's whole-game rules, the rules and cards."""
+
+    whole: WholeGame
+    rules: GameRules
+    cards: Sequence[CardDef]
+
+
+_PLAYING: Playing | None = None
+"""The compiled pack of this process: set in the parent before a fork, or by `_start`."""
+
+
+def _start(pack: Path, ruleset: str | None) -> None:
+    """A worker's start: tied to its parent, capped, with the compiled pack (compiled here
+    unless the fork brought it along)."""
+    global _PLAYING
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with(os.getppid())
+    cap_address_space(WORKER_MEMORY_MB)  # a game past it fails with MemoryError: E0460
+    if _PLAYING is None:
+        from compiler.build import compile_pack, load_checked
+
+        loaded = load_checked(pack, ruleset)
+        if loaded.pack is None:  # it checked clean in the parent a moment ago
+            raise RuntimeError(f"the pack {pack} no longer checks clean")
+        compiled = compile_pack(loaded.pack)
+        _PLAYING = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
+
+
+def _play_batch(sweep: Sweep, indices: range) -> Totals:
+    """Play the games of one batch in this worker."""
+    assert _PLAYING is not None, "the worker was started without its pack"
+    return play_batch(_PLAYING, sweep, indices)
+
+
+def play_batch(playing: Playing, sweep: Sweep, indices: range) -> Totals:
+    """Play the games of these indices, one after another, and add them up."""
+    return total(play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices)
+
+
+def batches(games: int, workers: int) -> list[range]:
+    """The game indices cut into batches of about the same size."""
+    size = max(1, min(MAX_BATCH, -(-games // (workers * BATCHES_PER_WORKER))))
+    return [range(start, min(start + size, games)) for start in range(0, games, size)]
+
+
+def default_workers() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def run_sweep(
+    playing: Playing,
+    source: tuple[Path, str | None],
+    sweep: Sweep,
+    games: int,
+    workers: int,
+    progress: Progress | None = None,
+) -> Totals:
+    """Play every game of the sweep on `workers` processes (1: in this one) and add them up.
+    `source` is the pack and ruleset a worker compiles if it must."""
+    global _PLAYING
+    parts = batches(games, workers)
+    totals = Totals()
+    if workers <= 1 or len(parts) <= 1:
+        for part in parts:
+            totals.merge(play_batch(playing, sweep, part))
+            if progress:
+                progress(totals.games, games)
+        return totals
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    _PLAYING = playing
+    pool = ProcessPoolExecutor(
+        min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
+    )
+    try:
+        waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for future in done:
+                totals.merge(future.result())
+            if progress:
+                progress(totals.games, games)
+    except BaseException:
+        # Ctrl-C, SIGTERM or a broken pool: stop the workers now rather than wait for the
+        # batches they are playing (the executor would, on its way out).
+        for process in list(pool._processes.values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        _PLAYING = None
+    pool.shutdown()
+    return totals

@@ -1,0 +1,150 @@
+"""One simulated game, played whole and read into a small record of plain data.
+
+A record is what a worker process sends back: picklable, a few hundred numbers, never the game
+or its log. Everything in it is read from the game's `Outcome` and from the data fields of the
+log's events (`round`, `turn`'s `actor`, `stat`'s `changed`, `draw`'s `title`, `death`'s
+`player`, the whole-game `phase over` marker), so it counts any game that logs them, in the
+game's own words.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from runtime.cards import CardDef
+from runtime.events import Event
+from runtime.policies import policy_named, seat_policies
+from runtime.rules import GameRules
+from runtime.whole import PHASE_OVER, WholeGame, game_seed
+
+OUTSIDE_CARDS = "(no card)"
+"""The card of a change or a death that happened while no card resolved (a fight, a rule)."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What every game of a sweep shares: how many seats, their policies, the phase to reach."""
+
+    seed: int
+    players: int
+    policies: tuple[str, ...]  # one per seat
+    until: str
+
+
+@dataclass
+class CardTally:
+    """What one card did in one game: times drawn, stat changes while it resolved, deaths."""
+
+    drawn: int = 0
+    changes: dict[str, int] = field(default_factory=dict)
+    deaths: int = 0
+
+
+@dataclass
+class GameRecord:
+    """The figures of one game of a sweep: its index and seed, so it can be replayed."""
+
+    index: int
+    seed: int
+    result: str | None = None
+    winners: tuple[int, ...] = ()  # seat indices
+    labels: dict[str, str] = field(default_factory=dict)
+    tallies: dict[str, int] = field(default_factory=dict)
+    stopped: str | None = None
+    rounds: dict[str, int] = field(default_factory=dict)  # phase -> rounds played in it
+    turns: dict[str, int] = field(default_factory=dict)  # phase -> seated turns in it
+    death_rounds: list[int] = field(default_factory=list)  # the round of each death
+    # stat -> the values of the living seats at the end of each round (round 1 first)
+    stat_rounds: dict[str, list[list[int]]] = field(default_factory=dict)
+    cards: dict[str, CardTally] = field(default_factory=dict)
+    error: str | None = None  # what the runtime raised, when the game could not be played
+    error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
+
+
+def play_game(
+    whole: WholeGame, rules: GameRules, cards: Sequence[CardDef], sweep: Sweep, index: int
+) -> GameRecord:
+    """Play game `index` of the sweep to the end of its phase and read its record; a game
+    the runtime fails on gives a record with the error, never an exception."""
+    seed = game_seed(sweep.seed, index)
+    record = GameRecord(index, seed)
+    try:
+        game = whole.new_game(rules, cards, sweep.players, seed)
+        seat_policies(game, [policy_named(name) for name in sweep.policies])
+        starts = {p.name: dict(p.stats.values) for p in game.state.players}
+        whole.play(game, sweep.until)
+        outcome = whole.outcome(game)
+    except Exception as error:  # any failure of the runtime or a card is this game's
+        record.error = f"{type(error).__name__}: {error}"
+        record.error_at = _card_frame(error, {card.file for card in cards})
+        return record
+    seats = [p.name for p in game.state.players]
+    record.result = outcome.result
+    record.winners = tuple(seats.index(name) for name in outcome.winners if name in seats)
+    record.labels = dict(outcome.labels)
+    record.tallies = dict(outcome.tallies)
+    record.stopped = outcome.stopped
+    _read_log(record, game.log.events, whole.phases, starts)
+    return record
+
+
+def _read_log(
+    record: GameRecord,
+    events: Sequence[Event],
+    phases: Sequence[str],
+    starts: dict[str, dict[str, int]],
+) -> None:
+    """Rounds and turns per phase, deaths and their rounds, stats per round, cards' doings."""
+    values = {name: dict(stats) for name, stats in starts.items()}
+    living = set(values)
+    part = 0  # the index of the phase the events belong to
+    this_round = 0
+
+    def close_round() -> None:
+        for stat in sorted({s for stats in values.values() for s in stats}):
+            shown = [values[name][stat] for name in values if name in living]
+            record.stat_rounds.setdefault(stat, []).append(shown)
+
+    for event in events:
+        data = event.data
+        phase = phases[min(part, len(phases) - 1)]
+        if event.kind == "round":
+            if this_round:
+                close_round()
+            this_round = int(data.get("round", this_round + 1))
+            record.rounds[phase] = record.rounds.get(phase, 0) + 1
+        elif event.kind == "turn" and data.get("actor") in values:
+            # a seated turn begins (its end is logged without an actor)
+            record.turns[phase] = record.turns.get(phase, 0) + 1
+        elif event.kind == "stat" and "changed" in data:
+            actor = values.get(str(data.get("actor")))
+            tally = _tally(record, event.card)
+            for stat, delta in data["changed"].items():
+                if actor is not None and stat in actor:
+                    actor[stat] += delta
+                tally.changes[stat] = tally.changes.get(stat, 0) + delta
+        elif event.kind == "draw" and "title" in data:
+            _tally(record, str(data["title"])).drawn += 1
+        elif event.kind == "death":
+            record.death_rounds.append(this_round)
+            _tally(record, event.card).deaths += 1
+            living.discard(str(data.get("player")))
+        elif event.kind == PHASE_OVER:
+            part += 1
+    if this_round:
+        close_round()
+
+
+def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] | None:
+    """The innermost line of a card's compiled code that the error passed through."""
+    found = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename in files and frame.lineno is not None:
+            found = (frame.filename, frame.lineno, (frame.colno or 0) + 1)
+    return found
+
+
+def _tally(record: GameRecord, card: str | None) -> CardTally:
+    return record.cards.setdefault(card or OUTSIDE_CARDS, CardTally())
