@@ -626,6 +626,18 @@ def _progress_bar(done: int, total: int, doing: str = "rendering cards") -> None
     metavar="OTHER_PACK",
     help="Also play a variant pack; print the difference of every figure.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["pool", "dask"]),
+    default="pool",
+    show_default=True,
+    help="Where the games run: a process pool here, or a dask.distributed cluster.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="The dask scheduler (tcp://host:8786); without it, a LocalCluster of --workers here.",
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def simulate(
@@ -640,6 +652,8 @@ def simulate(
     as_json: bool,
     report: Path | None,
     compare: Path | None,
+    engine: str,
+    scheduler: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -660,6 +674,8 @@ def simulate(
         as_json,
         report,
         compare,
+        engine,
+        scheduler,
     )
     progress = None
     if sys.stderr.isatty():

@@ -46,6 +46,8 @@ class SimulateRequest:
     as_json: bool = False
     report: Path | None = None
     compare: Path | None = None  # a variant of the pack, played with the same seats and seed
+    engine: str = "pool"  # or "dask": a dask.distributed cluster
+    scheduler: str | None = None  # the cluster's address (dask; None: a LocalCluster here)
 
 
 def simulate(
@@ -61,6 +63,8 @@ def simulate(
     from compiler.terminal import echo
 
     seat_names(request)
+    if request.scheduler is not None and request.engine != "dask":
+        raise UsageError("--scheduler names a dask cluster: add --engine dask")
     if request.report is not None:
         check_html_output(request.report, "--report")
     report_to = echo(style, err=True) if request.as_json else emit
@@ -135,7 +139,15 @@ def _play(
     playing = Playing(whole, compiled.rules, compiled.cards)
     workers = request.workers or default_workers()
     try:
-        totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
+        if request.engine == "dask":
+            from compiler.simulate.cluster import run_on_cluster
+
+            folder = compiled.checked.root or path
+            totals = run_on_cluster(
+                folder, ruleset, sweep, request.games, request.scheduler, workers, progress
+            )
+        else:
+            totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
     except BrokenProcessPool as error:
         report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
         return None

@@ -1,0 +1,138 @@
+"""`simulate --engine dask`: the same batches of games on a dask.distributed cluster.
+
+A sweep that outgrows one machine runs on a cluster (`--scheduler tcp://host:8786`), or, with
+no scheduler named, on a LocalCluster of this machine's cores bound to 127.0.0.1. The pack's
+files travel with the tasks (the cluster's machines need no copy of it, only pillbox): each
+worker writes them to a folder of its own once, compiles them once, and plays batches of game
+indices as the process pool does. The totals merged are the same whatever plays which batch,
+so the figures equal the pool's (a test compares them). `distributed` is the optional extra
+`pillbox[dask]`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from compiler.check import UsageError
+from compiler.simulate.pool import Playing, Progress, batches, play_batch
+from runtime.simulation.record import Sweep
+from runtime.simulation.totals import Totals
+
+PACK_SUFFIXES = frozenset({".yaml", ".yml", ".card", ".json", ".csv", ".xlsx"})
+"""The files of a pack a game needs (its templates and images are for print only)."""
+
+MAX_PACK_BYTES = 64 * 2**20
+"""The most a pack may send to a cluster."""
+
+_COMPILED: dict[str, Playing] = {}
+"""In a worker: each pack it has compiled, by the digest of its files."""
+
+
+def pack_files(folder: Path) -> dict[str, bytes]:
+    """The files of a pack folder a game is played from, by their path in it."""
+    found: dict[str, bytes] = {}
+    size = 0
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if path.suffix not in PACK_SUFFIXES or any(p.startswith(".") for p in relative.parts):
+            continue
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        size += len(data)
+        if size > MAX_PACK_BYTES:
+            raise UsageError(f"{folder}: over {MAX_PACK_BYTES // 2**20} MB to send to the cluster")
+        found[relative.as_posix()] = data
+    return found
+
+
+def _digest(files: Mapping[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name, data in sorted(files.items()):
+        digest.update(name.encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()
+
+
+def _compiled(files: Mapping[str, bytes], digest: str, ruleset: str | None) -> Playing:
+    """The pack compiled in this worker, from the files sent (once per pack)."""
+    found = _COMPILED.get(digest)
+    if found is not None:
+        return found
+    from compiler.build import compile_pack, load_checked
+    from runtime.whole import whole_game
+
+    folder = Path(tempfile.mkdtemp(prefix="pillbox-pack-"))
+    for name, data in files.items():
+        target = (folder / name).resolve()
+        if not target.is_relative_to(folder.resolve()):  # names come from pack_files
+            raise ValueError(f"{name!r} is not a path inside the pack")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    loaded = load_checked(folder, ruleset)
+    if loaded.pack is None:
+        raise RuntimeError("the pack sent to the cluster does not check clean there")
+    compiled = compile_pack(loaded.pack)
+    found = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
+    _COMPILED[digest] = found
+    return found
+
+
+def play_remote(
+    files: Mapping[str, bytes], digest: str, ruleset: str | None, sweep: Sweep, indices: range
+) -> Totals:
+    """A cluster task: one batch of games of the pack sent along."""
+    return play_batch(_compiled(files, digest, ruleset), sweep, indices)
+
+
+def run_on_cluster(
+    folder: Path,
+    ruleset: str | None,
+    sweep: Sweep,
+    games: int,
+    scheduler: str | None,
+    workers: int,
+    progress: Progress | None = None,
+) -> Totals:
+    """Play every game of the sweep on a dask cluster and add them up."""
+    try:
+        # distributed's functions carry no types: it is held as Any, at this one boundary
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise UsageError(
+            "--engine dask needs dask.distributed: pip install 'pillbox[dask]'"
+        ) from None
+    files = pack_files(folder)
+    digest = _digest(files)
+    cluster: Any = None
+    try:
+        if scheduler is None:
+            cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+            )
+            client = distributed.Client(cluster)
+        else:
+            client = distributed.Client(scheduler, timeout="30s")
+    except OSError as error:
+        raise UsageError(f"--scheduler {scheduler}: cannot reach it ({error})") from None
+    try:
+        [sent] = client.scatter([files], broadcast=True, hash=False)  # the dict as one
+        parts = batches(games, max(1, len(client.scheduler_info()["workers"])))
+        futures = [
+            client.submit(play_remote, sent, digest, ruleset, sweep, part, pure=False)
+            for part in parts
+        ]
+        totals = Totals()
+        for future in distributed.as_completed(futures):
+            totals.merge(future.result())
+            if progress:
+                progress(totals.games, games)
+        return totals
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
