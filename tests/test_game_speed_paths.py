@@ -1,0 +1,61 @@
+"""The fast paths of whole games: the same seed plays the same game, event for event, as it
+did before the runtime was made fast (digests of the logs and final states taken then)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.game import Game
+from runtime.games.coma_ward_game import new_game, play_prologue
+from runtime.policies import policy_named, seat_policies
+from tests.conftest import ROOT
+from tests.helpers import compiled
+
+PACK = ROOT / "content" / "coma-ward"
+
+# (seats, seed, policy or None for the game's own RandomDecisions) -> digest of the log and the
+# final snapshot, as the runtime of main 50f886c played them.
+GAMES = {
+    (4, 0, None): "4a4a710ca4be2f18d6424f55",
+    (4, 1, None): "b28c208d5aca19e6f0392900",
+    (4, 2, None): "efed3f7b6b8bbb2918fda52a",
+    (2, 3, None): "d801581839e22c2a2f69c079",
+    (6, 4, None): "2d13a9b71b4e1fcefa63f99f",
+    (4, 5, "random"): "5ab3ac5f8d4c6b975b59c286",
+    (4, 6, "cautious"): "5661829e9ceb8deb236dd1c8",
+    (4, 7, "bold"): "5b38368a341533c74c011f78",
+    (4, 8, "odds"): "cec296ff5448dc6ce37b2886",
+    (3, 9, "odds"): "0abde9df274170b464f45c68",
+}
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def played(pack: CompiledPack, seats: int, seed: int, policy: str | None) -> Game:
+    """A prologue played whole, by the game's own decisions or by a policy for every seat."""
+    game = new_game(pack.rules, pack.cards, seats, seed)
+    if policy is not None:
+        seat_policies(game, policy_named(policy))
+    play_prologue(game)
+    return game
+
+
+def digest(game: Game) -> str:
+    """The log, event for event, and the state it left, as one short digest."""
+    facts = {"log": game.log.to_json(), "state": game.snapshot()}
+    text = json.dumps(facts, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+@pytest.mark.parametrize(("seats", "seed", "policy"), list(GAMES))
+def test_a_seed_plays_the_game_it_played_before_the_fast_paths(
+    pack: CompiledPack, seats: int, seed: int, policy: str | None
+) -> None:
+    assert digest(played(pack, seats, seed, policy)) == GAMES[seats, seed, policy]
