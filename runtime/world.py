@@ -57,6 +57,10 @@ class Board:
     areas: Mapping[str, str] = field(default_factory=dict)  # space -> the place it is part of
     slots: Mapping[str, str] = field(default_factory=dict)  # slot -> the deck laid on it
     lifts: tuple[Lift, ...] = ()
+    # A board never changes: each place's distances are walked once, when first asked for.
+    _walked: dict[str, Mapping[str, int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def lifts_at(self, place: str) -> tuple[Lift, ...]:
         """The lifts that stop at a place."""
@@ -74,8 +78,14 @@ class Board:
         """The fewest moves from one place to another, or None if no path joins them."""
         return self.distances(start).get(end)
 
-    def distances(self, start: str) -> dict[str, int]:
+    def distances(self, start: str) -> Mapping[str, int]:
         """Every place reachable from `start`, with the fewest moves to reach it."""
+        walked = self._walked.get(start)
+        if walked is None:
+            walked = self._walked[start] = self._walk(start)
+        return walked
+
+    def _walk(self, start: str) -> dict[str, int]:
         found = {start: 0}
         queue = deque([start])
         while queue:
