@@ -14,6 +14,7 @@ from dataclasses import replace
 from itertools import count
 from typing import Any
 
+from runtime.card_blocks import BlockIndex
 from runtime.cards import BlockDef, CardDef, CardInstance, Effect
 from runtime.checks import (
     ROLL,
@@ -101,6 +102,7 @@ class Game:
         self._shuffler = random.Random(f"shuffle:{seed}")
         self.ended = False
         self._current_card: str | None = None
+        self.blocks = BlockIndex(rules)
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -199,37 +201,26 @@ class Game:
     def stat_bonus(self, name: str, player: Player) -> int:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
-        for card, where in [
-            *((c, "carried") for c in player.items),
-            *((c, "owned") for c in player.owned),
-        ]:
-            for block in card.definition.blocks:
-                if not block.modifiers:
-                    continue
-                rule = self.rules.blocks.get(block.name)
-                if (
-                    rule is None
-                    or rule.applies != where
-                    or not self.holds(card, block, rule, player)
-                ):
-                    continue
-                for modifier in block.modifiers:
-                    apply = self.module.modifiers.get(modifier.name)
-                    change = apply(self, player, modifier.args) if apply else None
-                    if change is not None and change[0] == name:
-                        bonus += change[1]
+        for cards, where in ((player.items, "carried"), (player.owned, "owned")):
+            for card in cards:
+                for block, rule in self.blocks.of(card.definition).applying_when(where):
+                    if not self.holds(card, block, rule, player):
+                        continue
+                    for modifier in block.modifiers:
+                        apply = self.module.modifiers.get(modifier.name)
+                        change = apply(self, player, modifier.args) if apply else None
+                        if change is not None and change[0] == name:
+                            bonus += change[1]
         return bonus
 
     def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
         """Whether a block is in force now: its stat window, its band, the side it is on."""
-        windows = [rule.while_stat] if rule.while_stat else []
-        band = block.args.get("band")
-        if band is not None and band in self.rules.bands:
-            windows.append(self.rules.bands[band])
+        windows, side = self.blocks.condition(block, rule)
+        stats = player.stats
         for stat, low, high in windows:
-            if not low <= player.stats.get(stat) <= high:
+            if not low <= stats.get(stat) <= high:
                 return False
-        return not rule.sided or (block.args.get("side") is not None) == card.flipped
+        return side is None or side == card.flipped
 
     def change(self, name: str, delta: int, player: Player | None = None) -> None:
         """Raise or lower a tracked stat within its bounds, logging what happened."""
@@ -390,33 +381,25 @@ class Game:
         if reaction is not None:
             reaction(self)
         for card in list(cards):
-            for block in card.definition.blocks:
-                rule = self.rules.blocks.get(block.name)
-                if block.run is None or rule is None or rule.trigger != trigger:
-                    continue
+            for block, rule, run in self.blocks.of(card.definition).started_by(trigger):
                 if not self.holds(card, block, rule, self.actor):
                     continue
                 if rule.once:
                     if block.name in card.spent:
                         continue
                     card.spent.add(block.name)
-                self.resolve(card, block.run, rule.written(block.args))
+                self.resolve(card, run, self.blocks.header(block, rule))
 
     def listens(self, triggers: Iterable[str], cards: Iterable[CardInstance]) -> bool:
         """Whether any of these cards has a block that one of the triggers starts."""
         wanted = set(triggers)
         return any(
-            (rule := self.rules.blocks.get(block.name)) is not None and rule.trigger in wanted
-            for card in cards
-            for block in card.definition.blocks
+            not wanted.isdisjoint(self.blocks.of(card.definition).triggers) for card in cards
         )
 
     def usable(self, card: CardInstance) -> bool:
         """Whether the card has a block that using it runs, or a kind the module uses."""
-        return card.kind in self.module.using or any(
-            (rule := self.rules.blocks.get(b.name)) is not None and rule.trigger == "use"
-            for b in card.definition.blocks
-        )
+        return card.kind in self.module.using or "use" in self.blocks.of(card.definition).triggers
 
     def use(self, card: CardInstance) -> None:
         """Use a card the player has (its `use` blocks)."""
