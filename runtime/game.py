@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from itertools import count
 from typing import Any
@@ -36,7 +36,7 @@ from runtime.dice import (
     roll_dice,
     roll_pool,
 )
-from runtime.events import Event, EventLog
+from runtime.events import Event, EventLog, Listener
 from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
@@ -84,6 +84,7 @@ class Game:
         decisions: DecisionMaker | None = None,
         players: int = 1,
         budget: int = DEFAULT_BUDGET,
+        log: bool = True,
     ) -> None:
         self.rules = rules
         self.module = module
@@ -94,6 +95,10 @@ class Game:
             decisions if decisions is not None else RandomDecisions(f"decisions:{seed}")
         )
         self.log = EventLog()
+        # Off, events are not kept (a sweep of many games reads none of them): they only go to
+        # the listeners, and with none, no event is made at all.
+        self.logging = log
+        self.listeners: list[Listener] = []
         self.budget = budget
         self.steps = 0
         self.depth = 0
@@ -179,8 +184,25 @@ class Game:
         return self.state.acting or self.state.player
 
     def event(self, kind: str, text: str, **data: Any) -> None:
-        """Log one step, under the card being resolved."""
-        self.log.add(Event(kind, text, data, self._current_card, self.depth))
+        """Log one step, under the card being resolved, and tell the listeners."""
+        if not self.logging and not self.listeners:
+            return
+        event = Event(kind, text, data, self._current_card, self.depth)
+        if self.logging:
+            self.log.add(event)
+        for listener in self.listeners:
+            listener(event)
+
+    @contextmanager
+    def recording(self) -> Iterator[list[Event]]:
+        """The events of a stretch of play as they happen, whether the log is kept or not
+        (for rules that read what just happened: the damage an attack dealt)."""
+        events: list[Event] = []
+        self.listeners.append(events.append)
+        try:
+            yield events
+        finally:
+            self.listeners.remove(events.append)
 
     def step(self) -> None:
         """Count one step against the budget; nothing more happens once the run has ended."""
@@ -201,12 +223,13 @@ class Game:
     def stat_bonus(self, name: str, player: Player) -> int:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
+        stats = player.stats
         for cards, where in ((player.items, "carried"), (player.owned, "owned")):
             for card in cards:
-                for block, rule in self.blocks.of(card.definition).applying_when(where):
-                    if not self.holds(card, block, rule, player):
+                for applying in self.blocks.of(card.definition).applying_when(where):
+                    if not applying.condition.holds(card, stats):
                         continue
-                    for modifier in block.modifiers:
+                    for modifier in applying.block.modifiers:
                         apply = self.module.modifiers.get(modifier.name)
                         change = apply(self, player, modifier.args) if apply else None
                         if change is not None and change[0] == name:
@@ -215,12 +238,7 @@ class Game:
 
     def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
         """Whether a block is in force now: its stat window, its band, the side it is on."""
-        windows, side = self.blocks.condition(block, rule)
-        stats = player.stats
-        for stat, low, high in windows:
-            if not low <= stats.get(stat) <= high:
-                return False
-        return side is None or side == card.flipped
+        return self.blocks.condition(block, rule).holds(card, player.stats)
 
     def change(self, name: str, delta: int, player: Player | None = None) -> None:
         """Raise or lower a tracked stat within its bounds, logging what happened."""
@@ -278,13 +296,18 @@ class Game:
         choices: Sequence[str],
         default: int | None = None,
         asked: Actor | None = None,
+        card: CardInstance | None = None,
     ) -> int:
         """Ask the decision maker and log the answer (`default`: the rule's answer when a card
         test gives none; `asked`: the character who answers, when not the one whose turn it is,
-        so that a seat's policy answers for its own character)."""
+        so that a seat's policy answers for its own character; `card`: the card whose options
+        are offered)."""
         self.step()
         seat = asked.seat if asked is not None else None
-        index = self.decisions.decide(Decision(kind, prompt, tuple(choices), default, seat))
+        offered = card.definition if card is not None else None
+        index = self.decisions.decide(
+            Decision(kind, prompt, tuple(choices), default, seat, offered)
+        )
         self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
         return index
 
@@ -381,14 +404,14 @@ class Game:
         if reaction is not None:
             reaction(self)
         for card in list(cards):
-            for block, rule, run in self.blocks.of(card.definition).started_by(trigger):
-                if not self.holds(card, block, rule, self.actor):
+            for started in self.blocks.of(card.definition).started_by(trigger):
+                if not started.condition.holds(card, self.actor.stats):
                     continue
-                if rule.once:
-                    if block.name in card.spent:
+                if started.rule.once:
+                    if started.block.name in card.spent:
                         continue
-                    card.spent.add(block.name)
-                self.resolve(card, run, self.blocks.header(block, rule))
+                    card.spent.add(started.block.name)
+                self.resolve(card, started.run, started.header)
 
     def listens(self, triggers: Iterable[str], cards: Iterable[CardInstance]) -> bool:
         """Whether any of these cards has a block that one of the triggers starts."""
