@@ -9,9 +9,12 @@ import json
 import pytest
 
 from compiler.build import CompiledPack
+from runtime.decisions import Decision
+from runtime.events import Event
 from runtime.game import Game
-from runtime.games.coma_ward_game import new_game, play_prologue
+from runtime.games.coma_ward_game import WHOLE, new_game, play_prologue
 from runtime.policies import policy_named, seat_policies
+from runtime.policies.exact import offering_card
 from tests.conftest import ROOT
 from tests.helpers import compiled
 
@@ -59,3 +62,60 @@ def test_a_seed_plays_the_game_it_played_before_the_fast_paths(
     pack: CompiledPack, seats: int, seed: int, policy: str | None
 ) -> None:
     assert digest(played(pack, seats, seed, policy)) == GAMES[seats, seed, policy]
+
+
+def _seen(event: Event) -> tuple[object, ...]:
+    return (event.kind, event.text, event.data, event.card, event.depth)
+
+
+@pytest.mark.parametrize("policy", [None, "odds"])
+def test_a_game_with_the_log_off_plays_the_same_and_still_tells_its_listeners(
+    pack: CompiledPack, policy: str | None
+) -> None:
+    kept = played(pack, 4, 11, policy)
+    quiet = new_game(pack.rules, pack.cards, 4, 11)
+    quiet.logging = False
+    heard: list[Event] = []
+    quiet.listeners.append(heard.append)
+    if policy is not None:
+        seat_policies(quiet, policy_named(policy))
+    play_prologue(quiet)
+    assert quiet.log.events == []
+    assert [_seen(e) for e in heard] == [_seen(e) for e in kept.log.events]
+    assert quiet.snapshot() == kept.snapshot()
+    assert WHOLE.outcome(quiet) == WHOLE.outcome(kept)
+
+
+def test_a_recording_hears_a_stretch_of_play_with_the_log_off_or_on(pack: CompiledPack) -> None:
+    for log in (True, False):
+        game = Game(pack.rules, pack.cards, pack.module, seed=1, log=log)
+        game.event("before", "not recorded")
+        with game.recording() as events:
+            game.event("during", "recorded", n=1)
+        game.event("after", "not recorded either")
+        assert [(e.kind, e.data) for e in events] == [("during", {"n": 1})]
+        assert game.listeners == []
+        assert len(game.log.events) == (3 if log else 0)
+
+
+def test_a_narrated_decision_names_the_card_whose_options_it_offers(pack: CompiledPack) -> None:
+    asked: list[Decision] = []
+
+    class Asking:
+        def decide(self, decision: Decision) -> int:
+            asked.append(decision)
+            return 0
+
+    hallucination = next(c for c in pack.cards if c.kind == "hallucination" and c.options)
+    game = Game(pack.rules, pack.cards, pack.module, seed=2, decisions=Asking())
+    game.play(hallucination)
+    offered = [d for d in asked if d.kind == "option"]
+    assert offered and offered[0].card is hallucination
+    assert offering_card(game, offered[0]) is hallucination
+
+
+def test_a_boards_distances_are_walked_once_and_stay_the_same(pack: CompiledPack) -> None:
+    board = pack.rules.world.board
+    first = board.distances("f2-stairs")
+    assert board.distances("f2-stairs") is first
+    assert first["f3-stairs"] == 1 and board.distance("f1-stairs", "roof") == 3
