@@ -119,3 +119,11 @@ def test_a_boards_distances_are_walked_once_and_stay_the_same(pack: CompiledPack
     first = board.distances("f2-stairs")
     assert board.distances("f2-stairs") is first
     assert first["f3-stairs"] == 1 and board.distance("f1-stairs", "roof") == 3
+
+
+def test_a_boards_reach_is_the_nearest_of_the_places_walked_to(pack: CompiledPack) -> None:
+    board = pack.rules.world.board
+    targets = frozenset({"roof", "f3-stairs", "nowhere"})
+    assert board.reach("f1-stairs", targets) == 2  # f3-stairs, two floors up
+    assert board.reach("f1-stairs", frozenset({"nowhere"})) is None
+    assert board.reach("f1-stairs", targets) == 2  # remembered, the same

@@ -69,10 +69,9 @@ def steps_from(game: Game, place: str) -> list[Step]:
 def nearest_goal(game: Game, steps: list[Step], goals: set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
     best: tuple[int, int] | None = None
-    found = board(game)
+    found, targets = board(game), frozenset(goals)
     for index, step in enumerate(steps):
-        distances = found.distances(step.to)
-        reach = min((distances[goal] for goal in goals if goal in distances), default=None)
+        reach = found.reach(step.to, targets)
         if reach is not None and (best is None or reach < best[0]):
             best = (reach, index)
     return None if best is None else best[1]
