@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from runtime.cards import CardDef
+
 YES_NO = ("yes", "no")
 
 
@@ -24,6 +26,7 @@ class Decision:
     choices: tuple[str, ...]
     default: int | None = None  # the rule's answer when a card test gives none
     seat: int | None = None  # the seat asked, when not the one whose turn it is (a defender)
+    card: CardDef | None = None  # the card whose options are offered, when it is one
 
 
 class DecisionError(Exception):

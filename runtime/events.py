@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,10 @@ class Event:
         if self.depth:
             entry["depth"] = self.depth
         return entry
+
+
+Listener = Callable[[Event], None]
+"""Told of each event as it happens (`Game.listeners`), whether the log keeps it or not."""
 
 
 @dataclass

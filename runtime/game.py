@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from itertools import count
 from typing import Any
 
+from runtime.card_blocks import BlockIndex
 from runtime.cards import BlockDef, CardDef, CardInstance, Effect
 from runtime.checks import (
     ROLL,
@@ -36,7 +37,7 @@ from runtime.dice import (
     roll_dice,
     roll_pool,
 )
-from runtime.events import Event, EventLog
+from runtime.events import Event, EventLog, Listener
 from runtime.module import GameModule
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
@@ -84,6 +85,7 @@ class Game:
         decisions: DecisionMaker | None = None,
         players: int = 1,
         budget: int = DEFAULT_BUDGET,
+        log: bool = True,
     ) -> None:
         self.rules = rules
         self.module = module
@@ -94,6 +96,10 @@ class Game:
             decisions if decisions is not None else RandomDecisions(f"decisions:{seed}")
         )
         self.log = EventLog()
+        # Off, events are not kept (a sweep of many games reads none of them): they only go to
+        # the listeners, and with none, no event is made at all.
+        self.logging = log
+        self.listeners: list[Listener] = []
         self.budget = budget
         self.steps = 0
         self.depth = 0
@@ -102,6 +108,7 @@ class Game:
         self._shuffler = random.Random(f"shuffle:{seed}")
         self.ended = False
         self._current_card: str | None = None
+        self.blocks = BlockIndex(rules)
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -178,8 +185,25 @@ class Game:
         return self.state.acting or self.state.player
 
     def event(self, kind: str, text: str, **data: Any) -> None:
-        """Log one step, under the card being resolved."""
-        self.log.add(Event(kind, text, data, self._current_card, self.depth))
+        """Log one step, under the card being resolved, and tell the listeners."""
+        if not self.logging and not self.listeners:
+            return
+        event = Event(kind, text, data, self._current_card, self.depth)
+        if self.logging:
+            self.log.add(event)
+        for listener in self.listeners:
+            listener(event)
+
+    @contextmanager
+    def recording(self) -> Iterator[list[Event]]:
+        """The events of a stretch of play as they happen, whether the log is kept or not
+        (for rules that read what just happened: the damage an attack dealt)."""
+        events: list[Event] = []
+        self.listeners.append(events.append)
+        try:
+            yield events
+        finally:
+            self.listeners.remove(events.append)
 
     def step(self) -> None:
         """Count one step against the budget; nothing more happens once the run has ended."""
@@ -200,37 +224,22 @@ class Game:
     def stat_bonus(self, name: str, player: Player) -> int:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
-        for card, where in [
-            *((c, "carried") for c in player.items),
-            *((c, "owned") for c in player.owned),
-        ]:
-            for block in card.definition.blocks:
-                if not block.modifiers:
-                    continue
-                rule = self.rules.blocks.get(block.name)
-                if (
-                    rule is None
-                    or rule.applies != where
-                    or not self.holds(card, block, rule, player)
-                ):
-                    continue
-                for modifier in block.modifiers:
-                    apply = self.module.modifiers.get(modifier.name)
-                    change = apply(self, player, modifier.args) if apply else None
-                    if change is not None and change[0] == name:
-                        bonus += change[1]
+        stats = player.stats
+        for cards, where in ((player.items, "carried"), (player.owned, "owned")):
+            for card in cards:
+                for applying in self.blocks.of(card.definition).applying_when(where):
+                    if not applying.condition.holds(card, stats):
+                        continue
+                    for modifier in applying.block.modifiers:
+                        apply = self.module.modifiers.get(modifier.name)
+                        change = apply(self, player, modifier.args) if apply else None
+                        if change is not None and change[0] == name:
+                            bonus += change[1]
         return bonus
 
     def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
         """Whether a block is in force now: its stat window, its band, the side it is on."""
-        windows = [rule.while_stat] if rule.while_stat else []
-        band = block.args.get("band")
-        if band is not None and band in self.rules.bands:
-            windows.append(self.rules.bands[band])
-        for stat, low, high in windows:
-            if not low <= player.stats.get(stat) <= high:
-                return False
-        return not rule.sided or (block.args.get("side") is not None) == card.flipped
+        return self.blocks.condition(block, rule).holds(card, player.stats)
 
     def change(self, name: str, delta: int, player: Player | None = None) -> None:
         """Raise or lower a tracked stat within its bounds, logging what happened."""
@@ -304,13 +313,18 @@ class Game:
         choices: Sequence[str],
         default: int | None = None,
         asked: Actor | None = None,
+        card: CardInstance | None = None,
     ) -> int:
         """Ask the decision maker and log the answer (`default`: the rule's answer when a card
         test gives none; `asked`: the character who answers, when not the one whose turn it is,
-        so that a seat's policy answers for its own character)."""
+        so that a seat's policy answers for its own character; `card`: the card whose options
+        are offered)."""
         self.step()
         seat = asked.seat if asked is not None else None
-        index = self.decisions.decide(Decision(kind, prompt, tuple(choices), default, seat))
+        offered = card.definition if card is not None else None
+        index = self.decisions.decide(
+            Decision(kind, prompt, tuple(choices), default, seat, offered)
+        )
         self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
         return index
 
@@ -413,33 +427,25 @@ class Game:
         if reaction is not None:
             reaction(self)
         for card in list(cards):
-            for block in card.definition.blocks:
-                rule = self.rules.blocks.get(block.name)
-                if block.run is None or rule is None or rule.trigger != trigger:
+            for started in self.blocks.of(card.definition).started_by(trigger):
+                if not started.condition.holds(card, self.actor.stats):
                     continue
-                if not self.holds(card, block, rule, self.actor):
-                    continue
-                if rule.once:
-                    if block.name in card.spent:
+                if started.rule.once:
+                    if started.block.name in card.spent:
                         continue
-                    card.spent.add(block.name)
-                self.resolve(card, block.run, rule.written(block.args))
+                    card.spent.add(started.block.name)
+                self.resolve(card, started.run, started.header)
 
     def listens(self, triggers: Iterable[str], cards: Iterable[CardInstance]) -> bool:
         """Whether any of these cards has a block that one of the triggers starts."""
         wanted = set(triggers)
         return any(
-            (rule := self.rules.blocks.get(block.name)) is not None and rule.trigger in wanted
-            for card in cards
-            for block in card.definition.blocks
+            not wanted.isdisjoint(self.blocks.of(card.definition).triggers) for card in cards
         )
 
     def usable(self, card: CardInstance) -> bool:
         """Whether the card has a block that using it runs, or a kind the module uses."""
-        return card.kind in self.module.using or any(
-            (rule := self.rules.blocks.get(b.name)) is not None and rule.trigger == "use"
-            for b in card.definition.blocks
-        )
+        return card.kind in self.module.using or "use" in self.blocks.of(card.definition).triggers
 
     def use(self, card: CardInstance) -> None:
         """Use a card the player has (its `use` blocks)."""

@@ -183,6 +183,7 @@ class OddsGame(Game):
         choices: Sequence[str],
         default: int | None = None,
         asked: Actor | None = None,
+        card: CardInstance | None = None,
     ) -> int:
         """Both answers of a `may`, every title of a `choose`: each is a path."""
         self.step()

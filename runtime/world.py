@@ -17,6 +17,9 @@ from runtime.stats import DerivedRule, StatRule
 SEATED = "character"
 """The actor kind of the players' characters when a ruleset names none."""
 
+REMEMBERED_REACHES = 100_000
+"""Reaches (a place to a set of places) a board keeps before it forgets them all."""
+
 
 @dataclass(frozen=True)
 class ActorKind:
@@ -57,6 +60,14 @@ class Board:
     areas: Mapping[str, str] = field(default_factory=dict)  # space -> the place it is part of
     slots: Mapping[str, str] = field(default_factory=dict)  # slot -> the deck laid on it
     lifts: tuple[Lift, ...] = ()
+    # A board never changes: each place's distances are walked once, when first asked for,
+    # and the reach of a place to a set of others kept (a few games' worth at most).
+    _walked: dict[str, Mapping[str, int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _reached: dict[tuple[str, frozenset[str]], int | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def lifts_at(self, place: str) -> tuple[Lift, ...]:
         """The lifts that stop at a place."""
@@ -74,8 +85,26 @@ class Board:
         """The fewest moves from one place to another, or None if no path joins them."""
         return self.distances(start).get(end)
 
-    def distances(self, start: str) -> dict[str, int]:
+    def distances(self, start: str) -> Mapping[str, int]:
         """Every place reachable from `start`, with the fewest moves to reach it."""
+        walked = self._walked.get(start)
+        if walked is None:
+            walked = self._walked[start] = self._walk(start)
+        return walked
+
+    def reach(self, start: str, targets: frozenset[str]) -> int | None:
+        """The fewest moves from `start` to the nearest of `targets`, or None if none can be
+        walked to."""
+        key = (start, targets)
+        if key not in self._reached:
+            if len(self._reached) >= REMEMBERED_REACHES:
+                self._reached.clear()
+            distances = self.distances(start)
+            near = [distances[place] for place in targets if place in distances]
+            self._reached[key] = min(near, default=None)
+        return self._reached[key]
+
+    def _walk(self, start: str) -> dict[str, int]:
         found = {start: 0}
         queue = deque([start])
         while queue:

@@ -150,7 +150,7 @@ def narrate(game: Game, card: CardInstance) -> None:
         game.event("narrate", f"{card.definition.label} offers no option to pick")
         return
     titles = tuple(option.title for option in options)
-    picked = options[game.decide("option", "pick an option", titles)]
+    picked = options[game.decide("option", "pick an option", titles, card=card)]
     game.resolve(card, picked.run, f'option "{picked.title}"')
 
 

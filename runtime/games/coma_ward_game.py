@@ -103,14 +103,15 @@ def take_turn(game: Game, player: Player) -> None:
         free = [a for a in FREE_ACTIONS if a not in done and _can(game, player, a)]
         if not free:
             break
-        default = 1 if "move" in free and _goals(game, player) else 0
+        goals = _goals(game, player) if "move" in free else set()
+        default = 1 if goals else 0
         picked = game.decide("free", "a free action, or on", [MAIN, *free], default=default)
         if picked == 0:
             break
         action = free[picked - 1]
         done.add(action)
         if action == "move":
-            revealing = walk(game, player, game.stat("dexterity", player), _goals(game, player))
+            revealing = walk(game, player, game.stat("dexterity", player), goals)
             if revealing is not None:
                 break
         elif action == "trade":
@@ -136,11 +137,12 @@ def _can(game: Game, player: Player, action: str) -> bool:
 def _goals(game: Game, player: Player) -> set[str]:
     """Where the default player heads: slots to reveal, rooms to search, items on the floor
     they have room for; with none of those left, any room (to rummage it again)."""
-    rooms = {place for place in game.state.in_play if place in board(game).slots}
-    unsearched = {place for place in rooms if f"searched:{place}" not in game.state.flags}
-    dropped = {place for place, items in game.state.floor.items() if items}
-    hidden = {slot for slot in hidden_slots(game) if game.state.decks.get(board(game).slots[slot])}
-    return hidden | unsearched | (dropped if _fits(game, player) else set()) or rooms
+    slots, state = board(game).slots, game.state
+    rooms = {place for place in state.in_play if place in slots}
+    unsearched = {place for place in rooms if f"searched:{place}" not in state.flags}
+    dropped = {place for place, items in state.floor.items() if items}
+    hidden = {slot for slot in hidden_slots(game) if state.decks.get(slots[slot])}
+    return hidden | unsearched | (dropped if dropped and _fits(game, player) else set()) or rooms
 
 
 def _others_here(game: Game, player: Player) -> list[Player]:

@@ -48,16 +48,18 @@ def is_hidden(game: Game, place: str) -> bool:
 
 def hidden_slots(game: Game) -> list[str]:
     """The slots still waiting for a room tile, in board order."""
-    return [slot for slot in board(game).slots if is_hidden(game, slot)]
+    laid = game.state.in_play
+    return [slot for slot in board(game).slots if slot not in laid]
 
 
 def steps_from(game: Game, place: str) -> list[Step]:
     """Every move possible from a place: its neighbours, then the other stops of its lifts."""
     found = board(game)
+    slots, laid, decks = found.slots, game.state.in_play, game.state.decks
     steps = [
         Step(near)
         for near in sorted(found.neighbours(place))
-        if not is_hidden(game, near) or game.state.decks.get(found.slots[near])
+        if near not in slots or near in laid or decks.get(slots[near])
     ]
     for lift in found.lifts_at(place):
         steps += [Step(stop, lift) for stop in lift.places if stop != place]
@@ -67,9 +69,9 @@ def steps_from(game: Game, place: str) -> list[Step]:
 def nearest_goal(game: Game, steps: list[Step], goals: set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
     best: tuple[int, int] | None = None
+    found, targets = board(game), frozenset(goals)
     for index, step in enumerate(steps):
-        distances = board(game).distances(step.to)
-        reach = min((distances[goal] for goal in goals if goal in distances), default=None)
+        reach = found.reach(step.to, targets)
         if reach is not None and (best is None or reach < best[0]):
             best = (reach, index)
     return None if best is None else best[1]

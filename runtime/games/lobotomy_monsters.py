@@ -534,22 +534,22 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     sheet = monster.sheet
     if sheet is None:  # a monster no card brought (the Warden in the Final Clash)
         return bare_attack(game, monster, victim, overwhelm)
-    seen = len(game.log.events)
     target, acting = game.state.target, game.state.acting
     game.state.target, game.state.acting = victim, monster
     monster.bonuses.append((OVERWHELM, overwhelm))
     try:
-        if has_table(game.rules, sheet.definition):
-            game.fire(ATTACKS, [sheet])
-        else:
-            stat_line_strike(game, sheet)
+        with game.recording() as events:
+            if has_table(game.rules, sheet.definition):
+                game.fire(ATTACKS, [sheet])
+            else:
+                stat_line_strike(game, sheet)
     finally:
         monster.bonuses = [(name, n) for name, n in monster.bonuses if name != OVERWHELM]
         game.state.acting = acting
         game.state.target = target if target is None or not target.dead else None
     return sum(
         int(event.data.get("damage", 0))
-        for event in game.log.events[seen:]
+        for event in events
         if event.kind == "attack" and event.data.get("attacker") == monster.name
     )
 

@@ -86,7 +86,7 @@ def seat_policies(game: Game, policies: Policy | Sequence[Policy]) -> SeatedPoli
     return maker
 
 
-def best(seat: Seat, scores: Sequence[Fraction], decision: Decision) -> int:
+def best(seat: Seat, scores: Sequence[Fraction | int], decision: Decision) -> int:
     """The index of the highest score; a tie goes to the decision's default if it is among
     the best, else to the seat's random stream."""
     top = max(scores)

@@ -33,8 +33,11 @@ RECENT_EVENTS = 50
 
 
 def offering_card(game: Game, decision: Decision) -> CardDef | None:
-    """The card whose options a decision offers: the pack's card with these option titles;
-    among variants with the same titles, the one the log named last."""
+    """The card whose options a decision offers: the one the decision names, else the pack's
+    card with these option titles (among variants with the same titles, the one the log named
+    last)."""
+    if decision.card is not None:
+        return decision.card
     found = [
         card
         for card in game.cards

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 from runtime.decisions import Decision
@@ -106,7 +105,14 @@ def readings(seat: Seat, decision: Decision) -> list[Reading]:
     if decision.kind == "yes-no" and len(decision.choices) == 2:
         said = read(decision.prompt, rules)
         return [Reading(said.stakes, said.daring + 1), Reading()]
-    return [read(choice, rules) for choice in decision.choices]
+    return list(read_all(decision.choices, rules))
+
+
+@lru_cache(maxsize=4096)
+def read_all(texts: tuple[str, ...], rules: tuple[StatRule, ...]) -> tuple[Reading, ...]:
+    """The readings of a decision's answers, remembered together: one look-up a decision
+    rather than one an answer (each hashes the stat rules again)."""
+    return tuple(read(text, rules) for text in texts)
 
 
 def in_danger(seat: Seat) -> bool:
@@ -122,14 +128,14 @@ def in_danger(seat: Seat) -> bool:
     return False
 
 
-def cautious_score(reading: Reading) -> Fraction:
+def cautious_score(reading: Reading) -> int:
     """Stakes first, losses weighed double against daring."""
-    return Fraction(2 * reading.stakes - reading.daring)
+    return 2 * reading.stakes - reading.daring
 
 
-def bold_score(reading: Reading) -> Fraction:
+def bold_score(reading: Reading) -> int:
     """Daring and gains; losses do not count."""
-    return Fraction(reading.daring + max(reading.stakes, 0))
+    return reading.daring + max(reading.stakes, 0)
 
 
 class CautiousPolicy:

@@ -1,0 +1,291 @@
+"""Benchmark whole games: Coma Ward prologues a second, a sweep of 10,000 games, 1 → 2 workers.
+
+The figures, each with its goal, the ratio to it and PASS or MISS:
+- four-player prologues a second in one process with the log off (`game.logging = False`), the
+  game's own seeded random decisions (goal ≥ 500/s), and the same with the log on;
+- the same with each policy of `runtime.policies` deciding for every seat (what `simulate`
+  plays), log off;
+- whole games a second through the whole-game contract (`runtime.whole`: new_game, play to
+  the last phase, outcome), log off;
+- a sweep of 10,000 whole games over 2 worker processes (goal under 60 s, the workers' start
+  included: forked, they share the bench's compiled pack, started afresh they load it), and
+  the speed-up from 1 to 2 workers on a smaller sweep (goal ≥ 1.8×), with what the workers'
+  CPU time says it would be on two free cores. A game that raises is counted by its error.
+Before timing, what an average prologue does is counted (turns, decisions, events), which says
+what a game a second costs. Other processes on the machine slow the figures down: the load
+average is printed with them. It always exits 0: it reports, it does not gate. Run
+`python bench/games.py` or `make bench`; `--sweep N` and `--speedup-games N` make the
+process runs shorter, `--profile` prints cProfile's top functions of the log-off batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
+from runtime.events import Event  # noqa: E402
+from runtime.game import Game  # noqa: E402
+from runtime.games.coma_ward_game import new_game, play_prologue  # noqa: E402
+from runtime.policies import POLICIES, policy_named, seat_policies  # noqa: E402
+from runtime.whole import game_seed, whole_game  # noqa: E402
+
+PACK = ROOT / "content" / "coma-ward"
+GAME = "coma-ward"
+SEATS = 4
+GOAL_PROLOGUES = 500.0
+GOAL_SWEEP_SECONDS = 60.0
+GOAL_SPEEDUP = 1.8
+SWEEP = 10_000
+SPEEDUP_GAMES = 1_000
+BATCH_SECONDS = 3.0
+"""Each rate's batch runs about this long (after a short batch says how long a game takes)."""
+CHUNK = 50
+"""Games a worker is handed at a time."""
+
+
+def compiled_pack() -> CompiledPack:
+    """The bundled Coma Ward pack, checked and compiled."""
+    loaded = load_checked(PACK)
+    assert loaded.pack is not None, "the bundled Coma Ward pack must check"
+    return compile_pack(loaded.pack)
+
+
+def prologue(pack: CompiledPack, seed: int, *, log: bool, policy: str | None = None) -> Game:
+    """One four-player prologue, by the game's own random decisions or a policy for all."""
+    game = new_game(pack.rules, pack.cards, SEATS, seed)
+    game.logging = log
+    if policy is not None:
+        seat_policies(game, policy_named(policy))
+    play_prologue(game)
+    return game
+
+
+class Rate:
+    """Games a second of a batch, by the wall clock and by this process's CPU time (the one to
+    read when other processes share the cores)."""
+
+    def __init__(self, games: int, wall: float, cpu: float) -> None:
+        self.games, self.wall, self.cpu = games, games / wall, games / cpu
+
+    def __str__(self) -> str:
+        return f"{self.cpu:.1f}/s of CPU time ({self.wall:.1f}/s wall) over {self.games} games"
+
+
+def batch_size(play: Callable[[int], object]) -> int:
+    """How many games make a batch of about BATCH_SECONDS of CPU time."""
+    start = time.process_time()
+    for index in range(5):
+        play(game_seed(0, index))
+    each = (time.process_time() - start) / 5
+    return max(10, int(BATCH_SECONDS / max(each, 1e-6)))
+
+
+def policy_prologue(pack: CompiledPack, policy: str, seed: int) -> Game:
+    """A log-off prologue with one policy deciding for every seat."""
+    return prologue(pack, seed, log=False, policy=policy)
+
+
+def rate(play: Callable[[int], object], games: int) -> Rate:
+    """The rate of `play(seed)` over the first `games` seeds of sweep 0 (the same seeds for
+    every figure, so that the figures compare)."""
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    for index in range(games):
+        play(game_seed(0, index))
+    return Rate(games, time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def verdict(ok: bool) -> str:
+    """PASS or MISS."""
+    return "PASS" if ok else "MISS"
+
+
+def load() -> str:
+    """The machine's load average over the last minute, for the figures' context."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
+def what_a_game_does(pack: CompiledPack, games: int = 50) -> None:
+    """Average turns, decisions and events of a prologue (counted by a listener, log off)."""
+    kinds: Counter[str] = Counter()
+    rounds = 0
+    for seed in range(games):
+        game = new_game(pack.rules, pack.cards, SEATS, seed)
+        game.logging = False
+
+        def count(event: Event) -> None:
+            kinds[event.kind] += 1
+
+        game.listeners.append(count)
+        play_prologue(game)
+        rounds += game.state.round
+    turns = kinds["turn"] / 2  # a turn begins and ends
+    print(
+        f"a {SEATS}-player prologue, average of {games}: {rounds / games:.0f} rounds, "
+        f"{turns / games:.0f} turns, {kinds['decide'] / games:.0f} decisions, "
+        f"{sum(kinds.values()) / games:.0f} events",
+        flush=True,
+    )
+
+
+def prologue_figures(pack: CompiledPack, games: int) -> None:
+    """Prologues a second, log off and on, and with each policy (log off)."""
+    off = rate(lambda seed: prologue(pack, seed, log=False), games)
+    print(
+        f"prologues, log off: {off}, ratio {off.cpu / GOAL_PROLOGUES:.2f} "
+        f"(goal >= {GOAL_PROLOGUES:g}/s) {verdict(off.cpu >= GOAL_PROLOGUES)}",
+        flush=True,
+    )
+    on = rate(lambda seed: prologue(pack, seed, log=True), games)
+    print(
+        f"prologues, log on: {on}, ratio {on.cpu / GOAL_PROLOGUES:.2f}; "
+        f"keeping the log costs {100 * (1 - on.cpu / off.cpu):.0f}% of the log-off rate",
+        flush=True,
+    )
+    for name in POLICIES:
+        played = rate(partial(policy_prologue, pack, name), games)
+        print(
+            f"prologues, policy {name} for every seat, log off: {played}, ratio "
+            f"{played.cpu / GOAL_PROLOGUES:.2f} (goal >= {GOAL_PROLOGUES:g}/s) "
+            f"{verdict(played.cpu >= GOAL_PROLOGUES)}",
+            flush=True,
+        )
+    played = rate(lambda seed: whole(pack, seed), games)
+    print(f"whole games (to {whole_game(GAME).phases[-1]!r}), log off: {played}", flush=True)
+
+
+def whole(pack: CompiledPack, seed: int) -> str:
+    """One whole game through the whole-game contract, log off; what its outcome says, or
+    the error it raised (a sweep counts it and goes on: the bench times, it does not judge)."""
+    rules = whole_game(GAME)
+    game = rules.new_game(pack.rules, pack.cards, SEATS, seed)
+    game.logging = False
+    try:
+        rules.play(game, rules.phases[-1])
+    except Exception as error:  # counted in the figures, never hidden
+        return f"raised {type(error).__name__}"
+    outcome = rules.outcome(game)
+    return outcome.stopped or outcome.result or "played"
+
+
+_PACK: CompiledPack | None = None
+"""A worker's pack, loaded once when the worker starts."""
+
+
+def _start_worker() -> None:
+    global _PACK
+    if _PACK is None:  # started afresh (spawn), not forked from a process that has it
+        _PACK = compiled_pack()
+
+
+def _play_chunk(seed: int, first: int, count: int) -> Counter[str]:
+    """A worker's share of a sweep: games `first`.. of the sweep seeded `seed`."""
+    assert _PACK is not None
+    return Counter(whole(_PACK, game_seed(seed, index)) for index in range(first, first + count))
+
+
+class Sweep:
+    """A sweep's wall seconds (the workers' start included), its workers' CPU seconds, and
+    how its games ended."""
+
+    def __init__(self, wall: float, cpu: float, ended: Counter[str]) -> None:
+        self.wall, self.cpu, self.ended = wall, cpu, ended
+
+
+def sweep(games: int, workers: int, seed: int = 0) -> Sweep:
+    """A sweep of whole games over worker processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    ended: Counter[str] = Counter()
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
+        chunks = [
+            pool.submit(_play_chunk, seed, first, min(CHUNK, games - first))
+            for first in range(0, games, CHUNK)
+        ]
+        for chunk in chunks:
+            ended += chunk.result()
+    wall = time.perf_counter() - start
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
+    return Sweep(wall, cpu, ended)
+
+
+def process_figures(games: int, speedup_games: int) -> None:
+    """The 10,000-game sweep over 2 workers, and the speed-up from 1 worker to 2."""
+    one, two = sweep(speedup_games, 1), sweep(speedup_games, 2)
+    speedup = one.wall / two.wall
+    print(
+        f"1 -> 2 workers, {speedup_games} whole games: {one.wall:.1f} s -> {two.wall:.1f} s wall, "
+        f"speed-up {speedup:.2f}x, ratio {speedup / GOAL_SPEEDUP:.2f} (goal >= {GOAL_SPEEDUP:g}x) "
+        f"{verdict(speedup >= GOAL_SPEEDUP)}; the workers' CPU {one.cpu:.1f} s -> {two.cpu:.1f} s, "
+        f"{one.cpu / (two.cpu / 2):.2f}x on two free cores (load {load()})",
+        flush=True,
+    )
+    run = sweep(games, 2)
+    how = ", ".join(f"{count} {why}" for why, count in run.ended.most_common())
+    print(
+        f"{games} whole games, 2 workers: {run.wall:.1f} s wall ({games / run.wall:.0f}/s; "
+        f"{how}), ratio {run.wall / GOAL_SWEEP_SECONDS:.2f} (goal < {GOAL_SWEEP_SECONDS:g} s) "
+        f"{verdict(run.wall < GOAL_SWEEP_SECONDS)}; the workers' CPU {run.cpu:.1f} s, "
+        f"{run.cpu / 2:.1f} s each on 2 free cores (load {load()})",
+        flush=True,
+    )
+
+
+def profile(pack: CompiledPack, games: int = 100) -> None:
+    """cProfile's top functions of a batch of log-off prologues."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for seed in range(games):
+        prologue(pack, seed, log=False)
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=sys.stdout)
+    for order in ("tottime", "cumulative"):
+        print(f"\n--- {games} prologues, log off, cProfile, top 30 by {order}")
+        stats.sort_stats(order).print_stats(30)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures; always 0."""
+    parser = argparse.ArgumentParser(description="Benchmark whole games.")
+    parser.add_argument("--sweep", type=int, default=SWEEP, help="games of the 2-worker sweep")
+    parser.add_argument(
+        "--speedup-games", type=int, default=SPEEDUP_GAMES, help="games of the 1 -> 2 run"
+    )
+    parser.add_argument("--profile", action="store_true", help="also print a profile")
+    args = parser.parse_args(argv)
+    global _PACK
+    started = time.perf_counter()
+    pack = _PACK = compiled_pack()  # forked workers start with it
+    print(f"whole games of {GAME}, {SEATS} players, one process unless said (load {load()}):")
+    what_a_game_does(pack)
+    prologue_figures(pack, batch_size(lambda seed: prologue(pack, seed, log=False)))
+    process_figures(args.sweep, args.speedup_games)
+    print(f"(games bench took {time.perf_counter() - started:.0f} s)")
+    if args.profile:
+        profile(pack)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The fast paths of whole games: the same seed plays the same game, event for event, as it
+did before the runtime was made fast (digests of the logs and final states taken then)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.decisions import Decision
+from runtime.events import Event
+from runtime.game import Game
+from runtime.games.coma_ward_game import WHOLE, new_game, play_prologue
+from runtime.policies import policy_named, seat_policies
+from runtime.policies.exact import offering_card
+from tests.conftest import ROOT
+from tests.helpers import compiled
+
+PACK = ROOT / "content" / "coma-ward"
+
+# (seats, seed, policy or None for the game's own RandomDecisions) -> digest of the log and the
+# final snapshot, as the runtime of main 50f886c played them.
+GAMES = {
+    (4, 0, None): "4a4a710ca4be2f18d6424f55",
+    (4, 1, None): "b28c208d5aca19e6f0392900",
+    (4, 2, None): "efed3f7b6b8bbb2918fda52a",
+    (2, 3, None): "d801581839e22c2a2f69c079",
+    (6, 4, None): "2d13a9b71b4e1fcefa63f99f",
+    (4, 5, "random"): "5ab3ac5f8d4c6b975b59c286",
+    (4, 6, "cautious"): "5661829e9ceb8deb236dd1c8",
+    (4, 7, "bold"): "5b38368a341533c74c011f78",
+    (4, 8, "odds"): "cec296ff5448dc6ce37b2886",
+    (3, 9, "odds"): "0abde9df274170b464f45c68",
+}
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def played(pack: CompiledPack, seats: int, seed: int, policy: str | None) -> Game:
+    """A prologue played whole, by the game's own decisions or by a policy for every seat."""
+    game = new_game(pack.rules, pack.cards, seats, seed)
+    if policy is not None:
+        seat_policies(game, policy_named(policy))
+    play_prologue(game)
+    return game
+
+
+def digest(game: Game) -> str:
+    """The log, event for event, and the state it left, as one short digest."""
+    facts = {"log": game.log.to_json(), "state": game.snapshot()}
+    text = json.dumps(facts, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+@pytest.mark.parametrize(("seats", "seed", "policy"), list(GAMES))
+def test_a_seed_plays_the_game_it_played_before_the_fast_paths(
+    pack: CompiledPack, seats: int, seed: int, policy: str | None
+) -> None:
+    assert digest(played(pack, seats, seed, policy)) == GAMES[seats, seed, policy]
+
+
+def _seen(event: Event) -> tuple[object, ...]:
+    return (event.kind, event.text, event.data, event.card, event.depth)
+
+
+@pytest.mark.parametrize("policy", [None, "odds"])
+def test_a_game_with_the_log_off_plays_the_same_and_still_tells_its_listeners(
+    pack: CompiledPack, policy: str | None
+) -> None:
+    kept = played(pack, 4, 11, policy)
+    quiet = new_game(pack.rules, pack.cards, 4, 11)
+    quiet.logging = False
+    heard: list[Event] = []
+    quiet.listeners.append(heard.append)
+    if policy is not None:
+        seat_policies(quiet, policy_named(policy))
+    play_prologue(quiet)
+    assert quiet.log.events == []
+    assert [_seen(e) for e in heard] == [_seen(e) for e in kept.log.events]
+    assert quiet.snapshot() == kept.snapshot()
+    assert WHOLE.outcome(quiet) == WHOLE.outcome(kept)
+
+
+def test_a_recording_hears_a_stretch_of_play_with_the_log_off_or_on(pack: CompiledPack) -> None:
+    for log in (True, False):
+        game = Game(pack.rules, pack.cards, pack.module, seed=1, log=log)
+        game.event("before", "not recorded")
+        with game.recording() as events:
+            game.event("during", "recorded", n=1)
+        game.event("after", "not recorded either")
+        assert [(e.kind, e.data) for e in events] == [("during", {"n": 1})]
+        assert game.listeners == []
+        assert len(game.log.events) == (3 if log else 0)
+
+
+def test_a_narrated_decision_names_the_card_whose_options_it_offers(pack: CompiledPack) -> None:
+    asked: list[Decision] = []
+
+    class Asking:
+        def decide(self, decision: Decision) -> int:
+            asked.append(decision)
+            return 0
+
+    hallucination = next(c for c in pack.cards if c.kind == "hallucination" and c.options)
+    game = Game(pack.rules, pack.cards, pack.module, seed=2, decisions=Asking())
+    game.play(hallucination)
+    offered = [d for d in asked if d.kind == "option"]
+    assert offered and offered[0].card is hallucination
+    assert offering_card(game, offered[0]) is hallucination
+
+
+def test_a_boards_distances_are_walked_once_and_stay_the_same(pack: CompiledPack) -> None:
+    board = pack.rules.world.board
+    first = board.distances("f2-stairs")
+    assert board.distances("f2-stairs") is first
+    assert first["f3-stairs"] == 1 and board.distance("f1-stairs", "roof") == 3
+
+
+def test_a_boards_reach_is_the_nearest_of_the_places_walked_to(pack: CompiledPack) -> None:
+    board = pack.rules.world.board
+    targets = frozenset({"roof", "f3-stairs", "nowhere"})
+    assert board.reach("f1-stairs", targets) == 2  # f3-stairs, two floors up
+    assert board.reach("f1-stairs", frozenset({"nowhere"})) is None
+    assert board.reach("f1-stairs", targets) == 2  # remembered, the same
