@@ -53,6 +53,8 @@ FREE_ACTIONS = ("move", "trade", "use items", "drop")
 MAIN = "main action"
 DONE = "done"
 OFF_CHART = "phenomenon_off_chart"
+QUIRK_KEPT = "quirk revealed:"
+"""The flag of a quirk revealed at the end of the prologue, then its title and how it did."""
 REVEALED = "phenomenon_revealed"
 ROUND_LIMIT = 200
 """A prologue still going after this many rounds is stopped (a pack with too few clues)."""
@@ -270,6 +272,8 @@ def end_prologue(game: Game) -> None:
                 title=quirk.title,
                 pills=pills,
             )
+            # Kept in the state, not only the log: a game played with the log off counts it too.
+            game.state.flags.add(f"{QUIRK_KEPT}{quirk.title}:{'rewarded' if pills else 'returned'}")
             if pills == 0:
                 game.take(quirk)
     if "phenomenon" in game.state.in_play:
@@ -340,10 +344,10 @@ def outcome(game: Game) -> Outcome:
     if phenomenon is not None:  # the games of each mode, and so the win rate per mode
         labels["mode"] = str(phenomenon.definition.properties.get("mode", "none"))
     labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
-    for event in game.log.events:
-        if event.kind == "quirk" and "title" in event.data:
-            kept = "rewarded" if event.data["pills"] else "returned"
-            labels[f"quirk {event.data['title']}"] = kept
+    for flag in sorted(game.state.flags):
+        if flag.startswith(QUIRK_KEPT):
+            title, kept = flag[len(QUIRK_KEPT) :].rsplit(":", 1)
+            labels[f"quirk {title}"] = kept
     stopped = None
     if REVEALED not in game.state.flags:
         everyone_dead = all(p.dead for p in game.state.players)
