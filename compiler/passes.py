@@ -381,7 +381,8 @@ def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnosti
                     f"{chart.kind}",
                 )
             seen.setdefault(key, card)
-        yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
+        if chart.unlisted is None:
+            yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
 
 
 def _unassigned(
