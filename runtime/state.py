@@ -73,6 +73,7 @@ class GameState:
     found: list[CardInstance] = field(default_factory=list)  # clues, in the order found
     flags: set[str] = field(default_factory=set)
     over: str | None = None  # the game is over: how it ended ("won", "lost")
+    winners: list[str] = field(default_factory=list)  # the names of the seats that won
 
     @property
     def player(self) -> Actor:
