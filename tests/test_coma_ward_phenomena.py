@@ -20,6 +20,7 @@ from runtime.games.coma_ward_game import (
     end_prologue,
     main_action,
     setup,
+    take_turn,
 )
 from runtime.games.coma_ward_phenomena import (
     ACT,
@@ -273,6 +274,21 @@ def test_the_winner_of_a_fight_takes_a_pill_from_the_losers_mat(pack: CompiledPa
     assert all(
         c.tokens["pill"] == 3 for p in tie.state.players for c in p.owned if c.kind == "role"
     )
+
+
+def test_the_default_player_heads_where_the_phenomenon_says(pack: CompiledPack) -> None:
+    game = _act(pack, "High Water", players=2)
+    climber = game.state.players[1]
+    climber.location = "f3-west"
+    game.state.current = 1
+    take_turn(game, climber)
+    assert climber.location == "roof"
+    portals = _act(pack, "Flatline", players=2)
+    walker = portals.state.players[1]
+    walker.location = "f3-east"
+    portals.state.current = 1
+    take_turn(portals, walker)
+    assert walker.location == "f3-middle"
 
 
 # -- the goals of each mode -------------------------------------------------------------

@@ -39,7 +39,7 @@ from runtime.games.coma_ward import (
 )
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_map import board, hidden_slots, walk
-from runtime.games.coma_ward_phenomena import ACT, fought, phenomenon, play_act
+from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
@@ -136,7 +136,11 @@ def _can(game: Game, player: Player, action: str) -> bool:
 
 def _goals(game: Game, player: Player) -> set[str]:
     """Where the default player heads: slots to reveal, rooms to search, items on the floor
-    they have room for; with none of those left, any room (to rummage it again)."""
+    they have room for; with none of those left, any room (to rummage it again). In the
+    phenomenon act, where its phenomenon heads them, if it says."""
+    aims = act_goals(game)
+    if aims:
+        return aims
     rooms = {place for place in game.state.in_play if place in board(game).slots}
     unsearched = {place for place in rooms if f"searched:{place}" not in game.state.flags}
     dropped = {place for place, items in game.state.floor.items() if items}

@@ -100,6 +100,21 @@ def finish(game: Game, result: str, winners: list[Player], why: str) -> None:
     game.end_game(result, why)
 
 
+def act_goals(game: Game) -> set[str]:
+    """Where the players head by default in the act: the spaces of the place the phenomenon
+    `heads for`, or where the actors of the kind it heads for stand (none: no such aim)."""
+    card = phenomenon(game)
+    if card is None or ACT not in game.state.flags:
+        return set()
+    properties = card.definition.properties
+    board = game.rules.world.board
+    place, kind = properties.get("heads_for"), properties.get("heads_for_actor")
+    aims = {space for space in board.places if isinstance(place, str) and board.is_in(space, place)}
+    if isinstance(kind, str):
+        aims |= {actor.location for actor in game.actors_of(kind) if actor.location}
+    return aims
+
+
 # -- the act's moments ------------------------------------------------------------------
 def set_up(game: Game, narrator: Player) -> None:
     """The introduction read, then the phenomenon's setup with the narrator as "you"."""
