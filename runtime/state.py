@@ -121,4 +121,5 @@ class GameState:
             "actors": [actor.to_json(stat_of) for actor in self.actors],
             "target": self.target.name if self.target else None,
             "over": self.over,
+            "winners": list(self.winners),
         }

@@ -301,6 +301,7 @@ def test_the_understudy_wins_if_the_narrator_dies(pack: CompiledPack) -> None:
     game.kill(narrator, "replaced")
     act_turn_ended(game, understudy)
     assert game.state.over == "won" and game.state.winners == [understudy.name]
+    assert game.snapshot()["winners"] == [understudy.name]  # as `play --json` shows it
 
 
 def test_everyone_else_wins_if_the_understudy_dies_first(pack: CompiledPack) -> None:
