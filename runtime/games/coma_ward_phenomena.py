@@ -15,7 +15,10 @@ Readings taken here (the rulebook leaves them to each phenomenon box):
 - Cooperative: "everyone wins" names every seat, the dead too. Secret: the players dealt a role
   card win together. Competitive: one player wins. A game lost has no winners.
 - Roles are dealt face down and change nothing in how a turn is played: a role's goal is its
-  phenomenon's or its own card's (`when your turn ends`), checked as any other.
+  phenomenon's or its own card's (`when your turn ends`), checked as any other. A card's own
+  goal (a Record card's task, six pills on a mat, the Discharge card at the nurses' station)
+  is checked at the end of its holder's turn, so "the first" to reach it is the first whose
+  turn ends with it done.
 - "Wins an attack" is winning any fight (an attack, a steal, medicine) by more successes, the
   attacker or the defender; a tie is won by nobody. A player's mat is their role card: the
   pills on it.
