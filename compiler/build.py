@@ -12,9 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.check import UsageError, open_target, read_card_texts, resolve_targets
+from compiler.check import (
+    UsageError,
+    allow_warnings,
+    open_target,
+    read_card_texts,
+    resolve_targets,
+)
 from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
+from compiler.pipeline import FileResult
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
@@ -63,10 +70,17 @@ class LoadResult:
     pack: CheckedPack | None
     diagnostics: list[Diagnostic]
     sources: dict[str, str]
+    # files with errors left out because none of their cards was asked for (`only`)
+    left_out: tuple[str, ...] = ()
 
 
-def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
-    """Check one pack completely (no cache: the full IR is needed) and keep its IR."""
+def load_checked(
+    path: Path, ruleset_override: str | None = None, only: str | None = None
+) -> LoadResult:
+    """Check one pack completely (no cache: the full IR is needed) and keep its IR.
+
+    With `only` (the title or kind one command is about), card files with errors that hold
+    no such card are left out, so one broken file does not stop playing a clean card."""
     from compiler.passes import PACK_PASSES, run_passes
     from compiler.pipeline import check_files
 
@@ -88,6 +102,20 @@ def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
     lowered = [card for r in results for card in r.cards]
     diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
     errors = [d for d in diagnostics if d.severity == "error"]
+    left_out: tuple[str, ...] = ()
+    if errors and only is not None:
+        kept = _without_broken(texts, results, errors, only)
+        if kept is not None:
+            left_out = tuple(shown for shown in texts if shown not in kept)
+            texts = {shown: texts[shown] for shown in kept}
+            results = [kept[shown] for shown in texts]
+            lowered = [card for r in results for card in r.cards]
+            diagnostics = problems + [d for r in results for d in r.diagnostics]
+            diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
+            if any(d.severity == "error" for d in diagnostics):
+                left_out = ()  # the rest has errors of its own: report them all, as before
+            else:
+                errors = []
     if errors or any(card.has_errors for card in lowered):
         return LoadResult(None, errors, sources)
     files = [
@@ -106,11 +134,29 @@ def load_checked(path: Path, ruleset_override: str | None = None) -> LoadResult:
             opened.pack.title,
             dict(opened.pack.print_settings),
             selected,
-            diagnostics,
+            allow_warnings(diagnostics, opened.pack)[0],
         ),
         [],
         sources,
+        left_out,
     )
+
+
+def _without_broken(
+    texts: dict[str, str], results: list[FileResult], errors: list[Diagnostic], only: str
+) -> dict[str, FileResult] | None:
+    """The files to keep when those with errors are left out; None when that cannot be done:
+    an error outside the card files (pack.yaml), or a broken file that holds the card asked."""
+    broken = {d.span.file for d in errors}
+    by_file = dict(zip(texts, results, strict=True))
+    if not broken <= set(by_file):
+        return None
+    for shown in broken:
+        if any(
+            only in (card.ir.get("title"), card.ir.get("kind")) for card in by_file[shown].cards
+        ):
+            return None
+    return {shown: result for shown, result in by_file.items() if shown not in broken}
 
 
 def game_rules(ruleset: Ruleset) -> GameRules:

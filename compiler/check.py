@@ -47,6 +47,8 @@ class PackResult:
     ruleset: Ruleset | None
     files: list[FileStats] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    allowed: int = 0  # warnings pack.yaml's `allow:` silenced
+    untested: list[Diagnostic] = field(default_factory=list)  # W0331, shown with --strict-tests
 
     @property
     def errors(self) -> int:
@@ -67,6 +69,13 @@ class PackResult:
     def executable(self) -> float:
         """The share of this pack's effect lines that compile to code."""
         return executable_share(self.files)
+
+
+def allow_warnings(diagnostics: list[Diagnostic], pack: Pack) -> tuple[list[Diagnostic], int]:
+    """The diagnostics without the warnings whose code pack.yaml allows, and how many those
+    were; errors are never silenced."""
+    kept = [d for d in diagnostics if d.is_error or d.code not in pack.allowed]
+    return kept, len(diagnostics) - len(kept)
 
 
 def executable_share(files: list[FileStats]) -> float:
@@ -180,8 +189,10 @@ def check_paths(
     ruleset_override: str | None = None,
     use_cache: bool = True,
     validate_ir: bool | None = None,
+    strict_tests: bool = False,
 ) -> CheckReport:
-    """Check every pack the paths name; the report holds all diagnostics of all files.
+    """Check every pack the paths name; the report holds all diagnostics of all files (and,
+    with `strict_tests`, a warning for each card with effects and no test).
 
     `validate_ir` also checks every card's IR against the IR schema: it only finds bugs in
     pillbox itself and costs more than the rest of the check, so it is off unless asked for
@@ -200,9 +211,12 @@ def check_paths(
                 raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
     with cache_enabled(use_cache):
         for target in resolve_targets(paths, ruleset_override):
-            report.packs.append(
-                _check_target(target, ruleset_override, report, use_cache, validate_ir)
-            )
+            result = _check_target(target, ruleset_override, report, use_cache, validate_ir)
+            if strict_tests:
+                result.diagnostics = sorted(
+                    [*result.diagnostics, *result.untested], key=Diagnostic.sort_key
+                )
+            report.packs.append(result)
     return report
 
 
@@ -267,6 +281,7 @@ def _check_target(
     if ruleset is None:
         return PackResult(pack, None, diagnostics=problems)
     result = _check_pack_files(pack, ruleset, paths, problems, report, use_cache, validate_ir)
+    result.diagnostics, result.allowed = allow_warnings(result.diagnostics, pack)
     if target.selected is not None:
         by_resolved = {p.resolve(): display_path(p) for p in paths}
         outside = sorted(str(p) for p in target.selected if p not in by_resolved)
@@ -278,6 +293,7 @@ def _check_target(
         chosen = {by_resolved[p] for p in target.selected}
         result.files = [f for f in result.files if f.file in chosen]
         result.diagnostics = [d for d in result.diagnostics if d.span.file in chosen]
+        result.untested = [d for d in result.untested if d.span.file in chosen]
     return result
 
 
@@ -293,12 +309,15 @@ def _check_pack_files(
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
     texts = read_card_texts(paths, problems)
     report.sources.update(texts)
-    keys = {shown: _file_key(ruleset, shown, text, validate_ir) for shown, text in texts.items()}
+    size = _card_size(pack)
+    keys = {
+        shown: _file_key(ruleset, shown, text, validate_ir, size) for shown, text in texts.items()
+    }
     pack_key = _combined_key(keys, problems)
     cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
     summary = cache.summary(pack_key) if cache is not None else None
     if summary is None:
-        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir)
+        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size)
         if cache is not None:
             cache.put_summary(pack_key, summary)
     return PackResult(
@@ -306,6 +325,7 @@ def _check_pack_files(
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
         diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
+        untested=[Diagnostic.from_json(d) for d in summary.get("untested", [])],
     )
 
 
@@ -330,6 +350,7 @@ def _run_checks(
     problems: list[Diagnostic],
     cache: CheckCache | None,
     validate_ir: bool,
+    card_size: tuple[float, float] | None,
 ) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
     from compiler.passes import PACK_PASSES, run_passes
@@ -343,7 +364,8 @@ def _run_checks(
             results[shown] = FileResult.from_json(cached)
         else:
             missing.append((shown, text))
-    for (shown, _), fresh in zip(missing, check_files(ruleset, missing, validate_ir), strict=True):
+    fresh_results = check_files(ruleset, missing, validate_ir, card_size=card_size)
+    for (shown, _), fresh in zip(missing, fresh_results, strict=True):
         results[shown] = fresh
         if cache is not None:
             cache.put(keys[shown], fresh.to_json())
@@ -366,7 +388,23 @@ def _run_checks(
         for d in problems
         if d.span.file not in texts and d.code in UNREADABLE_FILE_CODES
     ]
-    return {"files": files, "diagnostics": [d.to_json() for d in diagnostics]}
+    untested = [_untested(card.ir) for card in cards if card.effect_lines and not card.ir["tests"]]
+    return {
+        "files": files,
+        "diagnostics": [d.to_json() for d in diagnostics],
+        "untested": [d.to_json() for d in untested],
+    }
+
+
+def _untested(card: dict[str, Any]) -> Diagnostic:
+    line, column = card["at"][:2]
+    return Diagnostic(
+        "W0331",
+        "warning",
+        f"{card['kind']} {card['title']!r} has effects and no test",
+        Span(card["file"], line, column, line, column + len(card["kind"])),
+        'add a test block, e.g. test "what it does" { expect ... }',
+    )
 
 
 UNREADABLE_FILE_CODES = frozenset({"E0402", "E0406", "E0407"})
@@ -383,9 +421,22 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     )
 
 
-def _file_key(ruleset: Ruleset, shown: str, text: str, validate_ir: bool) -> str:
+def _card_size(pack: Pack) -> tuple[float, float] | None:
+    """The card size the pack prints at, which the fit estimate needs; None when pack.yaml
+    names none that is valid (that error is the pack.yaml's own)."""
+    from compiler.printing.sizes import OptionError, card_size
+
+    try:
+        return card_size(str(pack.print_settings.get("card", "poker")))
+    except OptionError:
+        return None
+
+
+def _file_key(
+    ruleset: Ruleset, shown: str, text: str, validate_ir: bool, size: tuple[float, float] | None
+) -> str:
     digest = hashlib.sha256()
-    for part in (tool_fingerprint(), ruleset.digest, shown, str(validate_ir), text):
+    for part in (tool_fingerprint(), ruleset.digest, shown, str(validate_ir), str(size), text):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
     return digest.hexdigest()

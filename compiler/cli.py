@@ -8,7 +8,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from compiler import __version__
 from compiler.render import Style
 from compiler.signals import raising
 from compiler.terminal import echo, terminal_safe
+
+if TYPE_CHECKING:
+    from compiler.whole_game import GameRequest
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -68,6 +71,25 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+class _Variant(click.ParamType[int | str]):
+    """`--variant 2`, or `--variant random`."""
+
+    name = "N|random"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | str:
+        """A variant number from 1 to 10,000, or the word random."""
+        if value == "random":
+            return "random"
+        if isinstance(value, int) or (str(value).isdigit() and 1 <= int(value) <= 10_000):
+            return int(value)
+        self.fail(f"{value!r}: give a variant number from 1 to 10000, or random", param, ctx)
+
+
+VARIANT = _Variant()
+
+
 def _use_colour(choice: str) -> bool:
     if choice == "always":
         return True
@@ -77,16 +99,21 @@ def _use_colour(choice: str) -> bool:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "github"]),
+    type=click.Choice(["text", "json", "github", "sarif"]),
     default="text",
     show_default=True,
-    help="How to print the diagnostics.",
+    help="How to print the diagnostics (sarif: for code scanning).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
+@click.option(
+    "--strict-tests",
+    is_flag=True,
+    help="Report every card with effects and no test (W0331), and fail on it.",
+)
 @click.option(
     "--ruleset", "ruleset", metavar="NAME", help="Check loose .card files with this ruleset."
 )
@@ -108,18 +135,24 @@ def check(
     paths: tuple[Path, ...],
     output_format: str,
     strict: bool,
+    strict_tests: bool,
     ruleset: str | None,
     no_cache: bool,
     validate_ir: bool | None,
     color: str,
 ) -> None:
-    """Check card packs, pack.yaml files or .card files; report every problem in one run."""
+    """Check card packs, pack.yaml files or .card files (the folder you are in, when none is
+    named); report every problem in one run."""
     from compiler.check import UsageError, check_paths
     from compiler.render import plain, render_github, render_json, render_text, summary_line
 
     try:
         report = check_paths(
-            list(paths), ruleset, use_cache=not no_cache, validate_ir=validate_ir or None
+            list(paths) or [Path(".")],  # no path: the pack of the folder you are in
+            ruleset,
+            use_cache=not no_cache,
+            validate_ir=validate_ir or None,
+            strict_tests=strict_tests,
         )
     except UsageError as error:
         raise click.UsageError(terminal_safe(str(error))) from None
@@ -139,10 +172,14 @@ def check(
     elif output_format == "github":
         for diagnostic in diagnostics:
             emit(render_github(diagnostic))
+    elif output_format == "sarif":
+        from compiler.sarif import render_sarif
+
+        emit(render_sarif(diagnostics))
     else:
         for diagnostic in diagnostics:
             emit(render_text(diagnostic, report.sources, style) + "\n")
-    if output_format != "json":
+    if output_format not in ("json", "sarif"):
         for result in report.packs:
             emit(
                 summary_line(
@@ -152,9 +189,11 @@ def check(
                     result.errors,
                     result.warnings,
                     result.executable,
+                    result.allowed,
                 )
             )
-    failed = report.errors > 0 or (strict and report.warnings > 0)
+    untested = strict_tests and any(d.code == "W0331" for d in diagnostics)
+    failed = report.errors > 0 or (strict and report.warnings > 0) or untested
     sys.exit(EXIT_CONTENT if failed else EXIT_CLEAN)
 
 
@@ -185,6 +224,42 @@ def _usage(run: Callable[[], int]) -> int:
         raise click.UsageError(terminal_safe(str(error))) from None
 
 
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a file would change.")
+@click.option("--diff", is_flag=True, help="Show what would change, as a unified diff.")
+def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
+    """Lay card files out in the one canonical layout (the folder you are in, when no path is
+    named); comments stay where they were."""
+    from compiler.fmt import format_paths
+
+    sys.exit(_usage(lambda: format_paths(list(paths) or [Path(".")], check, diff, echo())))
+
+
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--ruleset", "ruleset", metavar="NAME", help="The bundled ruleset (coma-ward).")
+@click.option("--from", "bundled", metavar="PACK", help="Copy a bundled pack instead.")
+def new(folder: Path, ruleset: str | None, bundled: str | None) -> None:
+    """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind,
+    templates/, .gitignore, a CI workflow and a pre-commit config."""
+    from compiler.newpack import new_pack
+
+    sys.exit(_usage(lambda: new_pack(folder, ruleset, bundled, echo())))
+
+
+@main.command()
+@click.argument("words", nargs=-1, metavar="[KIND] [PACK]")
+@click.option("--ruleset", "ruleset", metavar="NAME", help="A bundled ruleset, or a ruleset file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the vocabulary as JSON.")
+def vocab(words: tuple[str, ...], ruleset: str | None, as_json: bool) -> None:
+    """List what a card (of one kind) may say: properties, blocks, verbs, conditions, values,
+    checks, each with its pattern and summary; and the ruleset's stats, places and decks."""
+    from compiler.vocab import show_vocabulary
+
+    sys.exit(_usage(lambda: show_vocabulary(words, ruleset, as_json, echo())))
+
+
 @main.command("test")
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose card or name has this.")
@@ -192,7 +267,7 @@ def _usage(run: Callable[[], int]) -> int:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "junit"]),
     default="text",
     show_default=True,
     help="How to report.",
@@ -221,7 +296,11 @@ def test_command(
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title")
-@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.option(
+    "--variant",
+    type=VARIANT,
+    help="Which variant of the card: a number, or random to draw one as the deck would.",
+)
 @click.option("--set", "settings", multiple=True, metavar="NAME=N", help="Set a stat first.")
 @click.option("--json", "as_json", is_flag=True, help="Print the odds as JSON.")
 @click.option(
@@ -234,7 +313,7 @@ def test_command(
 def odds(
     pack: Path,
     title: str,
-    variant: int | None,
+    variant: int | str | None,
     settings: tuple[str, ...],
     as_json: bool,
     against: str | None,
@@ -270,8 +349,12 @@ def report(
 
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.argument("title")
-@click.option("--variant", type=click.IntRange(1, 10_000), help="Which variant of the card.")
+@click.argument("title", required=False)
+@click.option(
+    "--variant",
+    type=VARIANT,
+    help="Which variant of the card: a number, or random to draw one as the deck would.",
+)
 @click.option(
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
@@ -294,41 +377,129 @@ def report(
     metavar="TITLE",
     help="Face the actor that card is (a monster): on your space, as your target.",
 )
+@click.option("--game", "whole", is_flag=True, help="Play a whole game, not one card.")
+@click.option("--players", type=click.IntRange(1, 100), help="Seats of a whole game.")
+@click.option("--policy", metavar="NAME", help="Who plays every seat (random, bold...).")
+@click.option("--seats", metavar="P1,P2,...", help="Who plays each seat: a policy or human.")
+@click.option("--until", metavar="PHASE", help="Play to the end of this phase (default: all).")
+@click.option(
+    "--record", type=click.Path(path_type=Path), help="Write the game's moves to this file."
+)
 @_RULESET_OPTION
 @_COLOR_OPTION
 def play(
     pack: Path,
-    title: str,
-    variant: int | None,
+    title: str | None,
+    variant: int | str | None,
     seed: int | None,
     settings: tuple[str, ...],
     answers: tuple[str, ...],
     as_json: bool,
     against: str | None,
+    whole: bool,
+    players: int | None,
+    policy: str | None,
+    seats: str | None,
+    until: str | None,
+    record: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
-    """Play one card as the narrator reads it: pick, roll, see what happens."""
+    """Play one card as the narrator reads it: pick, roll, see what happens. With --game, a
+    whole game, each seat played by a policy or by you."""
     import secrets
 
     from compiler.commands import PlayRequest, play_card
 
+    seed = seed if seed is not None else secrets.randbelow(1_000_000)
+    style = _style(color)
+    if whole:
+        card_options = {"variant": variant, "set": settings, "choose": answers, "against": against}
+        for name, value in card_options.items():
+            if value:
+                raise click.UsageError(f"--{name} is for playing a card; --game plays a whole game")
+        from compiler.whole_game import GameRequest
+
+        if title is not None:
+            raise click.UsageError(f"--game plays a whole game; it takes no card ({title!r})")
+        game = GameRequest(
+            str(pack),
+            seed,
+            players,
+            policy,
+            seats.split(",") if seats is not None else None,
+            until,
+            as_json,
+            record,
+            interactive=sys.stdin.isatty(),
+        )
+        _play_whole_game(pack, game, ruleset, style)
+    _card_only(
+        title,
+        variant=variant,
+        players=players,
+        policy=policy,
+        seats=seats,
+        until=until,
+        record=record,
+    )
+    assert title is not None
     request = PlayRequest(
         title,
         variant,
-        seed if seed is not None else secrets.randbelow(1_000_000),
+        seed,
         settings,
         answers,
         as_json,
         interactive=sys.stdin.isatty(),
         against=against,
     )
+    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), _ask, style)))
 
-    def ask(prompt: str) -> str:
-        return str(click.prompt(terminal_safe(prompt), prompt_suffix=" "))
+
+def _ask(prompt: str) -> str:
+    """Read an answer at the terminal (or from piped input)."""
+    return str(click.prompt(terminal_safe(prompt), prompt_suffix=" "))
+
+
+def _ask_or_stop(prompt: str) -> str:
+    """Read an answer; Ctrl-C or Ctrl-D (the end of the input) stops the game."""
+    try:
+        return _ask(prompt)
+    except click.Abort:
+        raise KeyboardInterrupt from None
+
+
+def _card_only(title: str | None, **whole_game_options: Any) -> None:
+    """Without --game, a card to play, and none of the options of a whole game."""
+    if title is None:
+        raise click.UsageError("name the card to play, or give --game to play a whole game")
+    for name, value in whole_game_options.items():
+        if value is not None and name != "variant":
+            raise click.UsageError(f"--{name} is for a whole game: add --game")
+
+
+def _play_whole_game(pack: Path, request: GameRequest, ruleset: str | None, style: Style) -> None:
+    """`play --game`: one whole game; exits."""
+    from compiler.whole_game import play_game
+
+    sys.exit(_usage(lambda: play_game(pack, ruleset, request, echo(style), _ask_or_stop, style)))
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--pack", type=click.Path(path_type=Path), help="The pack, if not where the record says."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the log and outcome as JSON.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def replay(file: Path, pack: Path | None, as_json: bool, ruleset: str | None, color: str) -> None:
+    """Play back a game recorded with play --game --record; fail where it no longer replays."""
+    from compiler.whole_game import replay_game
 
     style = _style(color)
-    sys.exit(_usage(lambda: play_card(pack, ruleset, request, echo(style), ask, style)))
+    sys.exit(_usage(lambda: replay_game(file, pack, ruleset, as_json, echo(style), style)))
 
 
 @main.command()
@@ -338,7 +509,10 @@ def play(
 )
 @click.option("--text", is_flag=True, help="Print every card's rules text.")
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="Write the checked IR as JSON here."
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the checked IR as JSON: to FILE.json, or DIR/<pack>.ir.json.",
 )
 @_RULESET_OPTION
 @_COLOR_OPTION
@@ -376,6 +550,7 @@ def build(
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
+@click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(
@@ -391,6 +566,7 @@ def print_command(
     png: Path | None,
     dpi: int,
     no_cache: bool,
+    strict: bool,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -406,7 +582,7 @@ def print_command(
         "layout": layout,
         "backs": backs,
     }
-    request = PrintRequest(output, overrides, only, png, dpi)
+    request = PrintRequest(output, overrides, only, png, dpi, strict)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
     # SIGTERM unwinds a print as Ctrl-C does: its workers are killed, its temporary files

@@ -8,6 +8,8 @@ with the command line as `UsageError` (exit 2).
 from __future__ import annotations
 
 import json
+import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ from compiler.build import (
 from compiler.check import UsageError
 from compiler.patterns import did_you_mean
 from compiler.printing.pdf import write_atomically
-from compiler.render import Style, plain, render_text
+from compiler.render import Style, counted, plain, render_text
 from compiler.ruleset import Ruleset
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
@@ -40,13 +42,29 @@ from runtime.testing import TestResult, card_line, run_test, runtime_failure
 Emit = Callable[[str], None]
 
 EXIT_CLEAN, EXIT_CONTENT = 0, 1
+EXIT_NO_TESTS = 4
+"""`test -k PATTERN` matched no test: a typo in the pattern must not pass a CI gate."""
 
 
 def load_compiled(
-    path: Path, ruleset: str | None, emit: Emit, style: Style, as_json: bool = False
+    path: Path,
+    ruleset: str | None,
+    emit: Emit,
+    style: Style,
+    as_json: bool = False,
+    only: str | None = None,
 ) -> CompiledPack | None:
-    """Check and compile a pack; print its errors and give None if it has any."""
-    loaded: LoadResult = load_checked(path, ruleset)
+    """Check and compile a pack; print its errors and give None if it has any. With `only`
+    (the card a command is about), card files with errors that do not hold it are left out,
+    and a note on stderr says so."""
+    loaded: LoadResult = load_checked(path, ruleset, only)
+    if loaded.left_out:
+        echo(style, err=True)(
+            style("note:", "note")
+            + f" left out {', '.join(loaded.left_out)}, which "
+            + ("has errors" if len(loaded.left_out) == 1 else "have errors")
+            + f" (pillbox check {' '.join(loaded.left_out)}); {only!r} is played from the rest"
+        )
     if loaded.pack is not None:
         problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
         if problems:
@@ -75,9 +93,13 @@ def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> 
     """Print the errors that stop a pack from compiling; give the exit code."""
     for diagnostic in loaded.diagnostics:
         emit(render_text(diagnostic, loaded.sources, style) + "\n")
-    count = len(loaded.diagnostics)
-    errors = f"{count} error" + ("" if count == 1 else "s")
-    emit(f"{errors}: fix them first (pillbox check {path})")
+    broken = sorted({d.span.file for d in loaded.diagnostics})
+    where = f" in {', '.join(broken[:5])}" + (
+        f" and {len(broken) - 5} more files" * (len(broken) > 5)
+    )
+    shown = " ".join(broken[:5]) if broken else str(path)
+    errors = counted(len(loaded.diagnostics), "error")
+    emit(f"{errors}{where}: fix them first (pillbox check {shown})")
     return EXIT_CONTENT
 
 
@@ -116,13 +138,22 @@ def run_tests(
     compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
     if compiled is None:
         return EXIT_CONTENT
-    results = [
-        run_test(compiled.new_game, card, test) for card, test in _selected(compiled, pattern)
-    ]
+    results = []
+    seconds: dict[int, float] = {}
+    for card, test in _selected(compiled, pattern):
+        started = time.perf_counter()
+        results.append(run_test(compiled.new_game, card, test))
+        seconds[len(results) - 1] = time.perf_counter() - started
     failed = [r for r in results if not r.passed]
+    unmatched = bool(pattern) and not results
+    if output_format == "junit":
+        from compiler.junit import render_junit
+
+        emit(render_junit(compiled.checked.name, results, seconds).rstrip("\n"))
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
     if output_format == "json":
         emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
-        return EXIT_CONTENT if failed else EXIT_CLEAN
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
     by_file: dict[str, list[TestResult]] = {}
     for result in results:
         by_file.setdefault(result.card.file, []).append(result)
@@ -146,8 +177,12 @@ def run_tests(
             emit(f"      {line}")
     emit("")
     summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    if unmatched:
+        emit(style(f"{summary}: no test matches -k {pattern!r}", "error"))
+        emit("  a test is matched by its card's kind and title and its own name, ignoring case")
+        return EXIT_NO_TESTS
     if not results:
-        summary += " (no tests matched)" if pattern else " (the pack has no tests)"
+        summary += " (the pack has no tests)"
     emit(style(summary, "error" if failed else "note"))
     return EXIT_CONTENT if failed else EXIT_CLEAN
 
@@ -183,7 +218,7 @@ class PlayRequest:
     """What `pillbox play` was asked."""
 
     title: str
-    variant: int | None
+    variant: int | str | None  # a number, or RANDOM_VARIANT
     seed: int
     settings: Sequence[str]
     answers: Sequence[str]
@@ -192,13 +227,23 @@ class PlayRequest:
     against: str | None = None  # the card of an actor to face: your target
 
 
-def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDef:
-    """The card of that title (and variant); a usage error naming the near misses if none."""
+RANDOM_VARIANT = "random"
+"""`--variant random`: draw one of a title's variants as the deck would, by their copies."""
+
+
+def find_card(
+    compiled: CompiledPack, title: str, variant: int | str | None, seed: int | None = None
+) -> CardDef:
+    """The card of that title (and variant, or one drawn at random as the deck would); a
+    usage error naming the near misses if none."""
     titled = [c for c in compiled.cards if c.title == title]
     if not titled:
         titles = sorted({c.title for c in compiled.cards})
         hint = did_you_mean(title, titles) or "pillbox build --text lists the cards"
         raise UsageError(f"no card titled {title!r} in pack {compiled.checked.name!r}; {hint}")
+    if variant == RANDOM_VARIANT:
+        drawn = random.Random(f"variant:{seed}") if seed is not None else random.Random()
+        return drawn.choices(titled, weights=[c.copies for c in titled])[0]
     if variant is None:
         return titled[0]
     for card in titled:
@@ -206,6 +251,20 @@ def find_card(compiled: CompiledPack, title: str, variant: int | None) -> CardDe
             return card
     known = ", ".join(str(c.variant) for c in titled if c.variant is not None) or "none"
     raise UsageError(f"{title!r} has no variant {variant} (variants: {known})")
+
+
+def variant_note(compiled: CompiledPack, card: CardDef, asked: int | str | None) -> str | None:
+    """Which variant of several is shown, and how to see the others; None for a card of one."""
+    titled = [c for c in compiled.cards if c.title == card.title]
+    if len(titled) < 2:
+        return None
+    which = f"variant {card.variant} of {len(titled)}"
+    if asked == RANDOM_VARIANT:
+        copies = ", ".join(f"{c.copies} of variant {c.variant}" for c in titled)
+        return f"drew {which} as the deck would ({copies})"
+    if asked is None:
+        return f"{which}: --variant N shows another, --variant random draws one as the deck would"
+    return None
 
 
 def confront(game: Game, compiled: CompiledPack, title: str) -> None:
@@ -319,7 +378,7 @@ def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) 
         game.set_stat(name, value)
 
 
-class _Narrator:
+class Narrator:
     """Asks the person at the terminal, showing what happened since the last question."""
 
     def __init__(self, emit: Emit, ask: Callable[[str], str]) -> None:
@@ -343,12 +402,27 @@ class _Narrator:
             self._emit(f"  {number}. {choice}")
         while True:
             reply = self._ask(f"{decision.prompt}?").strip()
-            if reply.isdigit() and 1 <= int(reply) <= len(decision.choices):
-                return int(reply) - 1
-            folded = [c.casefold() for c in decision.choices]
-            if reply.casefold() in folded:
-                return folded.index(reply.casefold())
-            self._emit(f"  answer with a number from 1 to {len(decision.choices)}")
+            picked = picked_answer(decision.choices, reply)
+            if isinstance(picked, int):
+                return picked
+            self._emit(f"  {picked}")
+
+
+def picked_answer(choices: Sequence[str], reply: str) -> int | str:
+    """The index of the answer a reply picks: its number, its words, or the start of its
+    words when only one answer starts so; otherwise what to say to the person."""
+    if reply.isdigit() and 1 <= int(reply) <= len(choices):
+        return int(reply) - 1
+    folded = [choice.casefold() for choice in choices]
+    wanted = reply.casefold()
+    if wanted in folded:
+        return folded.index(wanted)
+    starting = sorted({choice for choice in folded if wanted and choice.startswith(wanted)})
+    if len(starting) == 1:
+        return folded.index(starting[0])
+    if len(starting) > 1:
+        return f"{reply!r} could be any of {len(starting)} answers: type more, or a number"
+    return f"answer with a number from 1 to {len(choices)}"
 
 
 class Unanswered(DecisionError):
@@ -382,14 +456,17 @@ def play_card(
     from runtime.decisions import InteractiveDecisions, PresetThenAsk
 
     report_to = emit if not request.as_json else echo(style, err=True)
-    compiled = load_compiled(path, ruleset, report_to, style)
+    compiled = load_compiled(path, ruleset, report_to, style, only=request.title)
     if compiled is None:
         return EXIT_CONTENT
-    card = find_card(compiled, request.title, request.variant)
+    card = find_card(compiled, request.title, request.variant, request.seed)
+    note = variant_note(compiled, card, request.variant)
+    if note is not None:
+        report_to(style("note:", "note") + f" {note}")
     narrator = None
     fallback: DecisionMaker = _NoAnswers()
     if request.interactive and not request.as_json:
-        narrator = _Narrator(emit, ask)
+        narrator = Narrator(emit, ask)
         fallback = InteractiveDecisions(narrator)
     decisions = PresetThenAsk(request.answers, fallback)
     game = compiled.new_game(seed=request.seed, decisions=decisions)
@@ -496,14 +573,16 @@ def build_pack(
     if not (emit_python or text or output is not None):
         cards = len(compiled.cards)
         emit(
-            f"{compiled.checked.name}: compiled {cards} cards from {len(compiled.files)} files "
+            f"{compiled.checked.name}: compiled {counted(cards, 'card')} from "
+            f"{counted(len(compiled.files), 'file')} "
             "(--emit python to see the code, -o DIR to write the IR)"
         )
     return EXIT_CLEAN
 
 
 def write_ir(compiled: CompiledPack, output: Path) -> Path:
-    """Write the checked IR of every card, validated, to DIR/<pack>.ir.json atomically.
+    """Write the checked IR of every card, validated, atomically: to the file named if it ends
+    in .json, else to DIR/<pack>.ir.json.
 
     Paths in the file are relative to the pack folder, so the bytes do not depend on where
     the command ran.
@@ -520,25 +599,39 @@ def write_ir(compiled: CompiledPack, output: Path) -> Path:
         "ruleset_digest": checked.ruleset.digest,
         "files": [
             {
-                "file": _in_pack(checked.root, f.file),
-                "cards": [{**card, "file": _in_pack(checked.root, f.file)} for card in f.cards],
+                "file": in_pack(checked.root, f.file),
+                "cards": [{**card, "file": in_pack(checked.root, f.file)} for card in f.cards],
             }
             for f in checked.files
         ],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    target = output / f"{checked.name}.ir.json"
+    # `-o ir.json` names the file; any other name is a folder to write <pack>.ir.json in.
+    named = output.suffix == ".json" and not output.is_dir()
+    target = output if named else output / f"{checked.name}.ir.json"
     try:
-        if output.exists() and not output.is_dir():
-            raise UsageError(f"-o {output}: not a folder")
-        output.mkdir(parents=True, exist_ok=True)
+        if not named and output.exists() and not output.is_dir():
+            raise UsageError(f"-o {output}: not a folder; name a folder, or a file ending .json")
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, text.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"-o {output}: cannot write there ({error.strerror or error})") from None
     return target
 
 
-def _in_pack(root: Path | None, shown: str) -> str:
+def _only_matches_nothing(only: str, cards: Sequence[dict[str, Any]]) -> str:
+    """`--only` names no kind or title: the closest of them, and the kinds to pick from."""
+    kinds = sorted({card["kind"] for card in cards})
+    titles = sorted({card["title"] for card in cards})
+    guess = did_you_mean(only, [*kinds, *titles])
+    return (
+        f"--only {only!r} names no kind or card title of the pack; "
+        + (f"{guess} " if guess else "")
+        + f"the kinds: {', '.join(kinds)} (or a title, as `pillbox build --text` lists them)"
+    )
+
+
+def in_pack(root: Path | None, shown: str) -> str:
     """A card file's path relative to its pack folder, with forward slashes."""
     if root is None:
         return shown
@@ -560,6 +653,7 @@ class PrintRequest:
     only: str | None = None
     png: Path | None = None
     dpi: int = 150
+    strict: bool = False  # a warning (text that does not fit) fails the print too
 
 
 def print_cards(
@@ -572,22 +666,37 @@ def print_cards(
 ) -> int:
     """Lay a pack's cards out as a PDF (and PNG previews); report what was written."""
     from compiler.printing.output import unwritable
-    from compiler.printing.sheets import print_pack
+    from compiler.printing.sheets import print_pack, select
     from compiler.printing.sizes import OptionError, resolve_options
 
     problem = unwritable(request.output, request.png)  # every output, before any is written
     if problem is not None:
         raise UsageError(problem)
-    loaded = load_checked(path, ruleset)
+    loaded = load_checked(path, ruleset, request.only)
     if loaded.pack is None:
         return _report_errors(loaded, path, emit, style)
+    if loaded.left_out:
+        echo(style, err=True)(
+            style("note:", "note")
+            + f" left out {', '.join(loaded.left_out)}, which has errors: "
+            + f"--only {request.only!r} is printed from the rest"
+        )
     try:
         options = resolve_options(loaded.pack.print_settings, request.overrides)
     except OptionError as error:
         raise UsageError(str(error)) from None
+    if request.only and not select(loaded.pack.cards, request.only):
+        raise UsageError(_only_matches_nothing(request.only, loaded.pack.cards))
     try:
         printed = print_pack(
-            loaded.pack, options, request.output, request.only, request.png, request.dpi, progress
+            loaded.pack,
+            options,
+            request.output,
+            request.only,
+            request.png,
+            request.dpi,
+            progress,
+            request.strict,
         )
     except OSError as error:
         raise UsageError(
@@ -597,10 +706,12 @@ def print_cards(
     for diagnostic in printed.diagnostics:
         emit(render_text(diagnostic, sources, style) + "\n")
     if printed.failed:
-        emit(f"nothing written: fix the errors above ({request.output} is unchanged)")
+        problems = "warnings (--strict)" if request.strict else "errors"
+        emit(f"nothing written: fix the {problems} above ({request.output} is unchanged)")
         return EXIT_CONTENT
     emit(
-        f"wrote {request.output}: {printed.cards} cards on {printed.pages} pages "
+        f"wrote {request.output}: {counted(printed.cards, 'card')} on "
+        f"{counted(printed.pages, 'page')} "
         f"({options.card} {options.width:g} × {options.height:g} mm, {options.layout}, "
         f"{options.paper if options.layout == 'sheet' else 'one per page'}"
         + (f", bleed {options.bleed:g} mm" if options.bleed else "")
@@ -608,5 +719,5 @@ def print_cards(
         + ")"
     )
     if printed.pngs:
-        emit(f"wrote {len(printed.pngs)} PNG previews to {request.png}")
+        emit(f"wrote {counted(len(printed.pngs), 'PNG preview')} to {request.png}")
     return EXIT_CLEAN

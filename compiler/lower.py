@@ -12,6 +12,7 @@ from compiler.patterns import (
     Problem,
     closest,
     did_you_mean,
+    did_you_mean_or_list,
     out_of_range,
     text_too_long,
 )
@@ -100,7 +101,7 @@ class Lowerer:
             "E0200",
             f"unknown {noun} '{written}'",
             first.span,
-            did_you_mean(written, table.head_words),
+            did_you_mean(written, table.head_words) or table.listing(noun),
         )
 
     # ------------------------------------------------------------ cards
@@ -652,7 +653,7 @@ class Lowerer:
                     "E0201",
                     f"'{word}' is not a place this ruleset knows",
                     atoms[0].span,
-                    did_you_mean(word, self.ruleset.places),
+                    did_you_mean_or_list(word, self.ruleset.places, "place"),
                 )
                 return {"place": None}, "place"
         return self.value(phrase)
@@ -728,7 +729,7 @@ class Lowerer:
                     "E0201",
                     f"'{n.atom_source(last)}' is not a place this ruleset knows",
                     last.span,
-                    did_you_mean(n.atom_source(last), self.ruleset.places),
+                    did_you_mean_or_list(n.atom_source(last), self.ruleset.places, "place"),
                 )
                 return None
             return {"set": {"target": value, "to": last.text}, "at": where}

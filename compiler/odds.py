@@ -23,10 +23,12 @@ from compiler.commands import (
     find_card,
     load_compiled,
     set_the_scene,
+    variant_note,
 )
 from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
 from compiler.ruleset import Ruleset
+from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.dice import MAX_POOL_DICE, PoolTooLarge
@@ -65,7 +67,7 @@ class OddsRequest:
     """What `pillbox odds` was asked."""
 
     title: str
-    variant: int | None
+    variant: int | str | None  # a number, or `random`
     settings: Sequence[str]
     as_json: bool
     against: str | None = None  # the card of an actor to face: your target
@@ -180,16 +182,17 @@ def odds_text(
             for o in block.outcomes
         ]
         width = max(len(path) for _, path, _ in rows)
+        if block.decisions:
+            out.append(
+                "    percentages are per decision: a row is the chance of its path when the "
+                "answers on it are given, so the rows of one set of answers add up to 100 %"
+            )
         out += [f"    {odds:>7}  {path:<{width}}  {result}" for odds, path, result in rows]
         mean = block.expected(table.stats)
         expected = ", ".join(f"{stat} {float(value):+.2f}" for stat, value in mean.items())
         blow = f"; final blow {_percent(block.final_blow)}" if table.against else ""
-        out.append(f"    expected: {expected}; death {_percent(block.death)}{blow}")
-        if block.decisions:
-            out.append(
-                "    (odds are given the decisions on each path; the expected changes and death "
-                "take each answer with even odds)"
-            )
+        evenly = " (each answer taken with even odds)" if block.decisions else ""
+        out.append(f"    expected{evenly}: {expected}; death {_percent(block.death)}{blow}")
     return out
 
 
@@ -214,10 +217,13 @@ def show_odds(
     path: Path, ruleset: str | None, request: OddsRequest, emit: Emit, style: Style = plain
 ) -> int:
     """`pillbox odds PACK "Title"`: walk every option or block of the card and report."""
-    compiled = load_compiled(path, ruleset, emit, style)
+    compiled = load_compiled(path, ruleset, emit, style, only=request.title)
     if compiled is None:
         return EXIT_CONTENT
     card = find_card(compiled, request.title, request.variant)
+    note = variant_note(compiled, card, request.variant)
+    if note is not None:
+        (echo(style, err=True) if request.as_json else emit)(style("note:", "note") + f" {note}")
     table = odds_table(compiled, request.settings, request.against)
     try:
         blocks = card_odds(table, card, implied=True)

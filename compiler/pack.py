@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from compiler.printing.sizes import print_problems
 from compiler.schemaerrors import schema_diagnostics
 from compiler.sources import SOURCES_HELP, SourceGlob, SourceLimit, search_sources
 from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
@@ -74,6 +75,7 @@ class Pack:
     ruleset: str
     sources: tuple[str, ...] = DEFAULT_SOURCES
     print_settings: dict[str, Any] = field(default_factory=dict)
+    allowed: dict[str, str] = field(default_factory=dict)  # warning code -> why it is silenced
     ruleset_span: Span | None = None  # where pack.yaml names the ruleset
     sources_spans: tuple[Span, ...] = ()
     listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
@@ -141,6 +143,7 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
             ruleset=data["ruleset"],
             sources=sources,
             print_settings=dict(data.get("print", {})),
+            allowed=dict(data.get("allow", {})),
             ruleset_span=document.span(("ruleset",)),
             sources_spans=tuple(document.span(("sources", i)) for i in range(len(sources))),
         ),
@@ -151,7 +154,15 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
 def _pack_problems(document: YamlDocument) -> list[Diagnostic]:
     """Everything wrong with a pack.yaml, as its schema sees it."""
     shape = "a mapping with pack, title, version and ruleset"
-    return schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
+    problems = schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
+    settings = document.data.get("print") if isinstance(document.data, dict) else None
+    if problems or not isinstance(settings, dict):
+        return problems
+    # The values print would refuse, refused here at their line, so `check` gates them too.
+    return [
+        Diagnostic("E0403", "error", f"pack.yaml: print: {message}", document.span(("print", key)))
+        for key, message in print_problems(settings)
+    ]
 
 
 def find_manifest(start: Path) -> Path | None:

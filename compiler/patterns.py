@@ -79,6 +79,7 @@ class Pattern:
     name: str
     source: str
     elements: tuple[Element, ...]
+    summary: str = ""  # the ruleset's one line on what it does, for listings
 
     @property
     def first_word(self) -> str | None:
@@ -446,12 +447,10 @@ def out_of_range(value: int, low: int, high: int, label: str, span: Span) -> Pro
 def unknown_word(kind: SlotType, atom: n.Atom) -> Problem:
     """The problem of a word that is not in a slot's vocabulary, with a suggestion."""
     written = n.atom_source(atom)
-    words = sorted(kind.words)
-    listing = f"{kind.label}s here: {', '.join(words)}" if 0 < len(words) <= 12 else None
     return Problem(
         f"'{cut(written)}' is not {with_article(kind.label)} this ruleset knows",
         atom.span,
-        help=did_you_mean(written, kind.words) or listing,
+        help=did_you_mean_or_list(written, kind.words, kind.label),
     )
 
 
@@ -474,6 +473,15 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """Suggest the closest of `choices`, as `help`, or None when nothing is close."""
     found = closest(word, choices)
     return f"did you mean '{found}'?" if found else None
+
+
+def did_you_mean_or_list(word: str, choices: Iterable[str], noun: str) -> str | None:
+    """The closest of `choices`, or when nothing is close, all of them (the first 40)."""
+    options = sorted(set(choices))
+    shown = ", ".join(options[:40]) + (
+        f" and {len(options) - 40} more" if len(options) > 40 else ""
+    )
+    return did_you_mean(word, options) or (f"the {noun}s here: {shown}" if options else None)
 
 
 _NO_PATTERN = Pattern("", "", ())
@@ -505,6 +513,14 @@ class PatternTable:
     def head_words(self) -> list[str]:
         """Every first word, for 'did you mean'."""
         return sorted(self.by_head)
+
+    def listing(self, noun: str) -> str:
+        """Every entry by its leading words and summary: the help when nothing is close."""
+        rows = {p.head: p.summary for p in sorted(self.patterns, key=lambda p: p.head)}
+        lines = [
+            f"    {head}" + (f": {summary}" if summary else "") for head, summary in rows.items()
+        ]
+        return f"the {noun}s here:\n" + "\n".join(lines)
 
     def lookup(self, phrase: n.Phrase) -> tuple[Match | None, list[Miss]]:
         """Match a phrase; return the first pattern that fits, or every miss."""

@@ -68,16 +68,37 @@ class FileResult:
         return cls(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])
 
 
-def check_file(ruleset: Ruleset, shown: str, text: str, validate_ir: bool = False) -> FileResult:
-    """Parse and lower one file and run the passes that look at one card at a time."""
+def check_file(
+    ruleset: Ruleset,
+    shown: str,
+    text: str,
+    validate_ir: bool = False,
+    card_size: tuple[float, float] | None = None,
+) -> FileResult:
+    """Parse and lower one file and run the passes that look at one card at a time; with a
+    card size, also warn of text the print estimate says will not fit (W0701)."""
     from compiler.lower import lower_file
     from compiler.passes import CARD_PASSES, run_passes
+    from compiler.simulated import unsimulated
     from dsl.parser import parse
 
     parsed, diagnostics = parse(text, shown)
     cards, lowering = lower_file(ruleset, parsed, shown)
     diagnostics.extend(lowering)
     diagnostics.extend(run_passes(ruleset, cards, CARD_PASSES))
+    missing = unsimulated(ruleset, cards)
+    diagnostics.extend(missing.diagnostics)
+    for card, lines in zip(cards, missing.lines, strict=True):
+        # a line of a word with no code runs no more than `rule` text does
+        card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
+    if card_size is not None:  # checking a pack that prints: what the print would warn of
+        from compiler.printing.fit import estimated_overflows, printed_words
+        from compiler.printing.glyphs import glyph_warnings
+
+        clean = [card.ir for card in cards if not card.has_errors]
+        diagnostics.extend(estimated_overflows(ruleset, clean, card_size))
+        for card_ir in clean:
+            diagnostics.extend(glyph_warnings(card_ir, printed_words(ruleset, card_ir), text))
     if not parsed.cards and not diagnostics:
         diagnostics.append(
             Diagnostic(
@@ -102,6 +123,7 @@ def check_files(
     jobs: Sequence[tuple[str, str]],
     validate_ir: bool = False,
     full_ir: bool = False,
+    card_size: tuple[float, float] | None = None,
 ) -> list[FileResult]:
     """Check (path, text) pairs, in worker processes when there is enough to gain.
 
@@ -113,7 +135,7 @@ def check_files(
         try:
             with ProcessPoolExecutor(max_workers=workers, initializer=_plain_signals) as pool:
                 futures = [
-                    pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir)
+                    pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir, card_size)
                     for shown, text in jobs
                 ]
                 results = [FileResult.from_json(f.result()) for f in futures]
@@ -122,7 +144,7 @@ def check_files(
         except (OSError, BrokenProcessPool):
             pass  # no processes to be had here: do the work in this one
     LAST_RUN_WORKERS[0] = 1
-    results = [check_file(ruleset, shown, text, validate_ir) for shown, text in jobs]
+    results = [check_file(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
     return results if full_ir else [result.facts() for result in results]
 
 
@@ -135,8 +157,13 @@ def _plain_signals() -> None:
 
 
 def _work(
-    ruleset_path: str, shown: str, text: str, validate_ir: bool, full_ir: bool
+    ruleset_path: str,
+    shown: str,
+    text: str,
+    validate_ir: bool,
+    full_ir: bool,
+    card_size: tuple[float, float] | None,
 ) -> dict[str, Any]:
     """Run in a worker process: results travel back as plain data."""
     ruleset = load_ruleset_file(ruleset_path)
-    return check_file(ruleset, shown, text, validate_ir).to_json(full_ir)
+    return check_file(ruleset, shown, text, validate_ir, card_size).to_json(full_ir)

@@ -114,15 +114,26 @@ def render_json(
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
+def counted(number: int, noun: str, many: str | None = None) -> str:
+    """`1 card`, `2 cards`, `0 cards`; `many` for a noun that does not just take an s."""
+    return f"{number} {noun if number == 1 else many or noun + 's'}"
+
+
 def summary_line(
-    name: str, cards: int, files: int, errors: int, warnings: int, executable: float
+    name: str,
+    cards: int,
+    files: int,
+    errors: int,
+    warnings: int,
+    executable: float,
+    allowed: int = 0,
 ) -> str:
     """The closing line: `pack: 21 cards in 5 files, 0 errors, 0 warnings, 97% of ...`."""
 
-    def count(number: int, noun: str) -> str:
-        return f"{number} {noun}{'' if number == 1 else 's'}"
-
+    count = counted
     return (
         f"{name}: {count(cards, 'card')} in {count(files, 'file')}, {count(errors, 'error')}, "
-        f"{count(warnings, 'warning')}, {round(executable * 100)}% of effect lines executable"
+        f"{count(warnings, 'warning')}"
+        + (f" ({allowed} allowed by pack.yaml)" if allowed else "")
+        + f", {round(executable * 100)}% of effect lines executable"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -524,6 +524,8 @@ class _Builder:
             except PatternError as error:
                 self.error(str(error), (section, name))
                 continue
+            if isinstance(entry, dict) and isinstance(entry.get("summary"), str):
+                pattern = replace(pattern, summary=entry["summary"])
             clash = _reserved_word(section, pattern)
             if clash is not None:
                 self.error(

@@ -97,7 +97,10 @@ def _pattern(error: Any) -> Explanation:
 
 
 def _bounds(error: Any) -> Explanation:
-    return f"{error.instance!r} is out of range in {_where(error)}", error.message
+    described = error.schema.get("description")
+    return f"{error.instance!r} is out of range in {_where(error)}", (
+        f"{error.message}: {described[:1].lower()}{described[1:]}" if described else error.message
+    )
 
 
 _EXPLAINERS: dict[str, Callable[[Any], Explanation]] = {

@@ -484,13 +484,10 @@ def _translate(error: Any, ctx: _ParseContext, text: str) -> Diagnostic:
                 span,
                 help='add the closing " at the end of the text',
             )
-        return Diagnostic(
-            "E0101",
-            "error",
-            f"unexpected character {char!r}",
-            span,
-            help=_expected_help(getattr(error, "allowed", None)),
-        )
+        help_text = _expected_help(getattr(error, "allowed", None))
+        if char == "=":
+            help_text = "a comparison is written `==` (or `!=`, `<=`, `>=`): did you mean `==`?"
+        return Diagnostic("E0101", "error", f"unexpected character {char!r}", span, help=help_text)
     token = error.token
     if token.type == "$END":
         return _unclosed(ctx, text)
@@ -519,6 +516,22 @@ def _unclosed(ctx: _ParseContext, text: str) -> Diagnostic:
     start = Span.at_offset(ctx.file, text, header.start(1))
     line = start.line + ctx.line_offset
     span = Span(ctx.file, line, start.column, line, start.column + header.end() - header.start(1))
+    unmatched = _unmatched_block(text, text.find("{", header.end()))
+    if unmatched is not None:
+        inner, still_open = unmatched
+        opened = Span.at_offset(ctx.file, text, inner)
+        line_start = text.rfind("\n", 0, inner) + 1
+        indent = len(text[line_start:inner]) - len(text[line_start:inner].lstrip())
+        first = opened.column - (inner - line_start - indent)
+        line = opened.line + ctx.line_offset
+        return Diagnostic(
+            "E0103",
+            "error",
+            "this block is not closed: its '{' has no matching '}'",
+            Span(ctx.file, line, first, line, opened.column + 1),
+            help=f"add a '}}' after the block's last line, indented {indent} spaces as this line is"
+            + (", and one at the end of the card" if still_open > 1 else ""),
+        )
     if "{" not in text[header.end() :]:
         return Diagnostic(
             "E0103",
@@ -534,6 +547,47 @@ def _unclosed(ctx: _ParseContext, text: str) -> Diagnostic:
         span,
         help="add the missing '}' at the end of the card",
     )
+
+
+def _unmatched_block(text: str, card_brace: int) -> tuple[int, int] | None:
+    """The offset of the inner `{` that is most likely never closed and how many blocks are
+    left open, or None when it is the card's own.
+
+    Braces are matched by count, so a missing `}` shows where a `}` closes a `{` on a line
+    indented differently: that `{` is the one that lost its `}`. With no such mismatch, the
+    innermost block still open at the end is.
+    """
+    stack: list[tuple[int, int]] = []  # offset of each open `{`, and its line's indentation
+    suspect: int | None = None
+    i, size = max(card_brace, 0), len(text)
+    while i < size:
+        ch = text[i]
+        if ch == "#":
+            i = size if (nl := text.find("\n", i)) < 0 else nl
+            continue
+        if ch == '"':
+            j = i + 1
+            while j < size and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch in "{}":
+            line_start = text.rfind("\n", 0, i) + 1
+            line = text[line_start:i]
+            indent = len(line) - len(line.lstrip(" \t"))
+            if ch == "{":
+                stack.append((i, indent))
+            elif stack:
+                opened, opened_indent = stack.pop()
+                alone = not line.strip()
+                if suspect is None and alone and indent != opened_indent:
+                    suspect = opened
+        i += 1
+    if suspect is None and len(stack) > 1:
+        suspect = stack[-1][0]
+    if suspect is None or suspect == card_brace:
+        return None
+    return suspect, len(stack)
 
 
 def _expected_help(expected: Any) -> str | None:

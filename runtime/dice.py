@@ -30,13 +30,15 @@ class DiceError(Exception):
 class ForcedDiceRanOut(DiceError):
     """A roll needed a die after every forced face was used."""
 
-    def __init__(self, faces: Sequence[int]) -> None:
-        super().__init__(faces)
+    def __init__(self, faces: Sequence[int], wanted_by: str | None = None) -> None:
+        super().__init__(faces, wanted_by)
         self.faces = tuple(faces)
+        self.wanted_by = wanted_by  # the roll that asked for one more die, when known
 
     def __str__(self) -> str:
         shown = " ".join(map(str, self.faces)) or "(none)"
-        return f"the forced dice ran out after {len(self.faces)}: {shown}"
+        ran_out = f"the forced dice ran out after {len(self.faces)}: {shown}"
+        return f"{ran_out}; {self.wanted_by} wanted another" if self.wanted_by else ran_out
 
 
 class ImpossibleFace(DiceError):

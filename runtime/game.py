@@ -28,6 +28,7 @@ from runtime.checks import (
 from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
 from runtime.dice import (
     DiceSource,
+    ForcedDiceRanOut,
     PoolFaces,
     PoolResult,
     Roll,
@@ -311,7 +312,13 @@ class Game:
         self.step()
         procedure = self.procedure(call.rule)
         prepared = procedure.prepare(self, card, call)
-        rolled = self.roll_check(procedure, prepared, call)
+        try:
+            rolled = self.roll_check(procedure, prepared, call)
+        except ForcedDiceRanOut as error:
+            if error.wanted_by is not None:
+                raise
+            what = f"`{call.header}`" if call.header else f"the {call.rule.name} check"
+            raise ForcedDiceRanOut(error.faces, f"{what} of {card.definition.label}") from None
         amended = None
         if procedure.settle is not None:
             amended = procedure.settle(self, card, call, prepared, rolled)

@@ -28,9 +28,9 @@ def count_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = compiler.pipeline.check_file
 
-    def spy(ruleset: object, shown: str, text: str, validate_ir: bool = False) -> object:
+    def spy(ruleset: object, shown: str, text: str, *rest: object) -> object:
         seen.append(Path(shown).name)
-        return real(ruleset, shown, text, validate_ir)  # type: ignore[arg-type]
+        return real(ruleset, shown, text, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(compiler.pipeline, "check_file", spy)
     return seen

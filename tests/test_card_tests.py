@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -84,7 +85,11 @@ def test_dice_running_out_fail_at_the_check(tmp_path: Path) -> None:
     )
     code, output = run("test", str(pack))
     assert code == 1
-    assert "the forced dice ran out after 2: 5 5" in output
+    # It names the roll that wanted the die it did not get.
+    assert (
+        'the forced dice ran out after 2: 5 5; `check focus` of hallucination "A Shout" '
+        "wanted another" in output
+    )
     assert "cards.card:5:" in output  # the line of the check that rolled
 
 
@@ -248,9 +253,12 @@ def test_k_selects_tests_by_name(tmp_path: Path) -> None:
     code, output = run("test", str(pack), "-k", "runs")
     assert code == 0, output
     assert output.rstrip().endswith("1 passed, 0 failed")
+    # A pattern that matches nothing is an exit of its own, so a typo cannot pass CI.
     code, output = run("test", str(pack), "-k", "nothing like this")
-    assert code == 0
-    assert "0 passed, 0 failed (no tests matched)" in output
+    assert code == 4
+    assert "0 passed, 0 failed: no test matches -k 'nothing like this'" in output
+    code, output = run("test", str(pack), "-k", "nothing like this", "--format", "json")
+    assert code == 4 and json.loads(output)["tests"] == []
 
 
 def test_json_report(tmp_path: Path) -> None:
@@ -267,6 +275,25 @@ def test_json_report(tmp_path: Path) -> None:
     assert failed["test"] == "stays" and failed["line"] == 14
     assert failed["failure"] == "expected location == hallway, but location is f2-stairs"
     assert any("move: nurses-station → stairs (f2-stairs)" in line for line in failed["log"])
+
+
+def test_junit_report_has_a_case_per_test_and_each_failure_with_its_log(tmp_path: Path) -> None:
+    pack = shout_pack(
+        tmp_path,
+        """    test "runs" { choose "Run"; expect location == stairs }
+    test "stays" { choose "Run"; expect location == hallway }""",
+    )
+    code, output = run("test", str(pack), "--format", "junit")
+    assert code == 1
+    suites = ElementTree.fromstring(output.encode())
+    (suite,) = suites.findall("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert cases["runs"].find("failure") is None
+    failure = cases["stays"].find("failure")
+    assert failure is not None and cases["stays"].get("line") == "14"
+    assert failure.get("message") == "expected location == hallway, but location is f2-stairs"
+    assert failure.text is not None and "move: nurses-station → stairs (f2-stairs)" in failure.text
 
 
 def test_a_pack_with_errors_runs_no_tests(tmp_path: Path) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 import compiler.pipeline
+from compiler.check import check_paths
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import check_file
 from compiler.ruleset import load_ruleset
@@ -74,3 +76,41 @@ def test_worker_processes_give_the_same_report(monkeypatch: pytest.MonkeyPatch) 
         assert workers and workers[0] > 1, "the worker processes did not run"
     assert together.diagnostics == alone.diagnostics
     assert together.cards == alone.cards
+
+
+def test_an_unknown_word_with_nothing_close_lists_the_words_there() -> None:
+    ruleset = load_ruleset("coma-ward")
+    found = check_file(
+        ruleset, "t.card", hallucination("go basement\nmove to basement")
+    ).diagnostics
+    verb = next(d for d in found if d.code == "E0200")
+    # Every verb by its leading words, with the ruleset's summary of it.
+    assert verb.help is not None and verb.help.startswith("the verbs here:\n")
+    assert "    gain: raise a stat" in verb.help and "    move to: move the player" in verb.help
+    place = next(d for d in found if d.code == "E0201")
+    assert place.help is not None and place.help.startswith("the places here: ")
+    assert "nurses-station" in place.help and "f3-room-4" in place.help
+    # A word close to one keeps the single suggestion.
+    close = check_file(ruleset, "t.card", hallucination("gian terror 1")).diagnostics
+    assert [d.help for d in close if d.code == "E0200"] == ["did you mean 'gain'?"]
+
+
+def test_a_word_no_runtime_module_implements_is_W0330_and_not_executable(tmp_path: Path) -> None:
+    (tmp_path / "ruleset.yaml").write_text(
+        "ruleset: howling\ntitle: Howling\nversion: 1\nextends: coma-ward\n"
+        'verbs:\n  howl: {pattern: "howl {amount}", summary: "howl at the moon"}\n'
+    )
+    (tmp_path / "pack.yaml").write_text(
+        "pack: w\ntitle: W\nversion: 1.0.0\nruleset: ruleset.yaml\n"
+    )
+    (tmp_path / "a.card").write_text(
+        'item "Moon Stone" {\n    type clue\n    when drawn {\n        howl 3\n'
+        "        gain terror 1\n    }\n}\n"
+    )
+    report = check_paths([tmp_path], None, use_cache=False)
+    (found,) = report.diagnostics
+    assert found.code == "W0330" and (found.span.line, found.span.column) == (4, 9)
+    assert (
+        "verb 'howl' of ruleset 'howling' has no code in the 'coma-ward' runtime" in found.message
+    )
+    assert report.executable == 0.5  # the howl runs no more than `rule` text would

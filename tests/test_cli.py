@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -218,3 +221,165 @@ def test_ruleset_errors_use_relative_paths(tmp_path: Path, monkeypatch: pytest.M
     code, output = run("check", "--format", "json", "p")
     assert code == 1
     assert json.loads(output)["diagnostics"][0]["file"] == "p/house.yaml"
+
+
+@pytest.mark.parametrize("command", ["check", "test"])
+def test_color_always_colours_piped_output(command: str) -> None:
+    # Through a pipe (no terminal), `always` still colours and `never` never does.
+    coloured = subprocess.run(
+        [sys.executable, "-m", "compiler", command, "--color", "always", str(SPECIMENS)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "\x1b[" in coloured.stdout, coloured.stdout
+    plain = subprocess.run(
+        [sys.executable, "-m", "compiler", command, "--color", "never", str(SPECIMENS)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "\x1b[" not in plain.stdout
+
+
+@pytest.mark.parametrize(
+    ("setting", "column", "words"),
+    [
+        ("bleed: 300mm", 10, "bleed '300mm': give millimetres from 0 to 10"),
+        ("bleed: 3", 10, "did you mean '3mm'?"),
+        ("card: pokr", 9, "did you mean 'poker'? the sizes are poker (63.5 × 88.9 mm), bridge"),
+        ("card: 400x90mm", 9, "each side must be from 10 to 300 mm"),
+    ],
+)
+def test_print_settings_print_would_refuse_are_refused_by_check_at_their_line(
+    tmp_path: Path, setting: str, column: int, words: str
+) -> None:
+    manifest = (
+        f"pack: p\ntitle: P\nversion: 1.0.0\nruleset: coma-ward\nprint:\n  paper: a4\n  {setting}\n"
+    )
+    make_pack(tmp_path, manifest, a=GOOD_CARD)
+    for command in ("check", "print"):
+        code, output = run(
+            command, str(tmp_path), *(["-o", str(tmp_path / "x.pdf")] * (command == "print"))
+        )
+        assert code == 1, output
+        assert f"pack.yaml:7:{column}: error[E0403]" in output and words in output, output
+    assert not (tmp_path / "x.pdf").exists()
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    code, output = run(
+        "print",
+        str(SPECIMENS),
+        "--only",
+        "The Figure at the End of the Hall",
+        "-o",
+        str(tmp_path / "one.pdf"),
+        "--png",
+        str(tmp_path / "png"),
+    )
+    assert code == 0, output
+    assert "1 card on 1 page" in output and "wrote 1 PNG preview to" in output
+
+
+def test_check_with_no_path_checks_the_folder_it_runs_in() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler", "check", "--color", "never"],
+        cwd=SPECIMENS,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("coma-ward-specimens: 21 cards")
+
+
+def test_a_broken_file_is_named_and_clean_cards_still_play(tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(SPECIMENS, pack)
+    (pack / "broken.card").write_text(
+        'item "Cracked Mug" {\n    type weapon\n    use { gain sanity 1 }\n}\n'
+    )
+    code, output = run("test", str(pack))
+    last = output.rstrip().splitlines()[-1]
+    named = re.fullmatch(r"1 error in (\S*broken\.card): fix them first \(pillbox check \1\)", last)
+    assert code == 1 and named, last
+    # A clean card of another file plays, is worked out and prints, with a note.
+    code, output = run(
+        "play", str(pack), "Music from the Nursery", "--choose", "Hum along", "--seed", "1"
+    )
+    assert code == 0 and "broken.card, which has errors" in output, output
+    code, output = run("odds", str(pack), "Music from the Nursery")
+    assert code == 0 and "Hum along" in output
+    code, output = run("print", str(pack), "--only", "hallucination", "-o", str(tmp_path / "h.pdf"))
+    assert code == 0 and "--only 'hallucination' is printed from the rest" in output
+    # The broken card itself, or its kind, still stops at its errors.
+    code, output = run("odds", str(pack), "Cracked Mug")
+    assert code == 1 and "'sanity' is not" in output
+    code, output = run("print", str(pack), "--only", "item", "-o", str(tmp_path / "i.pdf"))
+    assert code == 1 and not (tmp_path / "i.pdf").exists()
+
+
+def test_pack_yaml_allow_silences_a_warning_code_with_its_reason(tmp_path: Path) -> None:
+    card = 'phenomenon "Night" {\n    number 1\n    clue order A B\n    mode cooperative\n}\n'
+    plain = "pack: p\ntitle: P\nversion: 1.0.0\nruleset: coma-ward\n"
+    make_pack(tmp_path / "warned", plain, a=card)
+    code, output = run("check", "--strict", str(tmp_path / "warned"))
+    assert code == 1 and "warning[W0323]" in output
+    allowing = plain + 'allow:\n  W0323: "the other orders are for a later set"\n'
+    make_pack(tmp_path / "allowed", allowing, a=card)
+    code, output = run("check", "--strict", str(tmp_path / "allowed"))
+    assert code == 0 and "W0323" not in output.replace("(1 allowed by pack.yaml)", "")
+    assert "0 warnings (1 allowed by pack.yaml)" in output
+    # Only warnings, and only with a reason.
+    refused = plain + 'allow:\n  E0201: "never"\n  W0323: ""\n'
+    make_pack(tmp_path / "refused", refused, a=card)
+    code, output = run("check", str(tmp_path / "refused"))
+    assert code == 1
+    assert "pack.yaml:6:3: error[E0403]" in output and "an error cannot be silenced" in output
+    assert "pack.yaml:7:10: error[E0403]" in output and "say why the warning is allowed" in output
+
+
+def test_strict_tests_reports_each_card_with_effects_and_no_test(tmp_path: Path) -> None:
+    cards = (
+        'item "Towel" {\n    type clothing\n}\n'  # nothing to test
+        'item "Mug" {\n    type food\n    use { lose terror 1 }\n}\n'
+        'item "Cup" {\n    type food\n    use { lose terror 1 }\n'
+        '    test "calms" { use "Cup"; expect terror == 0 }\n}\n'
+    )
+    pack = make_pack(tmp_path / "p", a=cards)
+    code, output = run("check", str(pack))
+    assert code == 0 and "W0331" not in output
+    for form in ("text", "json"):
+        code, output = run("check", "--strict-tests", "--format", form, str(pack))
+        assert code == 1
+        assert output.count("W0331") == 1 and "Mug" in output and "Cup" not in output
+
+
+def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
+    bad = TESTS / "specimens" / "bad"
+    code, text_output = run("check", "--format", "json", str(bad))
+    expected = json.loads(text_output)["diagnostics"]
+    code, output = run("check", "--format", "sarif", str(bad))
+    assert code == 1
+    log = json.loads(output)  # nothing but the log on stdout
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    (sarif_run,) = log["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] == "pillbox"
+    rules = [rule["id"] for rule in driver["rules"]]
+    assert rules == sorted({d["code"] for d in expected})
+    results = sarif_run["results"]
+    assert len(results) == len(expected)
+    for result, diagnostic in zip(results, expected, strict=True):
+        assert result["ruleId"] == diagnostic["code"] == rules[result["ruleIndex"]]
+        assert result["level"] == diagnostic["severity"]
+        assert result["message"]["text"].startswith(diagnostic["message"])
+        (location,) = result["locations"]
+        region = location["physicalLocation"]["region"]
+        assert (region["startLine"], region["startColumn"]) == (
+            diagnostic["line"],
+            diagnostic["column"],
+        )
+        assert location["physicalLocation"]["artifactLocation"]["uri"] == diagnostic["file"]

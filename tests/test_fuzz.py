@@ -44,6 +44,7 @@ from ruamel.yaml import YAML
 from compiler import check as check_module
 from compiler import ruleset as ruleset_module
 from compiler.check import check_paths
+from compiler.fmt import formatted
 from compiler.lower import LoweredCard
 from compiler.passes import run_passes
 from compiler.render import render_text
@@ -198,6 +199,10 @@ def _render_all(diagnostics: list[Diagnostic], sources: dict[str, str]) -> None:
         render_text(diagnostic, sources)
 
 
+FORMAT_FUZZ_CHARS = 50_000
+"""Texts up to this size are formatted too; tests/test_fmt.py formats every corpus file."""
+
+
 def check_card_text(text: str, seconds: float = SLOW_SECONDS) -> None:
     """Run one card file's text through every stage of `pillbox check`; raise only on bugs."""
     ruleset = coma_ward()
@@ -208,6 +213,8 @@ def check_card_text(text: str, seconds: float = SLOW_SECONDS) -> None:
         diagnostics += run_passes(ruleset, result.cards)
         diagnostics += run_passes(ruleset, [*specimen_cards(), *result.cards])
         _render_all(diagnostics, {shown: text})
+        if len(text) <= FORMAT_FUZZ_CHARS:
+            formatted(text, shown)  # fmt's safety checks hold (UnsafeFormat), or it declines
 
 
 def _forget_loaded_rulesets() -> None:

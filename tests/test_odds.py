@@ -124,7 +124,33 @@ def test_the_text_table_reads_per_option() -> None:
     assert re.search(
         r"71\.4 %\s+choose: Hold your breath › check focus: 0\.\.2\s+terror \+1", output
     )
-    assert "take each answer with even odds" in output
+    # Said before the rows, plainly: the rows of a decision are alternatives, not a sum.
+    plainly = "    percentages are per decision: a row is the chance of its path when the answers"
+    assert plainly in output
+    assert output.index(plainly) < output.index("71.4 %")
+    assert "expected (each answer taken with even odds): " in output
+
+
+def test_a_card_with_variants_says_which_and_draws_one_at_random() -> None:
+    code, output = run("odds", str(SPECIMENS), "Music from the Nursery")
+    assert code == 0, output
+    assert "note: variant 1 of 2: --variant N shows another, --variant random" in output
+    code, output = run("odds", str(SPECIMENS), "Music from the Nursery", "--variant", "random")
+    assert code == 0 and "note: drew variant " in output and "as the deck would" in output
+    code, output = run(
+        "play",
+        str(SPECIMENS),
+        "Music from the Nursery",
+        "--variant",
+        "random",
+        "--seed",
+        "5",
+        "--choose",
+        "Hum along",
+    )
+    assert code == 0 and "note: drew variant 2 of 2" in output  # seeded: the same draw each run
+    code, output = run("odds", str(SPECIMENS), "Music from the Nursery", "--variant", "two")
+    assert code == 2 and "give a variant number from 1 to 10000, or random" in output
 
 
 @pytest.mark.parametrize(

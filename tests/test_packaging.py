@@ -160,3 +160,19 @@ def _printed_from_the_wheel(packs: list[Path]) -> list[Path]:
     plain = [pack for pack in packs if pack not in own]
     smallest = min(plain, key=lambda p: sum(f.stat().st_size for f in p.rglob("*.card")))
     return [*own, smallest] if plain else own
+
+
+def test_a_new_pack_made_by_the_wheel_checks_tests_and_prints(
+    installed: Path, tmp_path: Path
+) -> None:
+    for folder, *how in (("mypack",), ("fromcw", "--from", "coma-ward")):
+        made = _run(installed, "new", folder, *how, cwd=tmp_path)
+        assert made.returncode == 0, made.stdout + made.stderr
+        for command in ("check", "test"):
+            done = _run(installed, command, folder, cwd=tmp_path)
+            assert done.returncode == 0, (folder, command, done.stdout + done.stderr)
+        only = ("--only", "item") if how else ()  # a copy prints as the bundled pack does
+        printed = _run(installed, "print", folder, "-o", f"{folder}.pdf", *only, cwd=tmp_path)
+        assert printed.returncode == 0, printed.stdout + printed.stderr
+    assert (tmp_path / "fromcw" / "templates" / "back-item.html").is_file()
+    assert (tmp_path / "mypack" / ".github" / "workflows" / "cards.yml").is_file()

@@ -61,7 +61,9 @@ def test_missing_brace_does_not_swallow_the_next_card() -> None:
     parsed, problems = parse(text, "f.card")
     assert [c.title.value for c in parsed.cards] == ["Next"]
     assert len(problems) == 1 and "not closed" in problems[0].message
-    assert (problems[0].span.line, problems[0].span.column) == (1, 1)
+    # Both the card and its option are open: the option is the one to close first.
+    assert (problems[0].span.line, problems[0].span.column) == (2, 3)
+    assert problems[0].help.endswith("and one at the end of the card")
 
 
 def test_nesting_past_the_limit_is_one_error_not_a_recursion_error() -> None:
@@ -157,3 +159,23 @@ def test_a_flood_of_broken_cards_stops_after_fifty_errors() -> None:
 def test_stray_closing_braces_are_one_error() -> None:
     _, problems = parse("}\n" * 5000, "f.card")
     assert len(problems) == 1
+
+
+def test_a_single_equals_sign_suggests_the_comparison() -> None:
+    text = 'item "Cup" {\n    test "t" {\n        expect terror = 3\n    }\n}\n'
+    _, problems = parse(text, "f.card")
+    assert [(p.span.line, p.span.column) for p in problems] == [(3, 23)]
+    assert problems[0].help is not None and "did you mean `==`" in problems[0].help
+
+
+def test_an_inner_block_left_open_is_pointed_at_not_the_card() -> None:
+    # The card's own `}` closes the `when used` block: the `{` that lost its `}` is the
+    # block whose closing brace sits at another indentation.
+    text = (
+        'item "Cup" {\n    when used {\n        gain terror 1\n\n'
+        '    test "t" {\n        expect terror == 2\n    }\n}\n'
+    )
+    _, problems = parse(text, "f.card")
+    assert len(problems) == 1 and problems[0].code == "E0103"
+    assert (problems[0].span.line, problems[0].span.column) == (2, 5)
+    assert problems[0].help is not None and "indented 4 spaces" in problems[0].help

@@ -166,6 +166,14 @@ def test_build_output_must_be_a_folder(tmp_path: Path) -> None:
     assert target.read_text() == "keep me"
 
 
+def test_build_writes_the_file_a_json_name_names(tmp_path: Path) -> None:
+    target = tmp_path / "made" / "ir.json"
+    code, output = run("build", str(SPECIMENS), "-o", str(target))
+    assert code == 0, output
+    assert json.loads(target.read_text())["pack"] == "coma-ward-specimens"
+    assert [p.name for p in target.parent.iterdir()] == ["ir.json"]  # a file, not a folder
+
+
 def test_build_refuses_a_pack_with_errors(tmp_path: Path) -> None:
     pack = make_pack(tmp_path / "pack", cards='item "X" { type weapon\n use { gain sanity 1 } }\n')
     code, output = run("build", str(pack), "-o", str(tmp_path / "out"))

@@ -173,6 +173,14 @@ def test_an_image_missing_from_the_pack_is_an_error(tmp_path: Path) -> None:
     assert "outside the pack" not in output
 
 
+def test_a_missing_image_whose_name_the_template_builds_is_at_that_line(tmp_path: Path) -> None:
+    back = '<div>\n  <img src="pictures/{{ back.deck }}-back.png" alt="">\n</div>'
+    pack = _pack(tmp_path, {"back.html": back})
+    output = _fails(tmp_path, pack)
+    assert "templates/back.html:2:13: error[E0704]" in output, output
+    assert "templates:1:1" not in output
+
+
 def test_an_oversized_image_a_template_asks_for_is_refused(tmp_path: Path) -> None:
     pack = _pack(tmp_path, {"back.html": '<img src="big.png" alt="">'})
     with open(pack / "big.png", "wb") as image:

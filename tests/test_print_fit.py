@@ -33,7 +33,7 @@ def test_text_cut_off_by_the_layout_is_shrunk_or_reported_even_if_the_estimate_m
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Make the estimate believe everything fits: only the laid-out page can tell.
-    monkeypatch.setattr("compiler.printing.faces.CHARS_PER_MM2", 100.0)
+    monkeypatch.setattr("compiler.printing.fit.CHARS_PER_MM2", 100.0)
     sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
     fits_small = make_pack(tmp_path / "small", cards=LONG % (sentence * 5).strip())
     code, output = run("print", str(fits_small), "-o", str(tmp_path / "a.pdf"))
@@ -95,3 +95,52 @@ def test_a_card_with_little_text_prints_larger_with_its_motif(tmp_path: Path) ->
         "print", str(pack), "-o", str(tmp_path / "p.pdf"), "--png", str(tmp_path / "png")
     )
     assert code == 0, output
+
+
+def test_check_warns_from_the_estimate_at_the_packs_card_size(tmp_path: Path) -> None:
+    sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
+    long = make_pack(tmp_path / "long", cards=LONG % (sentence * 12).strip())
+    code, output = run("check", "--no-cache", str(long))
+    assert code == 0 and "warning[W0701]: the text of hallucination 'The Long Corridor'" in output
+    code, _ = run("check", "--no-cache", "--strict", str(long))
+    assert code == 1
+    # A tarot card has room for it: the estimate follows pack.yaml's card size.
+    manifest = long / "pack.yaml"
+    manifest.write_text(manifest.read_text() + "print:\n  card: tarot\n")
+    code, output = run("check", str(long))
+    assert code == 0 and "W0701" not in output, output
+
+
+def test_print_strict_fails_on_text_that_does_not_fit_and_writes_nothing(tmp_path: Path) -> None:
+    sentence = "You walk until your legs forget they are legs, and the doors close behind you. "
+    long = make_pack(tmp_path / "long", cards=LONG % (sentence * 30).strip())
+    out = tmp_path / "strict.pdf"
+    code, output = run("print", str(long), "-o", str(out), "--strict")
+    assert code == 1 and "warning[W0701]" in output
+    assert "nothing written: fix the warnings (--strict) above" in output and not out.exists()
+
+
+def test_characters_no_font_has_are_warned_of_where_the_card_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever this machine has installed, say no installed font has them.
+    monkeypatch.setattr("compiler.printing.glyphs.installed_font_has", lambda codepoint: False)
+    cards = (
+        'hallucination "Smile" {\n'
+        '    situation "A face grins \U0001f600 at you from the sign."\n'
+        '    option "Go" { end turn }\n'
+        '    option "Stay" { say "The \U0001f9e0 hums, \u75c5." }\n'
+        "}\n"
+    )
+    pack = make_pack(tmp_path / "glyphs", cards=cards)
+    for command in ("check", "print"):
+        extra = ["-o", str(tmp_path / "g.pdf")] if command == "print" else ["--no-cache"]
+        code, output = run(command, str(pack), *extra)
+        assert code == 0, output
+        # The shipped DejaVu has the grin; the brain and the ideograph print as boxes.
+        assert output.count("warning[W0706]") == 1, output
+        assert (
+            ":4:30: warning[W0706]: no glyph in the shipped fonts or any installed font for"
+            in output
+        )
+        assert "U+1F9E0 BRAIN" in output and "U+75C5" in output and "1F600" not in output

@@ -20,6 +20,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from compiler.build import load_checked
+from compiler.printing.sheets import slug
 from tests.conftest import TESTS
 from tests.helpers import make_pack, run
 
@@ -534,7 +535,7 @@ def test_single_pages_have_the_card_as_trim_box_and_its_bleed_as_bleed_box(
         tmp_path, str(SPECIMENS), "-o", str(out), "--only", "Scalpel", "--layout", "single",
         "--bleed", "3mm", "--backs", "duplex",
     )  # fmt: skip
-    assert "1 cards on 2 pages" in output
+    assert "1 card on 2 pages" in output  # one card, said so
     pages = read_pdf(out)
     assert ["Scalpel" in page.text for page in pages] == [True, False]  # a face, then its back
     for page in pages:
@@ -575,7 +576,7 @@ def test_single_pages_have_the_card_as_trim_box_and_its_bleed_as_bleed_box(
     ("args", "message"),
     [
         (["--card", "5x5mm"], "card size '5x5mm': each side must be from 10 to 300 mm"),
-        (["--card", "huge"], "card size 'huge': use poker, bridge, tarot, mini, square or WxHmm"),
+        (["--card", "huge"], "card size 'huge': the sizes are poker (63.5 × 88.9 mm), bridge"),
         (["--card", "250x250mm"], "does not fit on a4"),
         (["--bleed", "50mm"], "bleed '50mm': give millimetres from 0 to 10"),
         (["-o", "out.txt"], "the output is a PDF file"),
@@ -598,12 +599,46 @@ def test_bad_options_are_usage_errors_and_touch_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
 
 
+def test_only_with_a_misspelt_kind_or_title_says_which_was_meant(tmp_path: Path) -> None:
+    guesses = (
+        ("halucination", "hallucination"),
+        ("Music from the Nursry", "Music from the Nursery"),
+    )
+    for wrong, meant in guesses:
+        code, output = run("print", str(SPECIMENS), "-o", str(tmp_path / "x.pdf"), "--only", wrong)
+        assert code == 2 and f"did you mean {meant!r}?" in output, output
+        assert ":1:1:" not in output  # no diagnostic pinned on an unrelated file
+    assert not list(tmp_path.iterdir())
+
+
 def test_a_failed_print_leaves_the_previous_pdf_alone(tmp_path: Path) -> None:
     out = tmp_path / "out.pdf"
     out.write_bytes(b"%PDF-1.7 the previous print")
     code, output = run("print", str(SPECIMENS), "-o", str(out), "--only", "nothing-like-this")
-    assert code == 1, output
-    assert "E0703" in output and "unchanged" in output
+    assert code == 2, output
+    assert "--only 'nothing-like-this' names no kind or card title" in output
+    assert "the kinds: clue, hallucination, item" in output
     assert "Traceback" not in output
     assert out.read_bytes() == b"%PDF-1.7 the previous print"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.pdf"]
+
+
+@pytest.mark.parametrize(
+    ("title", "variant", "stem"),
+    [
+        ("Skalpell für Ärzte", None, "skalpell-für-ärzte"),
+        ("Music from the Nursery", 2, "music-from-the-nursery-v2"),
+        (
+            "The Figure at the End of the Long, Long Hall",
+            None,
+            "the-figure-at-the-end-of-the-long-long",
+        ),
+        ("Заперта́я дверь", None, "заперта́я-дверь"),  # its accent, a mark, is kept
+        ("???", None, "card"),
+        ("A" * 60, 1, "a" * 40 + "-v1"),
+    ],
+)
+def test_png_names_keep_letters_add_the_variant_and_cut_at_a_word(
+    title: str, variant: int | None, stem: str
+) -> None:
+    assert slug({"title": title, "variant": variant}) == stem

@@ -15,7 +15,6 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
 from compiler.printing.faces import (
-    FIT_STEPS,
     MAX_TEMPLATE_BYTES,
     environment,
     face_data,
@@ -23,6 +22,7 @@ from compiler.printing.faces import (
     render,
     template_names,
 )
+from compiler.printing.fit import FIT_STEPS
 from compiler.printing.layout import Face
 from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.sizes import PrintOptions

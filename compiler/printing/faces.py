@@ -26,10 +26,19 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.pack import display_path, hard_linked
+from compiler.printing.fit import (
+    CHARS_PER_MM2,
+    FIT_STEPS,
+    ROOMY_SHARE,
+    fit_step,
+    notes_text,
+    overflows,
+    printed_text,
+    text_area,
+)
 from compiler.printing.sizes import PrintOptions
 from compiler.printing.workers import cap_address_space
 from compiler.ruleset import Ruleset
-from compiler.rulestext import card_text
 from compiler.signals import raising
 from dsl.spans import Diagnostic, Span
 
@@ -40,25 +49,7 @@ MAX_OUTPUT_CHARS = 1_000_000
 RENDER_SECONDS = 5.0
 """A template that renders longer than this (a loop inside a loop...) is stopped."""
 
-FIT_STEPS = (1.0, 0.9, 0.8, 0.7)
-"""Font scales tried, largest first, until the card's text fits; past the last, a warning."""
-
-CHARS_PER_MM2 = 0.16
-"""Characters of the base text size one square millimetre of a card's text area holds, about."""
-
-LINE_COST = 22
-"""Characters' worth of room a paragraph loses to its last, partly filled line and spacing."""
-
-FACT_COST = 6
-"""Characters' worth of room a tag's frame and gap take (tags flow along a line)."""
-
-ROOMY_SHARE = 0.33
-"""A card whose text takes at most this share of the room is printed larger, with its motif."""
-
 BUNDLED = "compiler.printing"
-
-SHORT_FACT = 28
-"""A printed property longer than this is a paragraph, not a tag."""
 
 
 def template_names(kinds: Sequence[str], decks: Sequence[str]) -> set[str]:
@@ -387,11 +378,6 @@ def _said(effects: Any) -> Iterator[str]:
             yield from _said(value)
 
 
-def notes_text(shown: list[str]) -> list[str]:
-    """The printed properties too long to be tags: they are paragraphs."""
-    return [text for text in shown if len(text) > SHORT_FACT]
-
-
 @dataclass(frozen=True)
 class FaceData:
     """What a face template gets as `card`, and whether the text needed shrinking."""
@@ -427,41 +413,24 @@ def face_data(
     ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str, smallest: bool = False
 ) -> FaceData:
     """The fields a face template prints, built from the rules text of the card."""
-    printed = card_text(ruleset, card)
+    text = printed_text(ruleset, card)
+    printed, narrated, shown, facts = text.printed, text.narrated, text.shown, text.facts
     names: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
     icons = {shown: stat for stat, shown in names.items() if stat in ruleset.stat_names}
     words = _Words(set(_said([card.get("options"), card.get("blocks")])), icons)
     kind = ruleset.kinds.get(card["kind"])
-    lead = kind.narrated if kind is not None else None
-    narrated = dict(printed.properties).get(lead) if lead is not None else None
     marks = kind.marks if kind is not None else ()
-    # A property printed as boxes to mark is not printed as a tag too.
-    shown = [text for name, text in printed.properties if name != lead and name not in marks]
-    # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
-    facts = [text for text in shown if len(text) <= SHORT_FACT]
-    notes = [words.parts(text) for text in notes_text(shown)]
+    notes = [words.parts(note) for note in notes_text(shown)]
     options_ = [{"title": t, "lines": words.lines(body)} for t, body in printed.options]
     blocks = [{"header": h, "lines": words.lines(body)} for h, body in printed.blocks]
-    # Text length in characters, each paragraph and heading costing a part of a line too.
-    paragraphs = [*notes_text(shown), narrated or "", card["title"] * 2, *printed.rules]
-    paragraphs += printed.flavour
-    for label, body in printed.options:
-        paragraphs += [label, label, *body.split("\n")]  # listed first, then above the outcome
-    for label, body in printed.blocks:
-        paragraphs += [label, *body.split("\n")]
-    length = sum(len(p) + LINE_COST for p in paragraphs if p)
-    length += sum(len(fact) + FACT_COST for fact in facts)  # tags share their lines
-    area = max(options.width - 8, 10) * max(options.height - 24, 10)
-    fit = next(
-        (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
-        len(FIT_STEPS) - 1,
-    )
+    fit = fit_step(text.length, options.width, options.height)
     if smallest:  # the laid-out page cut this card's text at the estimated size
         fit = len(FIT_STEPS) - 1
-    overflow = length > area * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+    overflow = overflows(text.length, options.width, options.height)
     # Little text (a weapon's tags, a coat's one line): larger type, and the card's motif in
     # the room left below it, so the card does not read as half empty.
-    roomy = not smallest and length <= area * CHARS_PER_MM2 * ROOMY_SHARE
+    area = text_area(options.width, options.height)
+    roomy = not smallest and text.length <= area * CHARS_PER_MM2 * ROOMY_SHARE
     kind_of_item = (card.get("properties") or {}).get("type")
     context = {
         "kind": card["kind"],

@@ -6,6 +6,7 @@ template line it comes from. `pillbox print` reports what WeasyPrint's fence ref
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -77,11 +78,33 @@ def _written_at(url: str, root: Path | None, renderer: CardRenderer) -> Span | N
     if url.startswith("file:"):
         path = unquote(urlsplit(url).path)
         written += [path, os.path.relpath(path, root.resolve())]
-    for text, shown in pack_templates(renderer.env):
+    templates = list(pack_templates(renderer.env))
+    for text, shown in templates:
         for form in written:
             at = text.find(form) if form else -1
             if at >= 0:
-                line = text.count("\n", 0, at) + 1
-                column = at - (text.rfind("\n", 0, at) + 1) + 1
-                return Span(shown, line, column, line, column + len(form))
+                return _span_of(text, shown, at, len(form))
+    # A URL the template builds (`images/{{ card.kind }}.png`): the reference whose fixed
+    # parts match it, with each {{ ... }} standing for any text.
+    for text, shown in templates:
+        for found in _BUILT_URL.finditer(text):
+            reference = found.group("url")
+            pieces = re.split(r"\{\{.*?\}\}", reference)
+            if len(pieces) > _MAX_PIECES:
+                continue
+            shape = re.compile(".*".join(re.escape(piece) for piece in pieces), re.DOTALL)
+            if any(shape.fullmatch(form) for form in written[1:]):
+                return _span_of(text, shown, found.start("url"), len(reference))
     return None
+
+
+_BUILT_URL = re.compile(r"""(?:src|href)\s*+=\s*+["'](?P<url>[^"'<>{]*+\{\{[^"'<>]*+)["']""")
+"""An HTML attribute naming a file through a template expression."""
+_MAX_PIECES = 4
+"""Each expression is a `.*` to match: a few keep the matching quick on any template."""
+
+
+def _span_of(text: str, shown: str, at: int, length: int) -> Span:
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return Span(shown, line, column, line, column + length)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,8 @@ from compiler.pack import display_path
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import TemplateProblem
+from compiler.printing.fit import overflow_warning, printed_words
+from compiler.printing.glyphs import glyph_warnings
 from compiler.printing.layout import FONTS, Face, face_css, sheet_layout, single_layout
 from compiler.printing.output import Previews, write_outputs
 from compiler.printing.pdf import Refusal
@@ -44,11 +47,12 @@ class Printed:
     cards: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pngs: list[Path] = field(default_factory=list)
+    strict: bool = False  # `print --strict`: a warning stops the job too
 
     @property
     def failed(self) -> bool:
-        """Whether an error stopped the job (warnings do not)."""
-        return any(d.severity == "error" for d in self.diagnostics)
+        """Whether an error (or, strict, a warning) stopped the job."""
+        return any(self.strict or d.severity == "error" for d in self.diagnostics)
 
 
 def select(cards: list[IR], only: str | None) -> list[IR]:
@@ -63,19 +67,21 @@ def _copies(card: IR) -> int:
     return copies if isinstance(copies, int) and copies > 0 else 1
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "card"
+SLUG_LENGTH = 40
+"""The longest title part of a PNG name, cut at the end of a word."""
 
 
-def _overflow(card: IR) -> Diagnostic:
-    line, column = card["at"][:2]
-    return Diagnostic(
-        "W0701",
-        "warning",
-        f"the text of {card['kind']} {card['title']!r} does not fit on the card, even shrunk",
-        Span(card["file"], line, column, line, column + len(card["kind"])),
-        "shorten the text, or print on a larger card size (--card tarot)",
-    )
+def slug(card: IR) -> str:
+    """A card's file name stem: its title's letters in any script, lowercased, words joined by
+    dashes and cut at a word, then its variant (`skalpell-für-ärzte-v2`)."""
+    title = unicodedata.normalize("NFC", card["title"]).casefold()
+    kept = "".join(c if c.isalnum() or unicodedata.category(c)[0] == "M" else "-" for c in title)
+    words = re.sub("-+", "-", kept).strip("-")
+    if len(words) > SLUG_LENGTH:
+        cut = words[: SLUG_LENGTH + 1].rfind("-")
+        words = words[: cut if cut > 0 else SLUG_LENGTH].rstrip("-")
+    variant = card.get("variant")
+    return (words or "card") + (f"-v{variant}" if isinstance(variant, int) else "")
 
 
 def print_pack(
@@ -86,9 +92,11 @@ def print_pack(
     png_folder: Path | None = None,
     dpi: int = 150,
     progress: Progress | None = None,
+    strict: bool = False,
 ) -> Printed:
-    """Render, lay out and write the PDF (and PNGs); nothing is written if anything fails."""
-    result = Printed()
+    """Render, lay out and write the PDF (and PNGs); nothing is written if anything fails
+    (strict: if anything is even warned of)."""
+    result = Printed(strict=strict)
     cards = select(checked.cards, only)
     if not cards:
         result.diagnostics.append(
@@ -123,14 +131,18 @@ def print_pack(
     result.diagnostics += refusal_diagnostics(laid.refused, renderer)
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
-    result.diagnostics += [_overflow(cards[index]) for index in sorted(overflowing)]
+    result.diagnostics += [overflow_warning(cards[index]) for index in sorted(overflowing)]
+    sources = {f.file: f.text for f in checked.files}
+    for card in cards:
+        printed = printed_words(checked.ruleset, card)
+        result.diagnostics += glyph_warnings(card, printed, sources.get(card["file"], ""))
     if result.failed:
         return result
     arrange = single_layout if options.layout == "single" else sheet_layout
     pages = arrange(faces.copies, faces.backs if options.backs else None, options)
     previews = None
     if png_folder is not None:
-        names = [f"{index:03d}-{_slug(card['title'])}.png" for index, card in enumerate(cards, 1)]
+        names = [f"{index:03d}-{slug(card)}.png" for index, card in enumerate(cards, 1)]
         previews = Previews(png_folder, laid.where[: len(cards)], names, dpi, options.bleed)
     try:
         result.pngs = write_outputs(laid.data, laid.where, pages, target, previews, laid.deadline)

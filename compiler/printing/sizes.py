@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 CARD_SIZES: dict[str, tuple[float, float]] = {
@@ -53,7 +56,10 @@ def card_size(name: str) -> tuple[float, float]:
         return CARD_SIZES[name]
     found = _CUSTOM_RE.match(name)
     if not found:
-        raise OptionError(f"card size {name!r}: use {', '.join(CARD_SIZES)} or WxHmm, e.g. 60x90mm")
+        close = difflib.get_close_matches(name.lower(), list(CARD_SIZES), n=1, cutoff=0.6)
+        sizes = ", ".join(f"{size} ({w:g} × {h:g} mm)" for size, (w, h) in CARD_SIZES.items())
+        guess = f"did you mean {close[0]!r}? " if close else ""
+        raise OptionError(f"card size {name!r}: {guess}the sizes are {sizes}, or WxHmm (60x90mm)")
     width, height = float(found.group(1)), float(found.group(2))
     if not (10 <= width <= MAX_CARD_MM and 10 <= height <= MAX_CARD_MM):
         raise OptionError(f"card size {name!r}: each side must be from 10 to {MAX_CARD_MM:g} mm")
@@ -63,9 +69,33 @@ def card_size(name: str) -> tuple[float, float]:
 def millimetres(text: str, what: str, high: float) -> float:
     """`3mm` as 3.0; raise OptionError when it is not millimetres within 0..high."""
     found = _MM_RE.match(text)
+    if not found and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text):
+        raise OptionError(f"{what} {text!r}: a length needs its unit: did you mean '{text}mm'?")
     if not found or not 0 <= float(found.group(1)) <= high:
         raise OptionError(f"{what} {text!r}: give millimetres from 0 to {high:g}, e.g. 3mm")
     return float(found.group(1))
+
+
+def print_problems(pack_print: dict[str, Any]) -> list[tuple[str, str]]:
+    """What is wrong with a pack's `print:` section, as (key, message) pairs: each option on
+    its own, then whether the card fits the paper."""
+    checks: dict[str, Callable[[str], object]] = {
+        "card": card_size,
+        "bleed": partial(millimetres, what="bleed", high=MAX_BLEED_MM),
+    }
+    problems = []
+    for key, check in checks.items():
+        if key in pack_print:
+            try:
+                check(str(pack_print[key]))
+            except OptionError as error:
+                problems.append((key, str(error)))
+    if not problems:
+        try:
+            resolve_options(pack_print, {})
+        except OptionError as error:
+            problems.append(("card", str(error)))
+    return problems
 
 
 def resolve_options(pack_print: dict[str, Any], overrides: dict[str, Any]) -> PrintOptions:

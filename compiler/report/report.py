@@ -29,7 +29,7 @@ from compiler.printing.faces import TemplateProblem
 from compiler.printing.pdf import write_atomically
 from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sizes import OptionError, resolve_options
-from compiler.render import Style, plain, render_text
+from compiler.render import Style, counted, plain, render_text
 from compiler.report.analysis import (
     RARE,
     VARIANT_THRESHOLD,
@@ -111,15 +111,10 @@ def make_report(
     flags = len(analysis.flags)
     failed = sum(1 for card in analysis.cards if card.failed is not None or card.unwalked)
     emit(
-        f"wrote {output}: {len(analysis.cards)} cards, {charts} charts, "
-        f"{flags} flag{'s' * (flags != 1)}, {len(share.diagnostics)} "
-        f"diagnostic{'s' * (len(share.diagnostics) != 1)}, "
+        f"wrote {output}: {counted(len(analysis.cards), 'card')}, {counted(charts, 'chart')}, "
+        f"{counted(flags, 'flag')}, {counted(len(share.diagnostics), 'diagnostic')}, "
         f"{round(share.executable * 100)}% of effect lines executable"
-        + (
-            f"; the odds of {failed} card{'s' * (failed != 1)} cannot be worked out"
-            if failed
-            else ""
-        )
+        + (f"; the odds of {counted(failed, 'card')} cannot be worked out" if failed else "")
     )
     refused = any(d.severity == "error" for d in problems)
     return EXIT_CONTENT if failed or refused else EXIT_CLEAN

@@ -96,13 +96,13 @@ def hurt(game: Game, player: Player, damage: int) -> int:
     """Damage from a blow: the player may discard clothing that protects to take less of it.
 
     Each piece is offered while damage is left, in the order carried; the health lost is
-    what remains (and the number returned)."""
+    what remains (and the number returned). The hurt player is asked, even on another's turn."""
     for item in list(player.items):
         saves = item.definition.properties.get("protects")
         if damage <= 0 or not isinstance(saves, int) or saves <= 0:
             continue
         prompt = f"discard {item.title} to prevent {min(saves, damage)} damage"
-        if game.decide("yes-no", prompt, YES_NO) == 0:
+        if game.decide("yes-no", prompt, YES_NO, asked=player) == 0:
             game.discard(item)
             damage -= min(saves, damage)
     if damage > 0:
@@ -177,11 +177,13 @@ def loadouts(player: Player) -> list[Loadout]:
 
 
 def choose_loadout(game: Game, player: Player, doing: str) -> Loadout:
-    """Ask which weapons the player fights with; without weapons there is nothing to ask."""
+    """Ask the player (a defender too) which weapons they fight with; without weapons there is
+    nothing to ask."""
     options = loadouts(player)
     if len(options) == 1:
         return options[0]
-    index = game.decide("weapons", f"{player.name} {doing} with", [o.label for o in options])
+    prompt = f"{player.name} {doing} with"
+    index = game.decide("weapons", prompt, [o.label for o in options], asked=player)
     return options[index]
 
 
@@ -310,7 +312,7 @@ def attack(
     attacking = _rolled(game, attack_pool(game, attacker, gear, "check attack"), ATTACK)
     if defence is None:
         prompt = f"{defender.name} defends against {attacker.name}"
-        defence = DEFENCES[game.decide("defence", prompt, DEFENCES)]
+        defence = DEFENCES[game.decide("defence", prompt, DEFENCES, asked=defender)]
     counter = None  # the defender's weapons, only when they counter-attack
     if defence == "dodge":
         defending = _rolled(game, dodge_pool(game, defender), DODGE)

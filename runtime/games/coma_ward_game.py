@@ -168,7 +168,7 @@ def trade(game: Game, player: Player) -> set[str]:
     if give is None and take is None:
         return set()
     asked = f"{partner.name}: trade with {player.name}"
-    if game.decide("yes-no", asked, ("yes", "no"), default=0) != 0:
+    if game.decide("yes-no", asked, ("yes", "no"), default=0, asked=partner) != 0:
         game.event("trade", f"{partner.name} will not trade")
         return set()
     for item, source, target in ((give, player, partner), (take, partner, player)):

@@ -1,0 +1,293 @@
+"""`pillbox new DIR [--ruleset NAME] [--from BUNDLED_PACK]`: a pack that checks and tests clean
+at once, with what a content repository needs beside its cards.
+
+Without `--from`, the example cards are made from the ruleset's own words: for each kind, a
+card with its required properties (the pattern's own example) and a test; an effect where the
+kind has options or a `use` block. The pack is checked and tested before it is written, and a
+kind whose example does not come out clean is left out and named in the pack's README (so the
+promise "checks and tests clean" holds for any ruleset). The pack is made in a temporary
+folder beside DIR and renamed into place: nothing half-written is ever left.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from compiler.check import UsageError
+from compiler.ruleset import Kind, Ruleset, RulesetError, load_ruleset
+
+BUNDLED_RULESETS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
+BUNDLED_PACKS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
+LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json")
+"""A bundled pack's copy of its bundled ruleset: the new pack names the ruleset instead."""
+
+GITIGNORE = """\
+# What pillbox writes: prints, previews, reports, recorded games.
+*.pdf
+png/
+report.html
+*.record.json
+"""
+
+WORKFLOW = """\
+# Every change to the cards is checked and tested (pillbox's docs/ci.md explains each step).
+name: cards
+on: [push, pull_request]
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with: {python-version: "3.11"}
+      - run: pip install pillbox
+      - run: pillbox check --format github --strict .
+      - run: pillbox fmt --check .
+      - run: pillbox test . --format junit > cards-junit.xml
+      - uses: actions/upload-artifact@v4
+        if: always()
+        with: {name: card-tests, path: cards-junit.xml}
+"""
+
+PRE_COMMIT = """\
+# pre-commit: `pip install pre-commit && pre-commit install` runs these before each commit.
+repos:
+  - repo: local
+    hooks:
+      - id: pillbox-check
+        name: pillbox check
+        entry: pillbox check --strict
+        language: system
+        pass_filenames: false
+        files: '\\.(card|ya?ml)$'
+      - id: pillbox-test
+        name: pillbox test
+        entry: pillbox test .
+        language: system
+        pass_filenames: false
+        files: '\\.(card|ya?ml)$'
+      - id: pillbox-fmt
+        name: pillbox fmt
+        entry: pillbox fmt
+        language: system
+        files: '\\.card$'
+"""
+
+TEMPLATES_README = """\
+# Templates
+
+Put a file here to change how cards print; anything not here prints with pillbox's own design.
+
+- `card.html`: the face of every card (a jinja2 template; `card` holds its printed words).
+- `<kind>.html`: the face of one kind, e.g. `item.html`.
+- `back.html`, `back-<deck>.html`: the backs; or an image, `back.png`, `back-<deck>.png`.
+- `cards.css`: styles added after pillbox's own.
+
+Images and fonts a template uses must be files inside this pack. `pillbox print . -o cards.pdf
+--png png` shows the result; README.md of pillbox, "Printing", says what a template may use.
+"""
+
+
+PLACEHOLDER = "Write here what the card says."
+"""The text of an example's text properties."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example card: its file name and text."""
+
+    kind: str
+    text: str
+
+
+def new_pack(
+    target: Path, ruleset_name: str | None, bundled: str | None, emit: Callable[[str], None]
+) -> int:
+    """Make the pack folder `target`; say what was made."""
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UsageError(f"{target} exists and is not an empty folder: name a new one")
+    if bundled is not None and ruleset_name is not None:
+        raise UsageError("--from copies a bundled pack with its ruleset: give --ruleset or --from")
+    name = _pack_name(target)
+    with _made_beside(target) as folder:
+        if bundled is not None:
+            _copy_bundled(bundled, folder, name)
+            made = f"a copy of the bundled pack {bundled!r}"
+        else:
+            ruleset = _ruleset(ruleset_name or "coma-ward")
+            left_out = _write_examples(folder, name, ruleset)
+            made = f"one example card of each kind of {ruleset.name}"
+            if left_out:
+                made += f" (no example of {', '.join(left_out)})"
+        _write(folder / ".gitignore", GITIGNORE)
+        _write(folder / ".github" / "workflows" / "cards.yml", WORKFLOW)
+        _write(folder / ".pre-commit-config.yaml", PRE_COMMIT)
+        templates = folder / "templates"
+        templates.mkdir(exist_ok=True)
+        if not (templates / "README.md").exists():
+            _write(templates / "README.md", TEMPLATES_README)
+    emit(f"made {target}: {made}")
+    emit(f"next: pillbox check {target} && pillbox test {target}")
+    return 0
+
+
+def _pack_name(target: Path) -> str:
+    """The folder's name as a pack name: lowercase words joined by dashes."""
+    name = re.sub(r"[^a-z0-9]+", "-", target.resolve().name.lower()).strip("-")[:64]
+    return name or "my-pack"
+
+
+@contextmanager
+def _made_beside(target: Path) -> Iterator[Path]:
+    """A temporary folder beside the target, renamed to it when the block ends cleanly."""
+    parent = target.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    except OSError as error:
+        raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
+    try:
+        yield work
+        if target.exists():
+            target.rmdir()  # it was empty: checked before anything was made
+        work.rename(target)
+    except OSError as error:
+        raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _ruleset(name: str) -> Ruleset:
+    if name not in BUNDLED_RULESETS:
+        raise UsageError(
+            f"--ruleset {name!r}: the bundled rulesets are {', '.join(BUNDLED_RULESETS)}"
+        )
+    try:
+        return load_ruleset(name)
+    except RulesetError as error:  # a bundled ruleset is tested; this is a broken install
+        raise UsageError(f"--ruleset {name}: {error.diagnostics[0].message}") from None
+
+
+def _copy_bundled(name: str, folder: Path, pack_name: str) -> None:
+    if name not in BUNDLED_PACKS:
+        raise UsageError(f"--from {name!r}: the bundled packs are {', '.join(BUNDLED_PACKS)}")
+    source = resources.files("content").joinpath(name)
+    _copy_tree(source, folder)
+    manifest = folder / "pack.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(re.sub(r"(?m)^pack: .*$", f"pack: {pack_name}", text, count=1), "utf-8")
+
+
+def _copy_tree(source: resources.abc.Traversable, folder: Path) -> None:
+    for entry in source.iterdir():
+        if entry.name in LEFT_BEHIND or entry.name.startswith((".", "__")):
+            continue
+        if entry.is_dir():
+            (folder / entry.name).mkdir()
+            _copy_tree(entry, folder / entry.name)
+        else:
+            (folder / entry.name).write_bytes(entry.read_bytes())
+
+
+def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
+    """Write pack.yaml and an example card per kind; the kinds whose example is not clean are
+    left out, and named."""
+    _write(
+        folder / "pack.yaml",
+        f"pack: {name}\ntitle: {name.replace('-', ' ').title()}\nversion: 0.1.0\n"
+        f"ruleset: {ruleset.name}\nprint:\n  card: poker\n  paper: a4\n  bleed: 3mm\n",
+    )
+    cards = folder / "cards"
+    cards.mkdir()
+    left_out = []
+    for kind in ruleset.kinds.values():
+        for example in _examples(ruleset, kind):
+            path = cards / f"{kind.name}.card"
+            _write(path, example.text)
+            if _clean(folder):
+                break
+            path.unlink()
+        else:
+            left_out.append(kind.name)
+    if left_out:
+        _write(
+            folder / "README.md",
+            f"# {name}\n\nNo example card is made for: {', '.join(left_out)}. "
+            f"`pillbox vocab KIND` lists what such a card may say.\n",
+        )
+    return left_out
+
+
+def _clean(folder: Path) -> bool:
+    """Whether the pack checks with no error or warning and every test passes."""
+    from compiler.build import compile_pack, load_checked
+    from compiler.check import check_paths
+    from runtime.testing import run_test
+
+    report = check_paths([folder], use_cache=False)
+    if report.errors or report.warnings:
+        return False
+    loaded = load_checked(folder)
+    if loaded.pack is None:
+        return False
+    compiled = compile_pack(loaded.pack)
+    results = [
+        run_test(compiled.new_game, card, test) for card in compiled.cards for test in card.tests
+    ]
+    return all(result.passed for result in results)
+
+
+def _examples(ruleset: Ruleset, kind: Kind) -> Iterator[Example]:
+    """Example cards of a kind, the richest first: with an effect, then without one."""
+    properties = [
+        ruleset.properties.by_name[name].example().replace('"..."', f'"{PLACEHOLDER}"')
+        for name, required in kind.properties.items()
+        if required and name in ruleset.properties.by_name
+    ]
+    stat = next(iter(ruleset.stats.values()), None)
+    title = f"Example {kind.name.replace('_', ' ').title()}"
+    head = f'{kind.name} "{title}" {{\n' + "".join(f"    {line}\n" for line in properties)
+    if stat is not None:
+        low, high = stat.low, stat.high
+        given = min(max(stat.start, low), high - 1)
+        gain = f"gain {stat.name} 1"
+        check = f"given {stat.name} {given}"
+        if kind.options:
+            yield Example(
+                kind.name,
+                head
+                + f'    option "Steady yourself" {{ {gain} }}\n'
+                + f'    option "Hold still" {{ lose {stat.name} 1 }}\n'
+                + f'    test "steadying raises {stat.name}" {{\n'
+                + f'        {check}\n        choose "Steady yourself"\n'
+                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+            )
+        if "use" in kind.blocks:
+            yield Example(
+                kind.name,
+                head
+                + f"    use {{ {gain} }}\n"
+                + f'    test "using it raises {stat.name}" {{\n'
+                + f'        {check}\n        use "{title}"\n'
+                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+            )
+        yield Example(
+            kind.name,
+            head
+            + f'    test "it is a card of the pack" {{\n        {check}\n'
+            + f"        expect {stat.name} >= {low}\n    }}\n}}\n",
+        )
+    yield Example(kind.name, head + "}\n")

@@ -1,0 +1,119 @@
+"""How much text a card prints and whether it fits its card size: the estimate `print`
+starts its layout from and `check` warns from (W0701), before any page is laid out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.ruleset import Ruleset
+from compiler.rulestext import CardText, card_text
+from dsl.spans import Diagnostic, Span
+
+IR = dict[str, Any]
+
+FIT_STEPS = (1.0, 0.9, 0.8, 0.7)
+"""Font scales tried, largest first, until the card's text fits; past the last, a warning."""
+
+CHARS_PER_MM2 = 0.16
+"""Characters of the base text size one square millimetre of a card's text area holds, about."""
+
+LINE_COST = 22
+"""Characters' worth of room a paragraph loses to its last, partly filled line and spacing."""
+
+FACT_COST = 6
+"""Characters' worth of room a tag's frame and gap take (tags flow along a line)."""
+
+ROOMY_SHARE = 0.33
+"""A card whose text takes at most this share of the room is printed larger, with its motif."""
+
+SHORT_FACT = 28
+"""A printed property longer than this is a paragraph, not a tag."""
+
+
+@dataclass(frozen=True)
+class PrintedText:
+    """A card's printed text, sorted as a face lays it out, and its length in characters."""
+
+    printed: CardText
+    narrated: str | None  # the property read aloud, printed in the card's lead
+    shown: list[str]  # the other printed properties
+    facts: list[str]  # the short ones, printed as tags
+    length: int  # characters, each paragraph and heading costing part of a line too
+
+
+def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
+    """What a card prints and how long it is."""
+    printed = card_text(ruleset, card)
+    kind = ruleset.kinds.get(card["kind"])
+    lead = kind.narrated if kind is not None else None
+    narrated = dict(printed.properties).get(lead) if lead is not None else None
+    marks = kind.marks if kind is not None else ()
+    # A property printed as boxes to mark is not printed as a tag too.
+    shown = [text for name, text in printed.properties if name != lead and name not in marks]
+    # Short properties read as tags (Weapon, Attack +1); long ones (an introduction) as text.
+    facts = [text for text in shown if len(text) <= SHORT_FACT]
+    paragraphs = [*notes_text(shown), narrated or "", card["title"] * 2, *printed.rules]
+    paragraphs += printed.flavour
+    for label, body in printed.options:
+        paragraphs += [label, label, *body.split("\n")]  # listed first, then above the outcome
+    for label, body in printed.blocks:
+        paragraphs += [label, *body.split("\n")]
+    length = sum(len(p) + LINE_COST for p in paragraphs if p)
+    length += sum(len(fact) + FACT_COST for fact in facts)  # tags share their lines
+    return PrintedText(printed, narrated, shown, facts, length)
+
+
+def printed_words(ruleset: Ruleset, card: IR) -> str:
+    """Every word a card prints, run together: what its fonts must have glyphs for."""
+    text = card_text(ruleset, card)
+    parts = [text.title, *(shown for _, shown in text.properties), *text.rules, *text.flavour]
+    parts += [part for pair in (*text.options, *text.blocks) for part in pair]
+    return "\n".join(parts)
+
+
+def notes_text(shown: list[str]) -> list[str]:
+    """The printed properties too long to be tags: they are paragraphs."""
+    return [text for text in shown if len(text) > SHORT_FACT]
+
+
+def text_area(width: float, height: float) -> float:
+    """The square millimetres of a card of that size its text may fill."""
+    return max(width - 8, 10) * max(height - 24, 10)
+
+
+def fit_step(length: int, width: float, height: float) -> int:
+    """The first of FIT_STEPS at which that much text fits, or the last."""
+    area = text_area(width, height)
+    return next(
+        (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
+        len(FIT_STEPS) - 1,
+    )
+
+
+def overflows(length: int, width: float, height: float) -> bool:
+    """Whether that much text is too long even at the smallest step."""
+    return length > text_area(width, height) * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+
+
+def overflow_warning(card: IR) -> Diagnostic:
+    """W0701 at the card's header: its text does not fit, even shrunk."""
+    line, column = card["at"][:2]
+    return Diagnostic(
+        "W0701",
+        "warning",
+        f"the text of {card['kind']} {card['title']!r} does not fit on the card, even shrunk",
+        Span(card["file"], line, column, line, column + len(card["kind"])),
+        "shorten the text, or print on a larger card size (--card tarot)",
+    )
+
+
+def estimated_overflows(
+    ruleset: Ruleset, cards: list[IR], size: tuple[float, float]
+) -> list[Diagnostic]:
+    """W0701 for each card whose text the estimate says will not fit at that card size."""
+    return [
+        overflow_warning(card)
+        for card in cards
+        if overflows(printed_text(ruleset, card).length, *size)
+    ]

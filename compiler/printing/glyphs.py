@@ -1,0 +1,108 @@
+"""Characters a card prints that no font has: they would print as empty boxes (W0706).
+
+A face's fonts are the shipped DejaVu families; where they lack a character, WeasyPrint asks
+fontconfig for an installed font that has it (the stacks end in a generic family), so that
+font is the fallback. A character neither has is warned of at the first place the card
+writes it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+from compiler.printing.layout import FONTS, SHIPPED_FONTS
+from dsl.spans import Diagnostic, Span
+
+IR = dict[str, object]
+
+EVERY_FACE_HAS_BELOW = 0x0250
+"""Latin, Latin-1 and Latin Extended-A and -B: every shipped face has them, no font is read."""
+
+FALLBACK_SECONDS = 5.0
+"""How long asking fontconfig for one character may take before it counts as not found."""
+
+
+@cache
+def shipped_coverage() -> frozenset[int]:
+    """Every code point some shipped face has a glyph for."""
+    from fontTools.ttLib import TTFont
+
+    covered: set[int] = set()
+    for file in dict.fromkeys(file for _, file, _, _ in SHIPPED_FONTS):
+        covered |= set(TTFont(FONTS / file, lazy=True)["cmap"].getBestCmap())
+    return frozenset(covered)
+
+
+@cache
+def installed_font_has(codepoint: int) -> bool:
+    """Whether fontconfig knows an installed font with that character (no fontconfig: no)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    try:
+        found = subprocess.run(
+            [fc_list, f":charset={codepoint:x}", "family"],
+            capture_output=True,
+            text=True,
+            timeout=FALLBACK_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return bool(found.stdout.strip())
+
+
+def missing(characters: Iterable[str]) -> list[str]:
+    """The characters, in order, that neither a shipped nor an installed font can print."""
+    wanted = dict.fromkeys(
+        c for c in characters if ord(c) >= EVERY_FACE_HAS_BELOW and _printable(c)
+    )
+    if not wanted:
+        return []
+    covered = shipped_coverage()
+    return [c for c in wanted if ord(c) not in covered and not installed_font_has(ord(c))]
+
+
+def _printable(character: str) -> bool:
+    # Marks that shape no glyph of their own (joiners, variation selectors) print nothing.
+    return unicodedata.category(character) not in ("Cc", "Cf", "Zs", "Zl", "Zp", "Mn")
+
+
+def glyph_warnings(card: IR, printed: str, source: str) -> list[Diagnostic]:
+    """W0706 when a card prints characters no font has: one warning a card, at the first
+    place its source writes one of them (or its header, if the source spells it otherwise)."""
+    lacking = missing(printed)
+    if not lacking:
+        return []
+    lines = source.splitlines()
+    at = card["at"]
+    assert isinstance(at, list)
+    line, column = at[0], at[1]
+    places = (
+        (number, lines[number - 1].find(character))
+        for character in lacking
+        for number in range(at[0], min(at[2], len(lines)) + 1)
+    )
+    line, index = next(((n, i) for n, i in places if i >= 0), (line, column - 1))
+    shown = ", ".join(
+        f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'a character')})" for c in lacking[:MAX_LISTED]
+    )
+    more = f" and {len(lacking) - MAX_LISTED} more" if len(lacking) > MAX_LISTED else ""
+    return [
+        Diagnostic(
+            "W0706",
+            "warning",
+            f"no glyph in the shipped fonts or any installed font for {shown}{more}: "
+            "they print as empty boxes",
+            Span(str(card["file"]), line, index + 1, line, index + 2),
+            "write them as words, or install a font that has them (fontconfig finds it)",
+        )
+    ]
+
+
+MAX_LISTED = 6
+"""The most characters one warning names."""

@@ -1,0 +1,104 @@
+"""Which words of a pack's cards the game's runtime module has no code for.
+
+A pack's own ruleset may declare vocabulary (`verbs: {howl: ...}`) that no module implements:
+the cards print it and a run logs it, but nothing happens. `check` says so at the first line
+that uses each such word (W0330), and counts the lines that use one as not executable, so
+"100 % executable" means every line runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from compiler.lower import IR, LoweredCard
+from compiler.ruleset import Ruleset
+from dsl.spans import Diagnostic, Span
+from runtime.games import UnknownGame, game_module
+from runtime.module import GameModule
+from runtime.rules import GameRules
+
+
+@dataclass(frozen=True)
+class Unsimulated:
+    """The words with no code, at their first use, and how many effect lines of each card use
+    one."""
+
+    diagnostics: list[Diagnostic]
+    lines: list[int]
+
+
+def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Unsimulated:
+    """The uses of words the ruleset's game module does not implement."""
+    from compiler.build import game_rules
+
+    rules = game_rules(ruleset)
+    try:
+        module = game_module(rules.game)
+    except UnknownGame:
+        return Unsimulated([], [0] * len(cards))  # reported where the module is looked up
+    first: dict[tuple[str, str], Span] = {}
+    lines: list[int] = []
+    for card in cards:
+        used: set[int] = set()
+        for what, name, where in _uses(card.ir):
+            if not _implemented(module, rules, what, name):
+                span = Span.from_list(card.ir["file"], where)
+                first.setdefault((what, name), span)
+                used.add(span.line)
+        lines.append(len(used))
+    diagnostics = [
+        Diagnostic(
+            "W0330",
+            "warning",
+            f"{what} {name!r} of ruleset {ruleset.name!r} has no code in the "
+            f"{module.name!r} runtime: the card prints it, a run logs it, and nothing happens",
+            span,
+            f"give the {module.name} module a {what} {name!r}, or write the line as "
+            '`rule "..."` text for the table',
+        )
+        for (what, name), span in sorted(
+            first.items(), key=lambda item: (item[1].file, item[1].line, item[1].column)
+        )
+    ]
+    return Unsimulated(diagnostics, lines)
+
+
+def _uses(card: IR) -> Iterator[tuple[str, str, list[int]]]:
+    """Every (kind of word, name, position) a card's effects use (its blocks and options;
+    its properties and tests are not effects)."""
+    stack: list[tuple[object, list[int]]] = [
+        (card[key], card["at"]) for key in ("blocks", "options") if key in card
+    ]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, where) for item in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        where = node.get("at", where) if isinstance(node.get("at"), list) else where
+        for key, what in _WORDS.items():
+            if isinstance(node.get(key), str):
+                yield what, node[key], where
+        check = node.get("check")
+        if isinstance(check, dict) and isinstance(check.get("procedure"), str):
+            yield "check", check["procedure"], where
+        stack.extend((value, where) for key, value in node.items() if key != "at")
+
+
+_WORDS = {"verb": "verb", "flag": "condition", "value": "value", "modifier": "modifier"}
+"""The IR keys that name a ruleset word, and what the word is."""
+
+
+def _implemented(module: GameModule, rules: GameRules, what: str, name: str) -> bool:
+    if what == "check":
+        rule = rules.procedures.get(name)
+        return rule is not None and rule.procedure in module.checks
+    table = {
+        "verb": module.verbs,
+        "condition": module.conditions,
+        "value": module.values,
+        "modifier": module.modifiers,
+    }[what]
+    return name in table

@@ -1,0 +1,82 @@
+"""`pillbox fmt`: one canonical layout, proved safe on every card file there is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.fmt import formatted
+from dsl.layout import layout
+from tests.conftest import ROOT, TESTS
+from tests.helpers import run
+
+FIXTURES = TESTS / "golden" / "fmt"
+SHARED = ROOT.parent / "shared" / "specimens"
+
+
+def _every_card_file() -> list[Path]:
+    roots = [ROOT / "content", TESTS / "specimens", TESTS / "fuzz_corpus", FIXTURES]
+    roots += [SHARED] if SHARED.is_dir() else []
+    return sorted(p for root in roots for p in root.rglob("*.card"))
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name[: -len(".in.card")] for p in FIXTURES.glob("*.in.card"))
+)
+def test_a_messy_file_takes_the_canonical_layout(name: str) -> None:
+    written = (FIXTURES / f"{name}.in.card").read_text()
+    expected = (FIXTURES / f"{name}.out.card").read_text()
+    result, problems = formatted(written, f"{name}.card")
+    assert not problems and result == expected
+
+
+def test_every_card_file_formats_safely_or_is_declined_for_its_syntax() -> None:
+    # The safety checks (same cards, stable, every comment kept) raise if they ever fail.
+    declined = []
+    for path in _every_card_file():
+        text = path.read_bytes().decode("utf-8", "replace")
+        result, problems = formatted(text, path.name)
+        if result is None:
+            assert problems and all(d.code.startswith("E01") for d in problems), path
+            declined.append(path.name)
+    assert "unclosed.card" in declined and "layout.in.card" not in declined
+
+
+def test_the_bundled_packs_and_specimens_are_kept_formatted() -> None:
+    code, output = run(
+        "fmt", "--check", str(ROOT / "content"), str(TESTS / "specimens" / "coma-ward")
+    )
+    assert code == 0, output
+    assert output.rstrip().startswith("0 files would be reformatted, ")
+
+
+def test_check_diff_and_writing_with_black_s_exit_codes(tmp_path: Path) -> None:
+    card = tmp_path / "a.card"
+    card.write_text((FIXTURES / "layout.in.card").read_text())
+    code, output = run("fmt", "--check", "--diff", str(card))
+    assert (
+        code == 1 and "would reformat" in output and "+++ " in output and "-hallucination" in output
+    )
+    assert card.read_text() == (FIXTURES / "layout.in.card").read_text()  # --check writes nothing
+    code, output = run("fmt", str(card))
+    assert code == 0 and "reformatted" in output
+    assert card.read_text() == (FIXTURES / "layout.out.card").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.card"]  # no temporary file left
+    code, output = run("fmt", "--check", str(card))
+    assert code == 0 and "0 files would be reformatted, 1 left unchanged" in output
+    broken = tmp_path / "b.card"
+    broken.write_text('item "Open" {\n    type food\n')
+    code, output = run("fmt", str(broken))
+    assert code == 1 and "b.card:1:1: cannot format" in output
+    assert broken.read_text() == 'item "Open" {\n    type food\n'
+    code, output = run("fmt", str(tmp_path / "missing.card"))
+    assert code == 2 and "no such file or folder" in output
+
+
+def test_layout_is_stable_on_its_own_output() -> None:
+    for path in _every_card_file():
+        text = path.read_bytes().decode("utf-8", "replace")
+        result, _ = formatted(text, path.name)
+        if result is not None:
+            assert layout(result) == result, path

@@ -1,0 +1,50 @@
+"""`pillbox new`: a pack that checks and tests clean at once, never half-written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run
+
+
+@pytest.mark.parametrize("ruleset", ["coma-ward", "lobotomy"])
+def test_a_new_pack_checks_strictly_and_its_tests_pass(tmp_path: Path, ruleset: str) -> None:
+    folder = tmp_path / "My Night Shift"
+    code, output = run("new", str(folder), "--ruleset", ruleset)
+    assert code == 0, output
+    assert (folder / "pack.yaml").read_text().startswith("pack: my-night-shift\n")
+    for made in (".gitignore", ".pre-commit-config.yaml", ".github/workflows/cards.yml"):
+        assert (folder / made).is_file(), made
+    assert (folder / "templates" / "README.md").is_file()
+    code, output = run("check", "--strict", "--strict-tests", str(folder))
+    assert code == 0, output
+    code, output = run("test", str(folder))
+    assert code == 0 and " 0 failed" in output, output
+    cards = sorted(p.stem for p in (folder / "cards").glob("*.card"))
+    assert len(cards) >= 5  # an example of (nearly) every kind; the rest named in README.md
+
+
+def test_new_from_a_bundled_pack_copies_it_under_the_new_name(tmp_path: Path) -> None:
+    code, output = run("new", str(tmp_path / "wounds"), "--from", "cool-name")
+    assert code == 0, output
+    manifest = (tmp_path / "wounds" / "pack.yaml").read_text()
+    assert "\npack: wounds\n" in "\n" + manifest and "ruleset: cool-name" in manifest
+    assert not (tmp_path / "wounds" / "ruleset.yaml").exists()  # it names the bundled one
+    code, output = run("test", str(tmp_path / "wounds"))
+    assert code == 0, output
+
+
+def test_new_refuses_a_folder_in_use_and_unknown_names_and_leaves_nothing(tmp_path: Path) -> None:
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "keep.txt").write_text("mine")
+    code, output = run("new", str(used))
+    assert code == 2 and "exists and is not an empty folder" in output
+    assert [p.name for p in used.iterdir()] == ["keep.txt"]
+    code, output = run("new", str(tmp_path / "x"), "--ruleset", "chess")
+    assert code == 2 and "the bundled rulesets are coma-ward" in output
+    code, output = run("new", str(tmp_path / "y"), "--from", "monopoly")
+    assert code == 2 and "the bundled packs are" in output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["used"]  # no temporary folder left
