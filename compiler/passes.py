@@ -381,8 +381,7 @@ def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnosti
                     f"{chart.kind}",
                 )
             seen.setdefault(key, card)
-        if chart.unlisted is None:
-            yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
+        yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
 
 
 def _unassigned(

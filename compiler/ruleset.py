@@ -93,8 +93,6 @@ class Chart:
     key: str
     symbol_kind: str | None
     symbol_property: str | None
-    # what a key the chart lacks does, when the game has a rule for it ("random"): no warning
-    unlisted: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -832,14 +830,7 @@ def _build(
             continue
         symbols = c.get("symbols") or {}
         charts.append(
-            Chart(
-                name,
-                c["kind"],
-                c["key"],
-                symbols.get("kind"),
-                symbols.get("property"),
-                c.get("unlisted"),
-            )
+            Chart(name, c["kind"], c["key"], symbols.get("kind"), symbols.get("property"))
         )
         if c["kind"] not in kinds:
             builder.error(f"chart {name!r} names unknown kind {c['kind']!r}", ("charts", name))

@@ -2,9 +2,7 @@
 
 Each `## E0101: title` section holds a bad example and, after a line `Fixed:`, the fixed one.
 `card` examples are written as a card file into a pack that uses the coma-ward ruleset;
-`yaml` examples are a whole pack.yaml, checked together with one valid card file. A section's
-`ruleset` example, if it has one, is the ruleset its `card` examples are checked with instead
-(a `rules.yaml` beside them, which may extend coma-ward). The bad
+`yaml` examples are a whole pack.yaml, checked together with one valid card file. The bad
 example must report the section's code; the fixed one must report neither that code nor
 any error (warnings of other codes are allowed). `text` examples are prose, never run.
 """
@@ -71,11 +69,6 @@ class Section:
     body: str
     examples: list[Example] = field(default_factory=list)
 
-    @property
-    def ruleset(self) -> str | None:
-        """The text of the section's own ruleset, if it gives one."""
-        return next((e.text for e in self.examples if e.info == "ruleset"), None)
-
     def first(self, fixed: bool) -> Example | None:
         """The first runnable bad (or fixed) example, if any."""
         return next(
@@ -130,17 +123,12 @@ def number(code: str) -> tuple[int, str]:
 SOURCE_ORDER: list[str] = sorted(SOURCE_CODES, key=number)
 
 
-def check_example(tmp_path: Path, example: Example, ruleset: str | None = None) -> list[Diagnostic]:
-    """Check an example in a fresh pack folder (under the section's own ruleset, if it gives
-    one); return every diagnostic reported."""
+def check_example(tmp_path: Path, example: Example) -> list[Diagnostic]:
+    """Check an example in a fresh pack folder; return every diagnostic reported."""
     folder = tmp_path / "pack"
     folder.mkdir()
     if example.info == "card":
-        manifest = PACK_YAML
-        if ruleset is not None:
-            manifest = manifest.replace("ruleset: coma-ward", "ruleset: rules.yaml")
-            (folder / "rules.yaml").write_text(ruleset, encoding="utf-8")
-        (folder / "pack.yaml").write_text(manifest, encoding="utf-8")
+        (folder / "pack.yaml").write_text(PACK_YAML, encoding="utf-8")
         (folder / "example.card").write_text(example.text, encoding="utf-8")
     else:
         (folder / "pack.yaml").write_text(example.text, encoding="utf-8")
@@ -205,7 +193,7 @@ def test_section_has_description_and_example(code: str) -> None:
 def test_bad_example_reports_its_code(code: str, tmp_path: Path) -> None:
     example = BY_CODE[code].first(fixed=False)
     assert example is not None
-    diagnostics = check_example(tmp_path, example, BY_CODE[code].ruleset)
+    diagnostics = check_example(tmp_path, example)
     found = [d for d in diagnostics if d.code == code]
     assert found, f"the bad example of {code} does not report it:\n{shown(diagnostics)}"
     severity = "warning" if code.startswith("W") else "error"
@@ -216,7 +204,7 @@ def test_bad_example_reports_its_code(code: str, tmp_path: Path) -> None:
 def test_fixed_example_is_clean(code: str, tmp_path: Path) -> None:
     example = BY_CODE[code].first(fixed=True)
     assert example is not None, f"{code} has no `Fixed:` example"
-    diagnostics = check_example(tmp_path, example, BY_CODE[code].ruleset)
+    diagnostics = check_example(tmp_path, example)
     same = [d for d in diagnostics if d.code == code]
     errors = [d for d in diagnostics if d.is_error]
     assert not same, f"the fixed example of {code} still reports it:\n{shown(same)}"
