@@ -494,6 +494,8 @@ def card_text(ruleset: Ruleset, card: IR) -> CardText:
     blocks = []
     for block in card.get("blocks") or []:
         header = _capital(reader.entry("blocks", block["block"], block.get("args") or {}))
+        if not header:
+            continue  # a block whose text is empty plays what the card's printed lines say
         if "modifiers" in block:
             body = reader.modifiers(block["modifiers"])
         else:

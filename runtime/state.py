@@ -73,6 +73,7 @@ class GameState:
     found: list[CardInstance] = field(default_factory=list)  # clues, in the order found
     flags: set[str] = field(default_factory=set)
     over: str | None = None  # the game is over: how it ended ("won", "lost")
+    winners: list[str] = field(default_factory=list)  # the names of the seats that won
 
     @property
     def player(self) -> Actor:
@@ -120,4 +121,5 @@ class GameState:
             "actors": [actor.to_json(stat_of) for actor in self.actors],
             "target": self.target.name if self.target else None,
             "over": self.over,
+            "winners": list(self.winners),
         }

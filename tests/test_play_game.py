@@ -143,10 +143,10 @@ def test_play_game_prints_the_log_move_by_move_then_the_outcome(quick: None) -> 
     assert "round 1 begins" in lines and "player 2's turn begins" in lines
     assert any(line.endswith(" narrates") for line in lines)  # the narrator's reading
     assert any(line.startswith("a free action, or on: ") for line in lines)  # each move
-    assert lines[-2].startswith("outcome after the prologue: ")
+    assert lines[-2].startswith("outcome after the end: ")
     assert lines[-1] == (
         f"(seed 5: pillbox play {PACK} --game --players 2 --seed 5 --policy random "
-        "--until prologue plays it again)"
+        "--until end plays it again)"
     )
 
 
@@ -156,7 +156,7 @@ def test_the_seed_of_a_sweeps_game_plays_that_game_again(quick: None, ward: Comp
     seed = game_seed(11, 3)
     game = WHOLE.new_game(ward.rules, ward.cards, 2, seed)
     seat_policies(game, [policy_named("bold")] * 2)
-    WHOLE.play(game, "prologue")
+    WHOLE.play(game, "end")
     code, output = run(
         "play",
         str(PACK),
@@ -173,7 +173,7 @@ def test_the_seed_of_a_sweeps_game_plays_that_game_again(quick: None, ward: Comp
     played = json.loads(output)
     assert played["log"] == game.log.to_json()
     assert played["outcome"]["labels"] == dict(WHOLE.outcome(game).labels)
-    assert played["seats"] == ["bold"] * 2 and played["until"] == "prologue"
+    assert played["seats"] == ["bold"] * 2 and played["until"] == "end"
     assert played["error"] is None and played["moves"] > 0
 
 
@@ -197,7 +197,7 @@ def test_seats_and_phases_that_do_not_fit_are_usage_errors(
 
 def test_the_seats_default_to_the_fewest_random_or_human_at_a_terminal() -> None:
     table = settle(WHOLE, GameRequest("p", 0))
-    assert (table.players, table.seats, table.until) == (2, ("random", "random"), "prologue")
+    assert (table.players, table.seats, table.until) == (2, ("random", "random"), "end")
     assert settle(WHOLE, GameRequest("p", 0, interactive=True)).seats == ("human", "human")
     assert settle(WHOLE, GameRequest("p", 0, seats=["bold", "odds", "human"])).players == 3
 

@@ -32,6 +32,9 @@ def test_coma_ward_extends_base_and_states_its_tables() -> None:
         "quirk",
         "phenomenon",
         "neurosis",
+        "role",
+        "record",
+        "special",
     }
 
 

@@ -114,9 +114,10 @@ def test_the_world_is_read_from_the_ruleset(tmp_path: Path) -> None:
     assert [p.name for p in world.turns.phases] == ["heroes", "monsters"]
 
 
-def test_coma_ward_keeps_one_kind_of_actor_and_a_board_without_paths() -> None:
+def test_coma_ward_seats_characters_beside_its_acts_enemies() -> None:
     world = load_ruleset("coma-ward").world
-    assert list(world.actors) == ["character"]
+    assert sorted(world.actors) == ["character", "matron", "portal", "waterline"]
+    assert world.seated.name == "character" and not world.actors["matron"].stats
     assert [s.name for s in world.seated.stats] == ["health", "terror"]
     assert world.board.neighbours("hallway") == frozenset()
     assert [p.name for p in world.turns.phases] == ["players"]

@@ -6,13 +6,19 @@ come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.m
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.checks import Arm
-from runtime.game import Game
+from runtime.game import Game, RunEnded
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
+from runtime.games.coma_ward_phenomena import CONDITIONS as ACT_CONDITIONS
+from runtime.games.coma_ward_phenomena import TRIGGERS as ACT_TRIGGERS
+from runtime.games.coma_ward_phenomena import VALUES as ACT_VALUES
+from runtime.games.coma_ward_phenomena import VERBS as ACT_VERBS
+from runtime.games.coma_ward_phenomena import act_turn_ended, dealt, set_up
 from runtime.games.coma_ward_pool import POOL, passing, pool_rule, stat_check, waiting_prefix
 from runtime.module import ValueDef
 from runtime.state import Player
@@ -316,6 +322,7 @@ def play_phenomenon(game: Game, card: CardInstance) -> None:
     game.event("phenomenon", f"phenomenon revealed: “{card.title}”", phenomenon=card.title)
     listeners = [c for p in game.state.players for c in [*p.owned, *p.items]]
     game.fire("phenomenon_revealed", [*listeners, card])
+    set_up(game, game.player)  # played directly: the act begins, this player narrating
 
 
 def play_clue(game: Game, card: CardInstance) -> None:
@@ -345,7 +352,9 @@ def end_move(game: Game, player: Player) -> None:
 def turn_ends(game: Game, player: Player) -> None:
     """The end of a turn runs the player's own cards, what they carry, and the room there."""
     here = game.state.in_play.get(player.location or "")
-    game.fire("turn_ends", [*player.owned, *player.items, *([here] if here else [])])
+    with suppress(RunEnded):  # a card of this turn's end may end the game (a task done)
+        game.fire("turn_ends", [*player.owned, *player.items, *([here] if here else [])])
+    act_turn_ended(game, player)
 
 
 COMA_WARD = BASE.extend(
@@ -357,6 +366,7 @@ COMA_WARD = BASE.extend(
         "bonus_next": bonus_next,
         "take_damage": take_damage,
         "spend_use": spend_use,
+        **ACT_VERBS,
     },
     modifiers={"carry_bonus": carry_bonus},
     values={
@@ -365,8 +375,9 @@ COMA_WARD = BASE.extend(
         "carry_limit": ValueDef(carry_limit),
         "pills_on_this": ValueDef(pills_on_this, set_pills_on_this),
         "bonus_waiting": ValueDef(bonus_waiting),
+        **ACT_VALUES,
     },
-    conditions={"phenomenon_revealed": phenomenon_revealed},
+    conditions={"phenomenon_revealed": phenomenon_revealed, **ACT_CONDITIONS},
     checks={"coma-ward-pool": POOL, **COMBAT_PROCEDURES},
     drawn={
         "item": carry_within_limit,
@@ -375,6 +386,9 @@ COMA_WARD = BASE.extend(
         "hallucination": hallucinate,
         "quirk": deal,
         "neurosis": deal,
+        "record": dealt,
+        "role": dealt,
+        "special": carry_within_limit,
     },
     played={
         "room": reveal_room,
@@ -383,7 +397,7 @@ COMA_WARD = BASE.extend(
         "clue": play_clue,
         "neurosis": deal_played,
     },
-    owned={"quirk": True, "neurosis": True},
+    owned={"quirk": True, "neurosis": True, "role": True, "record": True},
     hooks={"death": drop_everything, "move_ended": end_move, "turn_ended": turn_ends},
     announces=frozenset(
         {
@@ -396,6 +410,7 @@ COMA_WARD = BASE.extend(
             "focus_passed",
             "focus_failed",
             "use_as_attack",
+            *ACT_TRIGGERS,
         }
     ),
 )

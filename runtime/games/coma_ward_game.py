@@ -39,6 +39,7 @@ from runtime.games.coma_ward import (
 )
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_map import board, hidden_slots, walk
+from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
@@ -96,7 +97,7 @@ def _shuffled(game: Game, cards: Sequence[CardDef]) -> list[CardDef]:
 
 def take_turn(game: Game, player: Player) -> None:
     """One turn: free actions once each, then one main action (the round loop ends it)."""
-    if REVEALED in game.state.flags:
+    if REVEALED in game.state.flags and ACT not in game.state.flags:
         return  # the third clue ended the prologue earlier in this round
     done: set[str] = set()
     traded: set[str] = set()
@@ -138,7 +139,11 @@ def _can(game: Game, player: Player, action: str) -> bool:
 
 def _goals(game: Game, player: Player) -> set[str]:
     """Where the default player heads: slots to reveal, rooms to search, items on the floor
-    they have room for; with none of those left, any room (to rummage it again)."""
+    they have room for; with none of those left, any room (to rummage it again). In the
+    phenomenon act, where its phenomenon heads them, if it says."""
+    aims = act_goals(game)
+    if aims:
+        return aims
     slots, state = board(game).slots, game.state
     rooms = {place for place in state.in_play if place in slots}
     unsearched = {place for place in rooms if f"searched:{place}" not in state.flags}
@@ -242,7 +247,10 @@ def main_action(game: Game, player: Player, revealing: str | None, traded: set[s
         pick_up(game, player)
     else:
         defender = next(o for o in targets if picked.endswith(f" {o.name}"))
-        attack(game, player, defender, "steal" if picked.startswith("steal") else "attack")
+        fight = attack(game, player, defender, "steal" if picked.startswith("steal") else "attack")
+        if not fight.tie:
+            won = fight.winner == "attacker"
+            fought(game, player if won else defender, defender if won else player)
 
 
 def pick_up(game: Game, player: Player) -> None:
@@ -329,21 +337,24 @@ def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int
 
 
 def play(game: Game, until: str) -> None:
-    """Set the game up and play it to the end of the phase named (only "prologue" so far)."""
-    if until != "prologue":
+    """Set the game up and play it to the end of the phase named: the prologue, or the
+    phenomenon act it reveals to the game's end."""
+    if until not in WHOLE.phases:
         raise ValueError(f"Coma Ward plays to the end of: {', '.join(WHOLE.phases)}")
     play_prologue(game)
     phase_over(game, "prologue")
+    if until == END and REVEALED in game.state.flags:
+        play_act(game)
+        phase_over(game, END)
 
 
 def outcome(game: Game) -> Outcome:
-    """The phenomenon the prologue picked (and whether the chart had its order), or where the
-    game was cut short."""
-    phenomenon = game.state.in_play.get("phenomenon")
-    labels = {"phenomenon": phenomenon.title if phenomenon else "none"}
-    if phenomenon is not None:  # the games of each mode, and so the win rate per mode
-        labels["mode"] = str(phenomenon.definition.properties.get("mode", "none"))
+    """The phenomenon the prologue picked (whether the chart had its order) and its mode, the
+    quirks revealed; how the act ended and who won, or where the game was cut short."""
+    card = phenomenon(game)
+    labels = {"phenomenon": card.title if card else "none"}
     labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
+    labels["mode"] = str(card.definition.properties.get("mode", "none")) if card else "none"
     for flag in sorted(game.state.flags):
         if flag.startswith(QUIRK_KEPT):
             title, kept = flag[len(QUIRK_KEPT) :].rsplit(":", 1)
@@ -352,14 +363,20 @@ def outcome(game: Game) -> Outcome:
     if REVEALED not in game.state.flags:
         everyone_dead = all(p.dead for p in game.state.players)
         stopped = "everyone died" if everyone_dead else "round limit"
+    elif ACT in game.state.flags and game.state.over is None:
+        stopped = "round limit"
     flips = sum(
         1 for p in game.state.players for c in p.owned if c.kind == "neurosis" and c.flipped
     )
     tallies = {"neuroses flipped": flips}
-    return Outcome(game.state.over, labels=labels, stopped=stopped, tallies=tallies)
+    winners = tuple(game.state.winners)
+    return Outcome(
+        game.state.over, winners=winners, labels=labels, stopped=stopped, tallies=tallies
+    )
 
 
+END = "end"
 WHOLE = WholeGame(
-    players=PLAYERS, phases=("prologue",), new_game=new_game, play=play, outcome=outcome
+    players=PLAYERS, phases=("prologue", END), new_game=new_game, play=play, outcome=outcome
 )
-"""Coma Ward played whole: the prologue to the phenomenon it reveals."""
+"""Coma Ward played whole: the prologue, then the phenomenon act it reveals to the end."""
