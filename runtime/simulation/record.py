@@ -72,6 +72,10 @@ def play_game(
     record = GameRecord(index, seed)
     try:
         game = whole.new_game(rules, cards, sweep.players, seed)
+        # The events are read as they happen, not kept: a sweep holds no game's whole log.
+        heard: list[Event] = []
+        game.logging = False
+        game.listeners.append(heard.append)
         seat_policies(game, [policy_named(name) for name in sweep.policies])
         starts = {p.name: dict(p.stats.values) for p in game.state.players}
         whole.play(game, sweep.until)
@@ -86,7 +90,7 @@ def play_game(
     record.labels = dict(outcome.labels)
     record.tallies = dict(outcome.tallies)
     record.stopped = outcome.stopped
-    _read_log(record, game.log.events, whole.phases, starts)
+    _read_log(record, heard, whole.phases, starts)
     return record
 
 
