@@ -47,7 +47,7 @@ test-latest:
 # The main job on the bundled content: the Coma Ward pack, checked, tested, played, printed
 # (A4, duplex, PNG previews) and reported into build/, each step timed.
 demo: $(STAMP)
-	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build
+	$(BIN)/python scripts/demo.py --pack content/coma-ward --build build --simulate 200
 	$(BIN)/python scripts/demo.py --pack content/lobotomy --build build \
 		--play "Fire Axe" --against "Orderly Husk"
 	$(BIN)/python scripts/demo.py --pack content/cool-name --build build \

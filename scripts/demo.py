@@ -28,10 +28,15 @@ class Step:
 
 
 def steps(
-    pack: str, build: str, play: str, answers: list[str], against: str | None = None
+    pack: str,
+    build: str,
+    play: str,
+    answers: list[str],
+    against: str | None = None,
+    games: int = 0,
 ) -> list[Step]:
     """The main job: check, test, play one card (facing an actor, if one is named), print,
-    report."""
+    report; and, for a game played whole, a sweep of `games` simulated games."""
     stem = Path(pack).name
     chosen = tuple(arg for answer in answers for arg in ("--choose", answer))
     chosen += ("--against", against) if against else ()
@@ -61,6 +66,27 @@ def steps(
             f"{build}/{stem}.pdf and {build}/{stem}-png/",
         ),
         Step("report", ("report", pack, "-o", f"{build}/{stem}-report.html"), ""),
+        *(
+            [
+                Step(
+                    "simulate",
+                    (
+                        "simulate",
+                        pack,
+                        "--games",
+                        str(games),
+                        "--players",
+                        "4",
+                        "--seed",
+                        "1",
+                        "--report",
+                        f"{build}/{stem}-simulate.html",
+                    ),
+                )
+            ]
+            if games
+            else []
+        ),
     ]
 
 
@@ -72,12 +98,20 @@ def main() -> int:
     parser.add_argument("--play", default="The Gurney That Follows", help="the card to play")
     parser.add_argument("--choose", action="append", help="its answers, in order")
     parser.add_argument("--against", help="the card of the actor it faces (a monster)")
+    parser.add_argument("--simulate", type=int, default=0, help="whole games to simulate")
     arguments = parser.parse_args()
     Path(ROOT / arguments.build).mkdir(parents=True, exist_ok=True)
     done: list[tuple[Step, float]] = []
     default = ["Outrun it"] if arguments.against is None else []
     answers = arguments.choose if arguments.choose is not None else default
-    plan = steps(arguments.pack, arguments.build, arguments.play, answers, arguments.against)
+    plan = steps(
+        arguments.pack,
+        arguments.build,
+        arguments.play,
+        answers,
+        arguments.against,
+        arguments.simulate,
+    )
     for step in plan:
         command = [sys.executable, "-m", "compiler", *step.args]
         print(f"\n$ pillbox {shlex.join(step.args)}", flush=True)

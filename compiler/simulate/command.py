@@ -170,7 +170,7 @@ def make_sweep(whole: WholeGame, request: SimulateRequest) -> Sweep:
     until = request.until if request.until is not None else whole.phases[-1]
     if until not in whole.phases:
         raise UsageError(f"--until {until}: the game plays to the end of {', '.join(whole.phases)}")
-    return Sweep(request.seed, players, policies, until)
+    return Sweep(request.seed, players, policies, until, tuple(whole.phases))
 
 
 def seat_names(request: SimulateRequest) -> list[str]:

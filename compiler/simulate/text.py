@@ -9,13 +9,22 @@ from typing import Any
 from runtime.simulation.figures import Figures
 
 
+def _until(summary: Figures) -> str:
+    """How far the games were played: to the end of a phase, or of the game (its last)."""
+    return (
+        "to the game's end"
+        if summary.get("to the end")
+        else f"to the end of the {summary['until']}"
+    )
+
+
 def figure_lines(summary: Figures) -> list[str]:
     """The figures of a sweep, as lines of text for a terminal."""
     played = summary["played"]
     policies = _policies(summary["policies"])
     lines = [
         f"{summary['pack']}: {summary['games']} games of {summary['players']} players "
-        f"({policies}), seed {summary['seed']}, to the end of the {summary['until']}",
+        f"({policies}), seed {summary['seed']}, {_until(summary)}",
     ]
     for phase, parts in summary["phases"].items():
         lines.append(f"{phase}: rounds {_spread(parts['rounds'])}; turns {_spread(parts['turns'])}")

@@ -81,6 +81,7 @@ def figures(sweep: Sweep, totals: Totals) -> Figures:
         "players": sweep.players,
         "policies": list(sweep.policies),
         "until": sweep.until,
+        "to the end": bool(sweep.phases) and sweep.until == sweep.phases[-1],
         "failed": [{"index": f.index, "seed": f.seed, "error": f.error} for f in totals.failures],
         "phases": {
             phase: {
@@ -88,7 +89,7 @@ def figures(sweep: Sweep, totals: Totals) -> Figures:
                 "games by rounds": histogram(totals.rounds.get(phase, {})),
                 "turns": spread(totals.turns.get(phase, {})),
             }
-            for phase in sorted({*totals.rounds, *totals.turns})
+            for phase in _in_order({*totals.rounds, *totals.turns}, sweep.phases)
         },
         "results": shares(totals.results, played),
         "stopped": shares(totals.stopped, played),
@@ -185,3 +186,8 @@ def _cards(totals: Totals) -> Figures:
             "death share": _round(card.deaths / deaths) if deaths else None,
         }
     return out
+
+
+def _in_order(phases: set[str], order: tuple[str, ...]) -> list[str]:
+    """The phases played, in the game's order (any it does not name, after, by name)."""
+    return [p for p in order if p in phases] + sorted(phases - set(order))

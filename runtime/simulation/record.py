@@ -31,6 +31,7 @@ class Sweep:
     players: int
     policies: tuple[str, ...]  # one per seat
     until: str
+    phases: tuple[str, ...] = ()  # the game's phases in order, the last its end
 
 
 @dataclass
