@@ -116,7 +116,7 @@ def charts(summary: Figures) -> list[Chart]:
     """Every chart of a sweep's figures, in the order of the page."""
     out: list[Chart] = []
     for phase, parts in summary["phases"].items():
-        out.append(columns(f"Games by rounds of the {phase}", parts["games by rounds"], "rounds"))
+        out.append(columns(f"Games by rounds: {phase}", parts["games by rounds"], "rounds"))
     out.append(shares("Results", summary["results"]))
     if summary["stopped"]:
         out.append(shares("Games cut short", summary["stopped"]))
