@@ -31,7 +31,7 @@ from compiler.ruleset import Ruleset
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef, TestDef
-from runtime.decisions import Decision, DecisionError, DecisionMaker
+from runtime.decisions import Decision, DecisionError, DecisionMaker, RefusedAnswer, answer_index
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
 from runtime.games import game_module
@@ -402,27 +402,10 @@ class Narrator:
             self._emit(f"  {number}. {choice}")
         while True:
             reply = self._ask(f"{decision.prompt}?").strip()
-            picked = picked_answer(decision.choices, reply)
+            picked = answer_index(decision.choices, reply)
             if isinstance(picked, int):
                 return picked
             self._emit(f"  {picked}")
-
-
-def picked_answer(choices: Sequence[str], reply: str) -> int | str:
-    """The index of the answer a reply picks: its number, its words, or the start of its
-    words when only one answer starts so; otherwise what to say to the person."""
-    if reply.isdigit() and 1 <= int(reply) <= len(choices):
-        return int(reply) - 1
-    folded = [choice.casefold() for choice in choices]
-    wanted = reply.casefold()
-    if wanted in folded:
-        return folded.index(wanted)
-    starting = sorted({choice for choice in folded if wanted and choice.startswith(wanted)})
-    if len(starting) == 1:
-        return folded.index(starting[0])
-    if len(starting) > 1:
-        return f"{reply!r} could be any of {len(starting)} answers: type more, or a number"
-    return f"answer with a number from 1 to {len(choices)}"
 
 
 class Unanswered(DecisionError):
@@ -474,9 +457,11 @@ def play_card(
         narrator.log = game.log.lines
     set_the_scene(game, compiled, request.settings, request.against)
     problem = None
+    refused = False
     try:
         game.play(card)
     except Exception as error:  # any failure of a card's code is reported on its line
+        refused = isinstance(error, RefusedAnswer)
         known = isinstance(error, (DecisionError, DiceError, RunawayError))
         message = str(error) if known else runtime_failure(error)
         line, column = card_line(error, card.file) or (card.line, 1)
@@ -506,6 +491,9 @@ def play_card(
             )
         )
     else:
+        if problem is not None and refused:  # a mistyped answer: nothing played is worth showing
+            emit(render_text(problem, compiled.sources(), style))
+            return EXIT_CONTENT
         if narrator is not None:
             narrator.flush()
         else:

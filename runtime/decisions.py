@@ -7,8 +7,9 @@ the maker returns the index of the answer.
 
 from __future__ import annotations
 
+import difflib
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -122,11 +123,58 @@ class InteractiveDecisions:
         return self._ask(decision)
 
 
+def answer_index(choices: Sequence[str], reply: str) -> int | str:
+    """The index of the answer a reply picks: its number, its words, or the start of its
+    words when only one answer starts so; otherwise what to say to the person."""
+    if reply.isdigit() and 1 <= int(reply) <= len(choices):
+        return int(reply) - 1
+    folded = [choice.casefold() for choice in choices]
+    wanted = reply.casefold()
+    if wanted in folded:
+        return folded.index(wanted)
+    starting = sorted({choice for choice in folded if wanted and choice.startswith(wanted)})
+    if len(starting) == 1:
+        return folded.index(starting[0])
+    if len(starting) > 1:
+        return f"{reply!r} could be any of {len(starting)} answers: type more, or a number"
+    close = difflib.get_close_matches(wanted, folded, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {choices[folded.index(close[0])]!r}?"
+    return f"answer with a number from 1 to {len(choices)}, or the words of an answer"
+
+
+class RefusedAnswer(DecisionError):
+    """A `--choose` answer that fits none of the answers offered, and why."""
+
+    def __init__(self, decision: Decision, answer: str, why: str) -> None:
+        super().__init__(decision, answer)
+        self.why = why
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; {self.why}"
+
+
+class _AnyForm(ScriptedDecisions):
+    """Answers given in advance as a person types them: a number, the words, their start."""
+
+    def decide(self, decision: Decision) -> int:
+        """The next answer, in any form the prompt takes; a refusal that says what fits."""
+        if self._next >= len(self._answers):
+            return super().decide(decision)
+        answer = self._answers[self._next]
+        picked = answer_index(decision.choices, answer)
+        if isinstance(picked, str):
+            raise RefusedAnswer(decision, answer, picked)
+        self._next += 1
+        return picked
+
+
 class PresetThenAsk:
-    """Scripted answers first (`--choose`), then another maker for the rest."""
+    """Scripted answers first (`--choose`, in any form the prompt takes), then another maker
+    for the rest."""
 
     def __init__(self, answers: Iterable[str], then: DecisionMaker) -> None:
-        self.script = ScriptedDecisions(answers)
+        self.script: ScriptedDecisions = _AnyForm(answers)
         self._then = then
 
     def decide(self, decision: Decision) -> int:

@@ -68,7 +68,7 @@ def test_play_asks_at_a_terminal(tmp_path: Path) -> None:
     request = PlayRequest(FIGURE, None, 1, ["dexterity=3"], [], False, interactive=True)
     assert play_card(SPECIMENS, None, request, shown.append, ask) in (0, 1)
     assert "  1. Call out to it" in shown and "  3. Back away" in shown
-    assert "  answer with a number from 1 to 3" in shown  # "7" was refused
+    assert "  answer with a number from 1 to 3, or the words of an answer" in shown  # "7" refused
     assert asked[0] == "pick an option?"
 
 
@@ -196,3 +196,15 @@ def test_build_ir_paths_are_relative_to_the_pack(tmp_path: Path) -> None:
     assert written["files"][0]["file"] == "hallucinations.card"
     assert written["files"][0]["cards"][0]["file"] == "hallucinations.card"
     assert (out / "coma-ward-specimens.ir.json").stat().st_mode & 0o044  # readable by others
+
+
+def test_choose_takes_the_forms_the_prompt_takes_and_refuses_before_any_state() -> None:
+    card = "Music from the Nursery"
+    for answer in ("Hum along", "2", "hum", "HUM ALONG"):
+        code, output = run("play", str(SPECIMENS), card, "--seed", "1", "--choose", answer)
+        assert code == 0 and 'option "Hum along"' in output, (answer, output)
+    code, output = run("play", str(SPECIMENS), card, "--seed", "1", "--choose", "Hum alng")
+    assert code == 1 and "did you mean 'Hum along'?" in output
+    assert "state:" not in output and "check focus" not in output  # nothing played is shown
+    code, output = run("play", str(SPECIMENS), card, "--seed", "1", "--choose", "3")
+    assert code == 1 and "answer with a number from 1 to 2" in output

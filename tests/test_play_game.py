@@ -18,11 +18,12 @@ from click.testing import CliRunner
 from compiler.build import CompiledPack
 from compiler.check import UsageError
 from compiler.cli import main
-from compiler.commands import Emit, load_compiled, picked_answer
+from compiler.commands import Emit, load_compiled
 from compiler.records import RecordError, parse_record, read_record
 from compiler.render import Style
 from compiler.whole_game import GameRequest, play_whole, record_of, settle, whole_rules
 from runtime.decisions import Decision
+from runtime.decisions import answer_index as picked_answer
 from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_game import WHOLE, trade
@@ -428,7 +429,7 @@ def test_hot_seat_asks_each_human_seat_its_own_questions(quick: None, tmp_path: 
     assert len(asked) >= 3 and "-- player 2 (seat 2) decides --" not in lines
     assert lines[asked[0] + 2 : asked[0] + 5] == ["  1. main action", "  2. move", "  3. trade"]
     assert "player 1's turn begins" in lines[: asked[0]]  # the log read out before the question
-    assert "  answer with a number from 1 to 2" in lines
+    assert "  answer with a number from 1 to 2, or the words of an answer" in lines
     assert "main action? steal" in lines and "main action: steal from player 2" in lines
     assert "player 2 defends against player 1: counter-attack" in lines  # bold's answer
 
@@ -439,7 +440,9 @@ def test_an_answer_is_its_number_its_words_or_the_unique_start_of_them() -> None
     assert picked_answer(choices, "MOVE") == 1
     assert picked_answer(choices, "tr") == 2
     assert picked_answer(choices, "m") == "'m' could be any of 2 answers: type more, or a number"
-    assert picked_answer(choices, "4") == ("answer with a number from 1 to 3")
+    assert (
+        picked_answer(choices, "4") == "answer with a number from 1 to 3, or the words of an answer"
+    )
     assert picked_answer(("Scarf", "Scarf"), "sc") == 0  # two copies: one answer
 
 
