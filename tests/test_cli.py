@@ -382,12 +382,21 @@ def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
         assert location["physicalLocation"]["artifactLocation"]["uri"] == diagnostic["file"]
 
 
+def _own_terminal() -> None:
+    """In the child: the pseudo-terminal is its controlling terminal, and Ctrl-C is not
+    ignored (a test runner's worker may ignore it, and a child would inherit that)."""
+    import fcntl
+    import signal
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("key", ["\x04", "\x03"], ids=["ctrl-d", "ctrl-c"])
 def test_ctrl_d_or_ctrl_c_at_the_play_prompt_stops_quietly_with_130(key: str) -> None:
-    import fcntl
     import pty
     import select
-    import termios
     import time
 
     master, slave = pty.openpty()
@@ -398,7 +407,7 @@ def test_ctrl_d_or_ctrl_c_at_the_play_prompt_stops_quietly_with_130(key: str) ->
         stderr=slave,
         start_new_session=True,
         # The terminal is its own, so Ctrl-C reaches it as SIGINT, as at a real one.
-        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        preexec_fn=_own_terminal,
         env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
     )
     os.close(slave)
