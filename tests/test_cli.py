@@ -382,15 +382,19 @@ def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
         assert location["physicalLocation"]["artifactLocation"]["uri"] == diagnostic["file"]
 
 
-def _own_terminal() -> None:
-    """In the child: the pseudo-terminal is its controlling terminal, and Ctrl-C is not
-    ignored (a test runner's worker may ignore it, and a child would inherit that)."""
-    import fcntl
-    import signal
-    import termios
-
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+AT_A_TERMINAL = """
+import os, runpy, signal, sys
+# A session of its own (start_new_session) opening its terminal makes it the controlling one,
+# so Ctrl-C reaches it as SIGINT, as at a real terminal; a test runner's worker may ignore
+# SIGINT, and the child would inherit that.
+terminal = os.open(sys.argv.pop(1), os.O_RDWR)
+for stream in (0, 1, 2):
+    os.dup2(terminal, stream)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.argv[0] = "pillbox"
+runpy.run_module("compiler", run_name="__main__")
+"""
+"""Runs pillbox at a pseudo-terminal with no preexec_fn (not safe beside a worker's threads)."""
 
 
 @pytest.mark.parametrize("key", ["\x04", "\x03"], ids=["ctrl-d", "ctrl-c"])
@@ -400,29 +404,33 @@ def test_ctrl_d_or_ctrl_c_at_the_play_prompt_stops_quietly_with_130(key: str) ->
     import time
 
     master, slave = pty.openpty()
+    command = ["play", str(SPECIMENS), "Music from the Nursery"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "compiler", "play", str(SPECIMENS), "Music from the Nursery"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
+        [sys.executable, "-c", AT_A_TERMINAL, os.ttyname(slave), *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
-        # The terminal is its own, so Ctrl-C reaches it as SIGINT, as at a real one.
-        preexec_fn=_own_terminal,
         env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
     )
-    os.close(slave)
     seen = b""
-    deadline = time.monotonic() + 30
-    while b"pick an option" not in seen and time.monotonic() < deadline:
-        if select.select([master], [], [], 0.5)[0]:
-            seen += os.read(master, 4096)
-    os.write(master, key.encode())
-    code = process.wait(timeout=30)
-    while select.select([master], [], [], 0.2)[0]:
-        try:
-            seen += os.read(master, 4096)
-        except OSError:
-            break
+    try:  # the slave end stays open here until the child has its own: reads never hit EIO
+        deadline = time.monotonic() + 60
+        while b"pick an option" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 4096)
+        assert b"pick an option" in seen, seen.decode(errors="replace")
+        os.write(master, key.encode())
+        code = process.wait(timeout=60)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    finally:
+        process.kill()  # never a stray child, whatever went wrong
+        process.wait()
+        os.close(slave)
     os.close(master)
     text = seen.decode(errors="replace")
     assert code == 130, text
