@@ -168,7 +168,8 @@ def test_a_new_pack_made_by_the_wheel_checks_tests_and_prints(
     for folder, *how in (("mypack",), ("fromcw", "--from", "coma-ward")):
         made = _run(installed, "new", folder, *how, cwd=tmp_path)
         assert made.returncode == 0, made.stdout + made.stderr
-        for command in ("check", "test"):
+        # A copy's tests are the bundled pack's, run from the wheel above: checked is enough.
+        for command in ("check", "test") if not how else ("check",):
             done = _run(installed, command, folder, cwd=tmp_path)
             assert done.returncode == 0, (folder, command, done.stdout + done.stderr)
         only = ("--only", "item") if how else ()  # a copy prints as the bundled pack does
