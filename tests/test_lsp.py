@@ -1,0 +1,161 @@
+"""`pillbox lsp`: each feature driven over stdio by a small JSON-RPC client, as an editor would."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from compiler.check import check_paths
+
+PACK_YAML = "pack: desk\ntitle: Desk\nversion: 0.1.0\nruleset: coma-ward\n"
+ITEM = """item "Iron Pole" {
+    type clothing
+    use { gain health 1 }
+    test "using it raises health" {
+        given health 4
+        use "Iron Pole"
+        expect health == 5
+    }
+}
+"""
+HALLUCINATION = """hallucination "The Bell" {
+    situation "It rings."
+    option "Answer it" { gain health 1 }
+    option "Let it ring" { lose health 1 }
+}
+"""
+WAIT = 30.0
+
+
+class Client:
+    """A language client over a server's pipes: Content-Length framed JSON-RPC."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.next_id = 0
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.notes: list[dict[str, Any]] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out: IO[bytes] = self.process.stdout  # type: ignore[assignment]
+        while True:
+            length = 0
+            while (line := out.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if not line:
+                return
+            self.inbox.put(json.loads(out.read(length)))
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
+        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: dict[str, Any]) -> Any:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = self.inbox.get(timeout=WAIT)
+            if message.get("id") == self.next_id and "method" not in message:
+                assert "error" not in message, message
+                return message["result"]
+            self.notes.append(message)
+
+    def diagnostics(self, uri: str) -> list[dict[str, Any]]:
+        """The next diagnostics the server publishes for a document."""
+        while True:
+            message = self.inbox.get(timeout=WAIT)
+            if (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and message["params"]["uri"] == uri
+            ):
+                found: list[dict[str, Any]] = message["params"]["diagnostics"]
+                return found
+
+    def open(self, path: Path, text: str | None = None) -> str:
+        uri = path.as_uri()
+        document = {"uri": uri, "languageId": "card", "version": 1}
+        self.notify(
+            "textDocument/didOpen", {"textDocument": {**document, "text": text or path.read_text()}}
+        )
+        return uri
+
+
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    (tmp_path / "pack.yaml").write_text(PACK_YAML)
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "item.card").write_text(ITEM)
+    (tmp_path / "cards" / "hallucination.card").write_text(HALLUCINATION)
+    return tmp_path
+
+
+@pytest.fixture
+def client(pack: Path) -> Iterator[Client]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "compiler", "lsp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=pack,
+    )
+    talk = Client(process)
+    talk.request("initialize", {"processId": None, "rootUri": pack.as_uri(), "capabilities": {}})
+    talk.notify("initialized", {})
+    yield talk
+    try:
+        talk.request("shutdown", {})
+        talk.notify("exit", {})
+        process.wait(timeout=WAIT)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_typed_mistake_is_reported_with_checks_code_and_span(pack: Path, client: Client) -> None:
+    path = pack / "cards" / "item.card"
+    uri = client.open(path)
+    assert client.diagnostics(uri) == []
+    typed = ITEM.replace("gain health 1", "gain helth 1")
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": typed}]},
+    )
+    (found,) = client.diagnostics(uri)
+    assert found["code"] == "E0201" and found["source"] == "pillbox" and found["severity"] == 1
+    # `helth` is on line 3 from column 16, 1-based and end exclusive: 0-based, 2:15 to 2:20
+    assert found["range"] == {
+        "start": {"line": 2, "character": 15},
+        "end": {"line": 2, "character": 20},
+    }
+    path.write_text(typed)  # saved, `check` says the same
+    (checked,) = check_paths([path], use_cache=False).diagnostics
+    assert (checked.code, checked.span[1:]) == ("E0201", (3, 16, 3, 21))
+
+
+def test_the_packs_other_files_are_the_context(pack: Path, client: Client) -> None:
+    # another file of the pack, as saved, holds the item too: a pack pass finds the title twice
+    (pack / "cards" / "hallucination.card").write_text(ITEM)
+    edited = pack / "cards" / "item.card"
+    (found,) = client.diagnostics(uri := client.open(edited))
+    (checked,) = check_paths([edited], use_cache=False).diagnostics
+    assert found["code"] == checked.code == "E0310"
+    assert "hallucination.card:1:1" in found["message"]
+    renamed = ITEM.replace("Iron Pole", "Copper Pole")
+    change = {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": renamed}]}
+    client.notify("textDocument/didChange", change)
+    assert client.diagnostics(uri) == []
