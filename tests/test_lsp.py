@@ -159,3 +159,28 @@ def test_the_packs_other_files_are_the_context(pack: Path, client: Client) -> No
     change = {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": renamed}]}
     client.notify("textDocument/didChange", change)
     assert client.diagnostics(uri) == []
+
+
+def test_formatting_lays_the_document_out_as_fmt_does(pack: Path, client: Client) -> None:
+    messy = ITEM.replace("    type clothing", "type   clothing")
+    uri = client.open(pack / "cards" / "item.card", messy)
+    document = {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}}
+    (edit,) = client.request("textDocument/formatting", document)
+    assert edit["newText"] == ITEM and edit["range"]["start"] == {"line": 0, "character": 0}
+    broken = client.open(pack / "cards" / "hallucination.card", "room {")
+    assert not client.request(
+        "textDocument/formatting", {**document, "textDocument": {"uri": broken}}
+    )
+
+
+def test_symbols_are_the_cards_with_their_options_and_tests(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "hallucination.card")
+    (card,) = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert (card["name"], card["detail"]) == ("The Bell", "hallucination")
+    assert [c["name"] for c in card["children"]] == ["Answer it", "Let it ring"]
+    assert card["selectionRange"]["start"] == {"line": 0, "character": 14}
+    item = client.open(pack / "cards" / "item.card")
+    (card,) = client.request("textDocument/documentSymbol", {"textDocument": {"uri": item}})
+    assert [(c["name"], c["detail"]) for c in card["children"]] == [
+        ("using it raises health", "test")
+    ]

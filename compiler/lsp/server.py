@@ -7,7 +7,9 @@ from pygls.lsp.server import LanguageServer
 
 from compiler import __version__
 from compiler.lsp.diagnostics import lsp_diagnostics
+from compiler.lsp.formatting import format_edits
 from compiler.lsp.packs import PackChecker
+from compiler.lsp.symbols import document_symbols
 from dsl.spans import Diagnostic
 
 
@@ -38,6 +40,14 @@ def make_server() -> CardServer:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
         )
+
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: CardServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
+        return format_edits(ls.workspace.get_text_document(params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: CardServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        return document_symbols(ls.workspace.get_text_document(params.text_document.uri))
 
     return server
 
