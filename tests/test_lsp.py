@@ -184,3 +184,32 @@ def test_symbols_are_the_cards_with_their_options_and_tests(pack: Path, client: 
     assert [(c["name"], c["detail"]) for c in card["children"]] == [
         ("using it raises health", "test")
     ]
+
+
+def _complete(client: Client, uri: str, line: int, character: int) -> dict[str, dict[str, Any]]:
+    position = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    return {item["label"]: item for item in client.request("textDocument/completion", position)}
+
+
+def test_completion_offers_the_words_that_may_stand_there(pack: Path, client: Client) -> None:
+    text = ITEM.replace("    type clothing\n", "    type clothing\n    \n") + "ro"
+    uri = client.open(pack / "cards" / "item.card", text)
+    kinds = _complete(client, uri, 11, 2)  # a top-level line: card kinds
+    assert {"item", "room", "hallucination"} <= kinds.keys() and "gain" not in kinds
+    inside = _complete(client, uri, 2, 4)  # a card's line: its kind's properties and blocks
+    assert {"type", "charges", "while carried", "use", "test"} <= inside.keys()
+    assert inside["charges"]["detail"] == "charges {charges}" and "option" not in inside
+    assert "number" not in inside  # a room's property, not an item's
+    effect = _complete(client, uri, 3, 10)  # in `use { ... }`: verbs and control forms
+    assert {"gain", "lose", "draw", "if", "check"} <= effect.keys() and "type" not in effect
+    steps = _complete(client, uri, 6, 8)  # a test's step
+    assert {"given", "use", "expect"} <= steps.keys() and "gain" not in steps
+    assert _complete(client, uri, 1, 9) == {}  # after `type `: no first word goes there
+
+
+def test_completion_offers_the_packs_titles_in_a_use(pack: Path, client: Client) -> None:
+    text = ITEM.replace('use "Iron Pole"', 'use "Ir')
+    uri = client.open(pack / "cards" / "item.card", text)
+    titles = _complete(client, uri, 5, 15)
+    assert titles.keys() == {"Iron Pole", "The Bell"}
+    assert titles["Iron Pole"]["textEdit"]["range"]["start"] == {"line": 5, "character": 13}

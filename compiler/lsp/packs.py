@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
+from compiler.lower import LoweredCard
 from compiler.pack import display_path, find_manifest
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_file
@@ -21,16 +22,23 @@ _KEPT_RESULTS = 4096
 
 
 @dataclass
-class PackView:
-    """One pack as the editor sees it: its ruleset and the text of each of its files."""
+class CheckedPack:
+    """One pack as the editor sees it: its ruleset and each file's result, the edited one's
+    from the text typed."""
 
     opened: OpenedPack
-    texts: dict[str, str]
+    ruleset: Ruleset
+    results: dict[str, FileResult]
 
     @property
-    def ruleset(self) -> Ruleset | None:
-        """The pack's ruleset; None when it or pack.yaml does not load."""
-        return self.opened.ruleset
+    def cards(self) -> list[LoweredCard]:
+        """Every card of the pack, in file order."""
+        return [card for result in self.results.values() for card in result.cards]
+
+    @property
+    def titles(self) -> list[str]:
+        """The title of every card of the pack, each once, sorted."""
+        return sorted({str(card.ir["title"]) for card in self.cards})
 
 
 class PackChecker:
@@ -39,30 +47,32 @@ class PackChecker:
     def __init__(self) -> None:
         self._results: dict[tuple[str, str], FileResult] = {}
 
-    def view(self, path: Path, text: str) -> PackView | None:
-        """The pack of a file with its edited text in place; None for a file in no pack."""
+    def checked(self, path: Path, text: str) -> CheckedPack | None:
+        """The pack of a file with its edited text in place of the saved; None for a file in
+        no pack or a pack whose pack.yaml or ruleset does not load."""
         manifest = find_manifest(path)
         if manifest is None:
             return None
         opened = open_pack(manifest, {})
-        texts = read_card_texts(opened.paths, opened.problems) if opened.ruleset else {}
+        if opened.ruleset is None:
+            return None
+        texts = read_card_texts(opened.paths, opened.problems)
         texts[display_path(path)] = text
-        return PackView(opened, texts)
+        size = card_size_of(opened.pack)
+        results = {
+            name: self._result(opened.ruleset, name, body, size) for name, body in texts.items()
+        }
+        return CheckedPack(opened, opened.ruleset, results)
 
     def diagnostics(self, path: Path, text: str) -> list[Diagnostic]:
         """What `check` reports for this file, with the edited text standing for the saved."""
-        pack = self.view(path, text)
-        if pack is None or pack.ruleset is None:
+        pack = self.checked(path, text)
+        if pack is None:
             return []
-        ruleset, shown = pack.ruleset, display_path(path)
-        size = card_size_of(pack.opened.pack)
-        results = {
-            name: self._result(ruleset, name, body, size) for name, body in pack.texts.items()
-        }
-        cards = [card for result in results.values() for card in result.cards]
-        found = pack.opened.problems + [d for r in results.values() for d in r.diagnostics]
-        found += run_passes(ruleset, cards, PACK_PASSES)
+        found = pack.opened.problems + [d for r in pack.results.values() for d in r.diagnostics]
+        found += run_passes(pack.ruleset, pack.cards, PACK_PASSES)
         kept, _ = allow_warnings(found, pack.opened.pack)
+        shown = display_path(path)
         unique = {d: None for d in kept if d.span.file == shown}
         return sorted(unique, key=Diagnostic.sort_key)
 

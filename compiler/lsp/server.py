@@ -6,6 +6,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from compiler import __version__
+from compiler.lsp.completion import completions
 from compiler.lsp.diagnostics import lsp_diagnostics
 from compiler.lsp.formatting import format_edits
 from compiler.lsp.packs import PackChecker
@@ -48,6 +49,13 @@ def make_server() -> CardServer:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(ls: CardServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         return document_symbols(ls.workspace.get_text_document(params.text_document.uri))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"'])
+    )
+    def complete(ls: CardServer, params: types.CompletionParams) -> list[types.CompletionItem]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return completions(ls.checker, document, params.position)
 
     return server
 

@@ -1,0 +1,122 @@
+"""Completion of the ruleset's words where they may stand, and of card titles in tests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
+
+from compiler.check import UsageError
+from compiler.lsp.context import Place, place_at
+from compiler.lsp.packs import PackChecker
+from compiler.lsp.positions import cursor
+from compiler.ruleset import Ruleset
+from compiler.vocab import vocabulary
+
+_TITLE_SO_FAR = re.compile(r'(?:^|[\s;{])(?:use|carry|play)\s+"([^"]*)$')
+"""A test step naming a card, its title typed up to the cursor."""
+
+_HEADER = re.compile(r'^[ \t]*(\S+)[ \t]+"((?:[^"\\\n]|\\.)*)"', re.MULTILINE)
+"""A card's `kind "Title"`, found in text that may not parse yet (as while it is typed)."""
+
+TEST_STEPS = ("given", "use", "carry", "play", "choose", "dice", "expect", "next turn")
+"""The words a step of a card's test starts with (the grammar's own)."""
+
+EFFECT_FORMS = ("if", "choose", "may", "check", "roll", "repeat", "say", "rule")
+"""The control forms that may stand where an effect does."""
+
+Kind = types.CompletionItemKind
+
+
+def completions(
+    checker: PackChecker, document: TextDocument, at: types.Position
+) -> list[types.CompletionItem]:
+    """What may be typed at a position of a document, in its pack's ruleset."""
+    pack = checker.checked(Path(document.path), document.source)
+    if pack is None:
+        return []
+    line, column = cursor(document, at)
+    typed = document.lines[line][:column] if line < len(document.lines) else ""
+    title = _TITLE_SO_FAR.search(typed)
+    if title is not None:
+        start = ServerTextPosition(line, column - len(title.group(1)))
+        where = document.range_to_client_units(
+            ServerTextRange(start, ServerTextPosition(line, column))
+        )
+        return [
+            types.CompletionItem(
+                label=name, kind=Kind.Reference, text_edit=types.TextEdit(where, name)
+            )
+            for name in sorted({*pack.titles, *_typed_titles(document.source, pack.ruleset)})
+        ]
+    place = place_at(document.source, document.offset_at_position(at))
+    if not place.at_start:
+        return []
+    try:
+        words = vocabulary(pack.ruleset, place.kind if place.headers else None)
+    except UsageError:  # a card of a kind the ruleset lacks: its own diagnostic says so
+        words = vocabulary(pack.ruleset)
+    return _items(place, words)
+
+
+def _typed_titles(text: str, ruleset: Ruleset) -> set[str]:
+    """The titles of the cards of a text by their headers, whether the cards parse or not."""
+    return {match[2] for match in _HEADER.finditer(text) if match[1] in ruleset.kinds}
+
+
+def _items(place: Place, words: dict[str, Any]) -> list[types.CompletionItem]:
+    if not place.headers:
+        return [
+            _item(
+                kind["kind"],
+                Kind.Class,
+                f"a card of the {kind['deck']} deck" if kind["deck"] else "a card in no deck",
+            )
+            for kind in words["kinds"]
+        ]
+    if len(place.headers) == 1:
+        items = [
+            _entry(entry, Kind.Property) for kind in words["kinds"] for entry in kind["properties"]
+        ]
+        items += [_entry(entry, Kind.Module) for kind in words["kinds"] for entry in kind["blocks"]]
+        items += [_item("test", Kind.Keyword, "a test of this card")]
+        if any(kind["options"] for kind in words["kinds"]):
+            items.append(_item("option", Kind.Keyword, "one choice of this card"))
+        return _unique(items)
+    if place.in_test:
+        return [_item(step, Kind.Keyword, "a step of a test") for step in TEST_STEPS]
+    items = [_entry(entry, Kind.Function) for entry in words["verbs"]]
+    items += [_item(form, Kind.Keyword, "") for form in EFFECT_FORMS]
+    return _unique(items)
+
+
+def leading_words(pattern: str) -> str:
+    """The words a pattern starts with, before its first slot (`gain` of `gain {stat} 1`)."""
+    found = []
+    for word in pattern.split():
+        if word.startswith(("{", "[")):
+            break
+        found.append(word)
+    return " ".join(found)
+
+
+def _entry(entry: dict[str, str], kind: Kind) -> types.CompletionItem:
+    item = _item(leading_words(entry["pattern"]), kind, entry["summary"])
+    item.detail = entry["pattern"]
+    return item
+
+
+def _item(label: str, kind: Kind, summary: str) -> types.CompletionItem:
+    return types.CompletionItem(label=label, kind=kind, documentation=summary or None)
+
+
+def _unique(items: list[types.CompletionItem]) -> list[types.CompletionItem]:
+    """One item per word (a verb's patterns may share their first words), the first kept."""
+    seen: dict[str, types.CompletionItem] = {}
+    for item in items:
+        if item.label and item.label not in seen:
+            seen[item.label] = item
+    return list(seen.values())
