@@ -213,3 +213,29 @@ def test_completion_offers_the_packs_titles_in_a_use(pack: Path, client: Client)
     titles = _complete(client, uri, 5, 15)
     assert titles.keys() == {"Iron Pole", "The Bell"}
     assert titles["Iron Pole"]["textEdit"]["range"]["start"] == {"line": 5, "character": 13}
+
+
+def _hover(client: Client, uri: str, line: int, character: int) -> str | None:
+    position = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    found = client.request("textDocument/hover", position)
+    return None if found is None else str(found["contents"]["value"])
+
+
+def test_hover_tells_what_a_word_means(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "item.card")
+    client.diagnostics(uri)
+    assert "`charges {charges}`" not in (_hover(client, uri, 1, 6) or "")
+    assert "`type {item_type}`" in (_hover(client, uri, 1, 6) or "")  # on `type`
+    gain = _hover(client, uri, 2, 12) or ""  # on `gain`
+    assert gain.startswith("`gain {stat") and ": raise a stat" in gain
+    assert "stat **health**, from 0 to 5" in (_hover(client, uri, 2, 18) or "")
+    assert "card kind **item**" in (_hover(client, uri, 0, 1) or "")
+    assert _hover(client, uri, 0, 8) is None  # in the title: no word of the ruleset
+
+
+def test_hover_on_a_diagnostic_explains_its_code(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "item.card", ITEM.replace("gain health 1", "gain helth 1"))
+    (found,) = client.diagnostics(uri)
+    shown = _hover(client, uri, 2, 17) or ""
+    assert shown.startswith(f"**E0201**: {found['message'].splitlines()[0]}")
+    assert "Fires when a phrase starts like a known pattern" in shown  # docs/diagnostics.md

@@ -9,6 +9,7 @@ from compiler import __version__
 from compiler.lsp.completion import completions
 from compiler.lsp.diagnostics import lsp_diagnostics
 from compiler.lsp.formatting import format_edits
+from compiler.lsp.hover import hover
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.symbols import document_symbols
 from dsl.spans import Diagnostic
@@ -56,6 +57,12 @@ def make_server() -> CardServer:
     def complete(ls: CardServer, params: types.CompletionParams) -> list[types.CompletionItem]:
         document = ls.workspace.get_text_document(params.text_document.uri)
         return completions(ls.checker, document, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: CardServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        document = ls.workspace.get_text_document(uri)
+        return hover(ls.checker, document, params.position, ls.found.get(uri, []))
 
     return server
 
