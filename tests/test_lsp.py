@@ -239,3 +239,11 @@ def test_hover_on_a_diagnostic_explains_its_code(pack: Path, client: Client) -> 
     shown = _hover(client, uri, 2, 17) or ""
     assert shown.startswith(f"**E0201**: {found['message'].splitlines()[0]}")
     assert "Fires when a phrase starts like a known pattern" in shown  # docs/diagnostics.md
+
+
+def test_a_file_in_no_pack_gets_nothing_and_breaks_nothing(tmp_path: Path, client: Client) -> None:
+    loose = tmp_path.parent / f"{tmp_path.name}-loose.card"
+    uri = client.open(loose, "room {")
+    assert client.diagnostics(uri) == []
+    assert _complete(client, uri, 0, 2) == {}
+    assert _hover(client, uri, 0, 1) is None
