@@ -247,3 +247,12 @@ def test_a_file_in_no_pack_gets_nothing_and_breaks_nothing(tmp_path: Path, clien
     assert client.diagnostics(uri) == []
     assert _complete(client, uri, 0, 2) == {}
     assert _hover(client, uri, 0, 1) is None
+
+
+def test_completion_offers_the_cards_options_in_a_tests_choose(pack: Path, client: Client) -> None:
+    text = HALLUCINATION[:-2] + '    test "t" {\n        choose "Le\n    }\n}\n' + ITEM
+    uri = client.open(pack / "cards" / "hallucination.card", text)
+    options = _complete(client, uri, 5, 18)
+    assert options.keys() == {"Answer it", "Let it ring"}  # the card's, not the next card's
+    assert options["Let it ring"]["textEdit"]["range"]["start"] == {"line": 5, "character": 16}
+    assert "option" in _complete(client, uri, 1, 4)  # a hallucination has options

@@ -22,6 +22,12 @@ _TITLE_SO_FAR = re.compile(r'(?:^|[\s;{])(?:use|carry|play)\s+"([^"]*)$')
 _HEADER = re.compile(r'^[ \t]*(\S+)[ \t]+"((?:[^"\\\n]|\\.)*)"', re.MULTILINE)
 """A card's `kind "Title"`, found in text that may not parse yet (as while it is typed)."""
 
+_OPTION_SO_FAR = re.compile(r'(?:^|[\s;{])choose\s+"([^"]*)$')
+"""A test's answer naming an option, its title typed up to the cursor."""
+
+_OPTION = re.compile(r'(?:^|[\s;{])option[ \t]+"((?:[^"\\\n]|\\.)*)"')
+"""An option's title, found in text that may not parse yet."""
+
 TEST_STEPS = ("given", "use", "carry", "play", "choose", "dice", "expect", "next turn")
 """The words a step of a card's test starts with (the grammar's own)."""
 
@@ -40,18 +46,14 @@ def completions(
         return []
     line, column = cursor(document, at)
     typed = document.lines[line][:column] if line < len(document.lines) else ""
-    title = _TITLE_SO_FAR.search(typed)
+    offset = document.offset_at_position(at)
+    title, option = _TITLE_SO_FAR.search(typed), _OPTION_SO_FAR.search(typed)
     if title is not None:
-        start = ServerTextPosition(line, column - len(title.group(1)))
-        where = document.range_to_client_units(
-            ServerTextRange(start, ServerTextPosition(line, column))
-        )
-        return [
-            types.CompletionItem(
-                label=name, kind=Kind.Reference, text_edit=types.TextEdit(where, name)
-            )
-            for name in sorted({*pack.titles, *_typed_titles(document.source, pack.ruleset)})
-        ]
+        names = {*pack.titles, *_typed_titles(document.source, pack.ruleset)}
+        return _titles(document, line, column, title.group(1), names)
+    if option is not None and place_at(document.source, offset).in_test:
+        names = set(_OPTION.findall(_card_around(document.source, offset, pack.ruleset)))
+        return _titles(document, line, column, option.group(1), names)
     place = place_at(document.source, document.offset_at_position(at))
     if not place.at_start:
         return []
@@ -60,6 +62,26 @@ def completions(
     except UsageError:  # a card of a kind the ruleset lacks: its own diagnostic says so
         words = vocabulary(pack.ruleset)
     return _items(place, words)
+
+
+def _titles(
+    document: TextDocument, line: int, column: int, so_far: str, names: set[str]
+) -> list[types.CompletionItem]:
+    """Titles to put between a step's quotes, in place of what is typed of one so far."""
+    start = ServerTextPosition(line, column - len(so_far))
+    where = document.range_to_client_units(ServerTextRange(start, ServerTextPosition(line, column)))
+    return [
+        types.CompletionItem(label=name, kind=Kind.Reference, text_edit=types.TextEdit(where, name))
+        for name in sorted(names)
+    ]
+
+
+def _card_around(text: str, offset: int, ruleset: Ruleset) -> str:
+    """The text of the card an offset is in: from its header to the next card's."""
+    starts = [m.start() for m in _HEADER.finditer(text) if m[1] in ruleset.kinds]
+    before = [start for start in starts if start <= offset]
+    after = [start for start in starts if start > offset]
+    return text[before[-1] if before else 0 : after[0] if after else len(text)]
 
 
 def _typed_titles(text: str, ruleset: Ruleset) -> set[str]:
