@@ -256,3 +256,12 @@ def test_completion_offers_the_cards_options_in_a_tests_choose(pack: Path, clien
     assert options.keys() == {"Answer it", "Let it ring"}  # the card's, not the next card's
     assert options["Let it ring"]["textEdit"]["range"]["start"] == {"line": 5, "character": 16}
     assert "option" in _complete(client, uri, 1, 4)  # a hallucination has options
+
+
+def test_an_unsaved_document_is_no_file_of_the_pack_it_was_opened_in(client: Client) -> None:
+    # the server runs in the pack's folder; `untitled:` is no path in it
+    uri = "untitled:Untitled-1"
+    document = {"uri": uri, "languageId": "card", "version": 1, "text": "room {"}
+    client.notify("textDocument/didOpen", {"textDocument": document})
+    assert client.diagnostics(uri) == []
+    assert _complete(client, uri, 0, 2) == {}

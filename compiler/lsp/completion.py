@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -41,7 +40,7 @@ def completions(
     checker: PackChecker, document: TextDocument, at: types.Position
 ) -> list[types.CompletionItem]:
     """What may be typed at a position of a document, in its pack's ruleset."""
-    pack = checker.checked(Path(document.path), document.source)
+    pack = checker.of_document(document)
     if pack is None:
         return []
     line, column = cursor(document, at)

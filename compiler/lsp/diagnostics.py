@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
@@ -18,7 +16,7 @@ def lsp_diagnostics(
     checker: PackChecker, document: TextDocument
 ) -> tuple[list[Diagnostic], list[types.Diagnostic]]:
     """Our diagnostics of an open document, and the same as the client shows them."""
-    found = checker.diagnostics(Path(document.path), document.source)
+    found = checker.diagnostics(document)
     return found, [_shown(document, d) for d in found]
 
 

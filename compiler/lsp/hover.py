@@ -42,7 +42,7 @@ def hover(
             range=lsp_range(document, here[0].span),
         )
     word = document.word_at_position(at, _WORD_START, _WORD_END)
-    pack = checker.checked(Path(document.path), document.source) if word else None
+    pack = checker.of_document(document) if word else None
     if pack is None:
         return None
     kind = place_at(document.source, document.offset_at_position(at)).kind

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pygls.workspace import TextDocument
+
 from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
 from compiler.lower import LoweredCard
 from compiler.pack import display_path, find_manifest
@@ -47,6 +49,12 @@ class PackChecker:
     def __init__(self) -> None:
         self._results: dict[tuple[str, str], FileResult] = {}
 
+    def of_document(self, document: TextDocument) -> CheckedPack | None:
+        """The pack of an open document; None for one not saved as a file (`untitled:`)."""
+        if not document.uri.startswith("file:"):
+            return None
+        return self.checked(Path(document.path), document.source)
+
     def checked(self, path: Path, text: str) -> CheckedPack | None:
         """The pack of a file with its edited text in place of the saved; None for a file in
         no pack or a pack whose pack.yaml or ruleset does not load."""
@@ -64,15 +72,16 @@ class PackChecker:
         }
         return CheckedPack(opened, opened.ruleset, results)
 
-    def diagnostics(self, path: Path, text: str) -> list[Diagnostic]:
-        """What `check` reports for this file, with the edited text standing for the saved."""
-        pack = self.checked(path, text)
+    def diagnostics(self, document: TextDocument) -> list[Diagnostic]:
+        """What `check` reports for a document's file, its text as edited standing for the
+        saved."""
+        pack = self.of_document(document)
         if pack is None:
             return []
         found = pack.opened.problems + [d for r in pack.results.values() for d in r.diagnostics]
         found += run_passes(pack.ruleset, pack.cards, PACK_PASSES)
         kept, _ = allow_warnings(found, pack.opened.pack)
-        shown = display_path(path)
+        shown = display_path(Path(document.path))
         unique = {d: None for d in kept if d.span.file == shown}
         return sorted(unique, key=Diagnostic.sort_key)
 
