@@ -265,3 +265,17 @@ def test_an_unsaved_document_is_no_file_of_the_pack_it_was_opened_in(client: Cli
     client.notify("textDocument/didOpen", {"textDocument": document})
     assert client.diagnostics(uri) == []
     assert _complete(client, uri, 0, 2) == {}
+
+
+def test_definition_of_a_title_in_a_test_is_its_card(pack: Path, client: Client) -> None:
+    (pack / "cards" / "hallucination.card").write_text(
+        HALLUCINATION[:-2] + '    test "t" {\n        use "Iron Pole"\n    }\n}\n'
+    )
+    uri = client.open(pack / "cards" / "hallucination.card")
+    position = {"textDocument": {"uri": uri}, "position": {"line": 5, "character": 15}}
+    (found,) = client.request("textDocument/definition", position)
+    assert found["uri"] == (pack / "cards" / "item.card").resolve().as_uri()
+    assert found["range"]["start"] == {"line": 0, "character": 0}
+    assert found["range"]["end"] == {"line": 8, "character": 1}
+    position["position"] = {"line": 5, "character": 6}  # on `use`, before the title
+    assert client.request("textDocument/definition", position) == []

@@ -7,6 +7,7 @@ from pygls.lsp.server import LanguageServer
 
 from compiler import __version__
 from compiler.lsp.completion import completions
+from compiler.lsp.definition import definitions
 from compiler.lsp.diagnostics import lsp_diagnostics
 from compiler.lsp.formatting import format_edits
 from compiler.lsp.hover import hover
@@ -63,6 +64,11 @@ def make_server() -> CardServer:
         uri = params.text_document.uri
         document = ls.workspace.get_text_document(uri)
         return hover(ls.checker, document, params.position, ls.found.get(uri, []))
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: CardServer, params: types.DefinitionParams) -> list[types.Location]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return definitions(ls.checker, document, params.position, ls.workspace.get_text_document)
 
     return server
 
