@@ -279,3 +279,14 @@ def test_definition_of_a_title_in_a_test_is_its_card(pack: Path, client: Client)
     assert found["range"]["end"] == {"line": 8, "character": 1}
     position["position"] = {"line": 5, "character": 6}  # on `use`, before the title
     assert client.request("textDocument/definition", position) == []
+
+
+def test_a_did_you_mean_is_a_quick_fix(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "item.card", ITEM.replace("gain health 1", "gain helth 1"))
+    (found,) = client.diagnostics(uri)
+    asked = {"textDocument": {"uri": uri}, "range": found["range"], "context": {"diagnostics": []}}
+    (fix,) = client.request("textDocument/codeAction", asked)
+    assert fix["kind"] == "quickfix" and fix["title"] == "Change 'helth' to 'health'"
+    assert fix["edit"]["changes"][uri] == [{"range": found["range"], "newText": "health"}]
+    elsewhere = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}
+    assert client.request("textDocument/codeAction", {**asked, "range": elsewhere}) == []

@@ -6,6 +6,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from compiler import __version__
+from compiler.lsp.actions import quick_fixes
 from compiler.lsp.completion import completions
 from compiler.lsp.definition import definitions
 from compiler.lsp.diagnostics import lsp_diagnostics
@@ -69,6 +70,12 @@ def make_server() -> CardServer:
     def definition(ls: CardServer, params: types.DefinitionParams) -> list[types.Location]:
         document = ls.workspace.get_text_document(params.text_document.uri)
         return definitions(ls.checker, document, params.position, ls.workspace.get_text_document)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    def code_actions(ls: CardServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        document = ls.workspace.get_text_document(uri)
+        return quick_fixes(document, ls.found.get(uri, []), params.range)
 
     return server
 
