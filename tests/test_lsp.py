@@ -58,15 +58,18 @@ class Client:
             self.inbox.put(json.loads(out.read(length)))
 
     def send(self, message: dict[str, Any]) -> None:
+        """Write one framed message to the server."""
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
         stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
         stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         stdin.flush()
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification (no answer comes)."""
         self.send({"method": method, "params": params})
 
     def request(self, method: str, params: dict[str, Any]) -> Any:
+        """Send a request and wait for its result; what comes before it is kept in notes."""
         self.next_id += 1
         self.send({"id": self.next_id, "method": method, "params": params})
         while True:
@@ -77,9 +80,9 @@ class Client:
             self.notes.append(message)
 
     def diagnostics(self, uri: str) -> list[dict[str, Any]]:
-        """The next diagnostics the server publishes for a document."""
+        """The next diagnostics the server publishes for a document (kept ones first)."""
         while True:
-            message = self.inbox.get(timeout=WAIT)
+            message = self.notes.pop(0) if self.notes else self.inbox.get(timeout=WAIT)
             if (
                 message.get("method") == "textDocument/publishDiagnostics"
                 and message["params"]["uri"] == uri
@@ -88,10 +91,12 @@ class Client:
                 return found
 
     def open(self, path: Path, text: str | None = None) -> str:
+        """Open a document in the server, as saved unless a text is given; its URI."""
         uri = path.as_uri()
         document = {"uri": uri, "languageId": "card", "version": 1}
         self.notify(
-            "textDocument/didOpen", {"textDocument": {**document, "text": text or path.read_text()}}
+            "textDocument/didOpen",
+            {"textDocument": {**document, "text": path.read_text() if text is None else text}},
         )
         return uri
 
