@@ -269,6 +269,11 @@ def open_target(
     return OpenedPack(pack, ruleset, paths, problems)
 
 
+def open_pack(manifest: Path, sources: dict[str, str]) -> OpenedPack:
+    """Read one pack.yaml and its ruleset and list its card files (the editor's server)."""
+    return open_target(_Target(None, manifest, None), None, sources)
+
+
 def _check_target(
     target: _Target,
     ruleset_override: str | None,
@@ -309,7 +314,7 @@ def _check_pack_files(
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
     texts = read_card_texts(paths, problems)
     report.sources.update(texts)
-    size = _card_size(pack)
+    size = card_size_of(pack)
     keys = {
         shown: _file_key(ruleset, shown, text, validate_ir, size) for shown, text in texts.items()
     }
@@ -421,7 +426,7 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
     )
 
 
-def _card_size(pack: Pack) -> tuple[float, float] | None:
+def card_size_of(pack: Pack) -> tuple[float, float] | None:
     """The card size the pack prints at, which the fit estimate needs; None when pack.yaml
     names none that is valid (that error is the pack.yaml's own)."""
     from compiler.printing.sizes import OptionError, card_size

@@ -260,6 +260,15 @@ def vocab(words: tuple[str, ...], ruleset: str | None, as_json: bool) -> None:
     sys.exit(_usage(lambda: show_vocabulary(words, ruleset, as_json, echo())))
 
 
+@main.command()
+def lsp() -> None:
+    """Run the language server for card files on stdin and stdout, for an editor to start:
+    diagnostics while typing, formatting, symbols, completion and hover."""
+    from compiler.lsp.server import serve
+
+    sys.exit(serve())
+
+
 @main.command("test")
 @click.argument("pack", type=click.Path(path_type=Path))
 @click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose card or name has this.")

@@ -1,0 +1,39 @@
+"""Go to definition: a card title named in a test's `use`/`carry`/`play` to its card."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from compiler.lsp.packs import PackChecker
+from compiler.lsp.positions import cursor, lsp_range
+from dsl.spans import Span
+
+_NAMED = re.compile(r'(?:^|[\s;{])(?:use|carry|play)\s+"((?:[^"\\\n]|\\.)*)"')
+"""A test step naming a card by its title."""
+
+
+def definitions(
+    checker: PackChecker,
+    document: TextDocument,
+    at: types.Position,
+    open_document: Callable[[str], TextDocument],
+) -> list[types.Location]:
+    """Where the card named under the cursor is defined (each variant of its title)."""
+    line, column = cursor(document, at)
+    text = document.lines[line] if line < len(document.lines) else ""
+    named = [m[1] for m in _NAMED.finditer(text) if m.start(1) <= column <= m.end(1)]
+    pack = checker.of_document(document) if named else None
+    if pack is None:
+        return []
+    found = []
+    for card in pack.cards:
+        if card.ir["title"] == named[0]:
+            uri = Path(card.ir["file"]).resolve().as_uri()
+            span = Span.from_list(card.ir["file"], card.ir["at"])
+            found.append(types.Location(uri=uri, range=lsp_range(open_document(uri), span)))
+    return found

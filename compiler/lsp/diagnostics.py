@@ -1,0 +1,33 @@
+"""Diagnostics while typing: the edited text checked in its pack, as `check` reports it."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from compiler.lsp.packs import PackChecker
+from compiler.lsp.positions import lsp_range
+from dsl.spans import Diagnostic
+
+SOURCE = "pillbox"
+
+
+def lsp_diagnostics(
+    checker: PackChecker, document: TextDocument
+) -> tuple[list[Diagnostic], list[types.Diagnostic]]:
+    """Our diagnostics of an open document, and the same as the client shows them."""
+    found = checker.diagnostics(document)
+    return found, [_shown(document, d) for d in found]
+
+
+def _shown(document: TextDocument, found: Diagnostic) -> types.Diagnostic:
+    message = found.message if found.help is None else f"{found.message}\nhelp: {found.help}"
+    return types.Diagnostic(
+        range=lsp_range(document, found.span),
+        message="\n".join([message, *found.notes]),
+        severity=types.DiagnosticSeverity.Error
+        if found.is_error
+        else types.DiagnosticSeverity.Warning,
+        code=found.code,
+        source=SOURCE,
+    )
