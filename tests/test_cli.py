@@ -386,11 +386,12 @@ AT_A_TERMINAL = """
 import os, runpy, signal, sys
 # A session of its own (start_new_session) opening its terminal makes it the controlling one,
 # so Ctrl-C reaches it as SIGINT, as at a real terminal; a test runner's worker may ignore
-# SIGINT, and the child would inherit that.
+# or block SIGINT, and the child would inherit that.
 terminal = os.open(sys.argv.pop(1), os.O_RDWR)
 for stream in (0, 1, 2):
     os.dup2(terminal, stream)
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a mask is inherited too
 sys.argv[0] = "pillbox"
 runpy.run_module("compiler", run_name="__main__")
 """
