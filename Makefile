@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/printing.py
 	$(BIN)/python bench/odds.py
 	$(BIN)/python bench/games.py
+	$(BIN)/python bench/lsp.py
 
 fuzz: $(STAMP)
 	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py \
