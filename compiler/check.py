@@ -402,12 +402,13 @@ def _run_checks(
 
 
 def _untested(card: dict[str, Any]) -> Diagnostic:
-    line, column = card["at"][:2]
+    from compiler.passes import kind_span
+
     return Diagnostic(
         "W0331",
         "warning",
         f"{card['kind']} {card['title']!r} has effects and no test",
-        Span(card["file"], line, column, line, column + len(card["kind"])),
+        kind_span(card),
         'add a test block, e.g. test "what it does" { expect ... }',
     )
 

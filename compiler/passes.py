@@ -19,6 +19,12 @@ def span_of(card: IR, where: list[int]) -> Span:
     return Span.from_list(card["file"], where)
 
 
+def kind_span(card: IR) -> Span:
+    """The span of a card's kind word, where warnings about the whole card point."""
+    line, column = card["at"][:2]
+    return Span(card["file"], line, column, line, column + len(card["kind"]))
+
+
 def _error(code: str, message: str, span: Span, help: str | None = None) -> Diagnostic:
     return Diagnostic(code, "error", message, span, help)
 

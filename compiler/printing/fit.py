@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from compiler.passes import kind_span
 from compiler.ruleset import Ruleset
 from compiler.rulestext import CardText, card_text
-from dsl.spans import Diagnostic, Span
+from dsl.spans import Diagnostic
 
 IR = dict[str, Any]
 
@@ -98,12 +99,11 @@ def overflows(length: int, width: float, height: float) -> bool:
 
 def overflow_warning(card: IR) -> Diagnostic:
     """W0701 at the card's header: its text does not fit, even shrunk."""
-    line, column = card["at"][:2]
     return Diagnostic(
         "W0701",
         "warning",
         f"the text of {card['kind']} {card['title']!r} does not fit on the card, even shrunk",
-        Span(card["file"], line, column, line, column + len(card["kind"])),
+        kind_span(card),
         "shorten the text, or print on a larger card size (--card tarot)",
     )
 
