@@ -547,7 +547,7 @@ def build(
 
 
 @main.command("print")
-@click.argument("pack", type=click.Path(path_type=Path))
+@click.argument("pack", type=click.Path(path_type=Path), required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="The PDF.")
 @click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
@@ -560,10 +560,15 @@ def build(
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
+@click.option("--calibrate", is_flag=True, help="Write the front/back calibration page, no PACK.")
+@click.option("--back-offset", metavar="Xmm,Ymm", help="Move back pages (as --calibrate reads).")
+@click.option("--corners", metavar="3mm", help="Rounded-corner guides of this radius.")
+@click.option("--cuts", type=click.Choice(["auto", "shared", "separate"]), help="Cut lines.")
+@click.option("--low-ink", is_flag=True, default=None, help="No full-bleed colour; thin borders.")
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(
-    pack: Path,
+    pack: Path | None,
     output: Path,
     card: str | None,
     paper: str | None,
@@ -576,6 +581,11 @@ def print_command(
     dpi: int,
     no_cache: bool,
     strict: bool,
+    calibrate: bool,
+    back_offset: str | None,
+    corners: str | None,
+    cuts: str | None,
+    low_ink: bool | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -590,7 +600,13 @@ def print_command(
         "marks": marks,
         "layout": layout,
         "backs": backs,
+        "back_offset": back_offset,
+        "corners": corners,
+        "cuts": cuts,
+        "low_ink": low_ink,
     }
+    if calibrate or pack is None:
+        sys.exit(_usage(lambda: _calibrate(pack, calibrate, output, overrides, echo())))
     request = PrintRequest(output, overrides, only, png, dpi, strict)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
@@ -599,6 +615,45 @@ def print_command(
     with cache.enabled(not no_cache), raising(signal.SIGTERM, Terminated):
         code = _usage(lambda: print_cards(pack, ruleset, request, echo(style), style, progress))
     sys.exit(code)
+
+
+def _calibrate(
+    pack: Path | None,
+    calibrate: bool,
+    output: Path,
+    overrides: dict[str, Any],
+    emit: Callable[[str], None],
+) -> int:
+    """`print --calibrate`: the calibration page, from --paper and --back-offset alone."""
+    from compiler.check import UsageError
+    from compiler.printing.calibrate import write_calibration
+    from compiler.printing.output import unwritable
+    from compiler.printing.sizes import OptionError, resolve_options
+
+    if not calibrate:
+        raise UsageError("missing PACK: name the pack folder to print (or use --calibrate)")
+    if pack is not None:
+        raise UsageError(f"--calibrate prints a page of marks, not a pack: leave out {pack}")
+    extra = [k for k, v in overrides.items() if v is not None and k not in CALIBRATE_OPTIONS]
+    if extra:
+        named = ", ".join("--" + name.replace("_", "-") for name in extra)
+        raise UsageError(f"--calibrate takes only --paper and --back-offset, not {named}")
+    problem = unwritable(output, None)
+    if problem is not None:
+        raise UsageError(problem)
+    try:
+        options = resolve_options({}, overrides)
+        write_calibration(output, options)
+    except OptionError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror}") from None
+    emit(f"wrote {output}: calibration page, 2 pages ({options.paper}); read it as page 2 says")
+    return EXIT_CLEAN
+
+
+CALIBRATE_OPTIONS = ("paper", "back_offset")
+"""What the calibration page is drawn from."""
 
 
 def _progress_bar(done: int, total: int, doing: str = "rendering cards") -> None:
