@@ -366,6 +366,7 @@ const SYNTHETIC = [
   ['item "A" { when revealed { if a >= 2 or not b { x } else if c { y } } }', 'or', 'keyword.operator.logical.pillbox'],
   ['item "A" { when revealed { if a >= 2 or not b { x } else if c { y } } }', 'else', 'keyword.control.else.pillbox'],
   ['item "A" { when revealed { x } else { y } }', 'else', 'keyword.control.else.pillbox'],
+  ['    check focus { pass { gain focus 1 } fail { } }', 'fail', 'entity.name.tag.block.pillbox'],
 ];
 
 test('lines no bundled card has get their scopes too', () => {
