@@ -60,6 +60,11 @@ demo-specimens: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack $(SPECIMENS) --build build/specimens \
 		--play "The Figure at the End of the Hall" --choose "Back away" --choose yes
 
+# The VS Code grammar's test tokenizes with vscode-textmate (npm, two packages, from the lock).
+# Defined before `test:` because make expands a rule's prerequisites as it reads them.
+# Without npm it is skipped, and the test says why; a failing install fails.
+VSCODE_TEST := editors/vscode/test
+VSCODE_TEST_MODULES := $(VSCODE_TEST)/node_modules/.installed
 test: $(STAMP) $(VSCODE_TEST_MODULES) lint unit
 
 lint: $(STAMP)
@@ -74,10 +79,6 @@ PYTEST_JOBS = -n $(JOBS) --dist loadscope
 unit: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_JOBS) $(if $(UPDATE),--update-goldens,)
 
-# The VS Code grammar's test tokenizes with vscode-textmate (npm, two packages, from the lock).
-# Without npm it is skipped, and the test says why; a failing install fails.
-VSCODE_TEST := editors/vscode/test
-VSCODE_TEST_MODULES := $(VSCODE_TEST)/node_modules/.installed
 $(VSCODE_TEST_MODULES): $(VSCODE_TEST)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		cd $(VSCODE_TEST) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
@@ -108,4 +109,5 @@ rulesets: $(STAMP)
 	$(BIN)/python -m compiler.precompile
 
 clean:
-	rm -rf $(VENV) $(LATEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache \
+		$(VSCODE_TEST)/node_modules
