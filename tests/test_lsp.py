@@ -112,6 +112,11 @@ def pack(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(pack: Path) -> Iterator[Client]:
+    yield from serving(pack)
+
+
+def serving(pack: Path) -> Iterator[Client]:
+    """A server started in a pack's folder and initialized, shut down when resumed."""
     process = subprocess.Popen(
         [sys.executable, "-m", "compiler", "lsp"],
         stdin=subprocess.PIPE,

@@ -1,7 +1,8 @@
 """The pack an edited file belongs to, and every file of it checked, as `check` would.
 
 An editor sends a file's text as it is typed; the rest of the pack is read from disk. Each
-file's result is kept by its text, so re-checking one edited file re-parses only that file.
+saved file's result is kept by its text, and the edited file's by each card's text
+(`compiler.lsp.incremental`), so a keystroke re-checks one card and the pack-wide passes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pygls.workspace import TextDocument
 
 from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
 from compiler.lower import LoweredCard
+from compiler.lsp.incremental import CardChecker
 from compiler.pack import display_path, find_manifest
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_file
@@ -48,6 +50,7 @@ class PackChecker:
 
     def __init__(self) -> None:
         self._results: dict[tuple[str, str], FileResult] = {}
+        self._cards = CardChecker()
 
     def of_document(self, document: TextDocument) -> CheckedPack | None:
         """The pack of an open document; None for one not saved as a file (`untitled:`)."""
@@ -65,10 +68,14 @@ class PackChecker:
         if opened.ruleset is None:
             return None
         texts = read_card_texts(opened.paths, opened.problems)
-        texts[display_path(path)] = text
+        edited = display_path(path)
+        texts[edited] = text
         size = card_size_of(opened.pack)
         results = {
-            name: self._result(opened.ruleset, name, body, size) for name, body in texts.items()
+            name: self._cards.check(opened.ruleset, name, body, size)
+            if name == edited
+            else self._result(opened.ruleset, name, body, size)
+            for name, body in texts.items()
         }
         return CheckedPack(opened, opened.ruleset, results)
 

@@ -1,0 +1,77 @@
+"""`pillbox lsp`'s later features: the card-by-card re-check, ruleset definitions, odds in
+hovers, slot completion, quick fixes and the diagnostics of pack.yaml and the ruleset.
+
+One server (and one pack) serves the whole module: starting one costs about a second."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pygls.workspace import TextDocument
+
+from compiler.check import check_paths
+from compiler.lsp.packs import PackChecker
+from compiler.pack import display_path
+from dsl.spans import Diagnostic
+from tests.test_lsp import HALLUCINATION, ITEM, PACK_YAML, Client, serving
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("desk")
+    (folder / "pack.yaml").write_text(PACK_YAML)
+    (folder / "cards").mkdir()
+    (folder / "cards" / "item.card").write_text(ITEM)
+    (folder / "cards" / "hallucination.card").write_text(HALLUCINATION)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(pack: Path) -> Iterator[Client]:
+    yield from serving(pack)
+
+
+BELL = HALLUCINATION
+EDITS = [
+    # a typo in the first card, then lines typed above every card: the others only move
+    lambda t: t.replace("gain health 1", "gain helth 1", 1),
+    lambda t: "# the bells\n\n" + t,
+    # an option given twice (its message names a line) moved down by a line typed above it
+    lambda t: t.replace('option "Let it ring"', 'option "Answer it"'),
+    lambda t: "\n" + t,
+    # an unclosed card swallows nothing after it; then it is closed again
+    lambda t: t.replace('    option "Answer it" { gain helth 1 }\n', '    option "Answer it" {\n'),
+    lambda t: t.replace('    option "Answer it" {\n', '    option "Answer it" { gain 1 }\n', 1),
+    # two cards on one line, a comment after a `}`, a card's title taken by the other file
+    lambda t: t.replace("}\n\n", '} room "Attic" { number 9 }\n', 1),
+    lambda t: t.replace('} room "Attic"', '} # the attic\nroom "Attic"'),
+    lambda t: t + ITEM,
+    # a title given twice in the file (E0310 names the first card's place), then both move
+    lambda t: t + BELL.replace("The Bell", "The Gong"),
+    lambda t: "\n\n\n" + t,
+    # every card deleted but a comment, then the file is empty
+    lambda t: "# nothing yet\n",
+    lambda t: "",
+]
+
+
+def test_the_card_by_card_recheck_says_what_check_says(pack: Path) -> None:
+    path = pack / "cards" / "hallucination.card"
+    shown = display_path(path)
+    checker = PackChecker()
+    text = "\n".join([BELL, BELL.replace("The Bell", "The Gong"), BELL.replace("Bell", "Drum")])
+    codes = set()
+    try:
+        for number, edit in enumerate([lambda t: t, *EDITS]):
+            text = edit(text)
+            found = checker.diagnostics(TextDocument(path.as_uri(), text))
+            path.write_text(text)
+            checked = check_paths([path], use_cache=False).diagnostics
+            mine = {d: None for d in checked if d.span.file == shown}
+            assert found == sorted(mine, key=Diagnostic.sort_key), f"edit {number}: {text!r}"
+            codes |= {d.code for d in found}
+    finally:
+        path.write_text(HALLUCINATION)
+    assert {"E0201", "E0310", "E0315", "E0103", "W0408"} <= codes, codes  # the edits found these
