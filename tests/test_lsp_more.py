@@ -15,6 +15,7 @@ from compiler.check import check_paths
 from compiler.lsp.packs import PackChecker
 from compiler.pack import display_path
 from dsl.spans import Diagnostic
+from tests.conftest import ROOT
 from tests.test_lsp import HALLUCINATION, ITEM, PACK_YAML, Client, serving
 
 
@@ -75,3 +76,38 @@ def test_the_card_by_card_recheck_says_what_check_says(pack: Path) -> None:
     finally:
         path.write_text(HALLUCINATION)
     assert {"E0201", "E0310", "E0315", "E0103", "W0408"} <= codes, codes  # the edits found these
+
+
+def _definitions(client: Client, uri: str, line: int, character: int) -> list[tuple[str, int]]:
+    position = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    found = client.request("textDocument/definition", position)
+    return [
+        (Path(f["uri"][len("file://") :]).parent.name, f["range"]["start"]["line"]) for f in found
+    ]
+
+
+def _yaml_line(ruleset: str, key: str, under: str) -> int:
+    """The 0-based line of a key under a top-level section of a bundled ruleset."""
+    lines = (ROOT / "content" / ruleset / "ruleset.yaml").read_text().splitlines()
+    section = lines.index(f"{under}:")
+    return next(i for i, line in enumerate(lines) if i > section and line.startswith(f"  {key}:"))
+
+
+def test_definition_of_a_ruleset_word_is_its_entry(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "item.card")
+    # `gain` is base's verb, coma-ward extends base; `health` coma-ward's stat
+    assert _definitions(client, uri, 2, 12) == [("base", _yaml_line("base", "gain", "verbs"))]
+    assert _definitions(client, uri, 2, 19) == [
+        ("coma-ward", _yaml_line("coma-ward", "health", "stats"))
+    ]
+    assert _definitions(client, uri, 0, 2) == [
+        ("coma-ward", _yaml_line("coma-ward", "item", "kinds"))
+    ]
+    assert _definitions(client, uri, 1, 5) == [
+        ("coma-ward", _yaml_line("coma-ward", "type", "properties"))
+    ]
+    assert _definitions(client, uri, 4, 16) == [  # `given health 4` in a test
+        ("coma-ward", _yaml_line("coma-ward", "health", "stats"))
+    ]
+    assert _definitions(client, uri, 4, 10) == []  # `given`: the grammar's word
+    assert _definitions(client, uri, 0, 9) == []  # in the title
