@@ -111,3 +111,35 @@ def test_definition_of_a_ruleset_word_is_its_entry(pack: Path, client: Client) -
     ]
     assert _definitions(client, uri, 4, 10) == []  # `given`: the grammar's word
     assert _definitions(client, uri, 0, 9) == []  # in the title
+
+
+def _hover(client: Client, uri: str, line: int, character: int) -> str:
+    position = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    found = client.request("textDocument/hover", position)
+    return "" if found is None else str(found["contents"]["value"])
+
+
+CHECKED = """hallucination "The Stair" {
+    situation "Steps go down."
+    option "Go down" {
+        check focus {
+            0..1 { gain terror 1 }
+            2+ { lose terror 1 }
+        }
+    }
+    option "Stay" { move to stairs }
+}
+"""
+
+
+def test_hover_shows_what_a_line_prints_and_a_checks_odds(pack: Path, client: Client) -> None:
+    uri = client.open(pack / "cards" / "stair.card", CHECKED)
+    assert "prints: *Move to the stairs.*" in _hover(client, uri, 8, 22)
+    assert "prints: *Increase your Terror by 1.*" in _hover(client, uri, 4, 20)
+    shown = _hover(client, uri, 3, 10)  # on `check focus`: the odds of "Go down" alone
+    assert "prints: *Make a Focus check:" in shown
+    odds = shown.split("```\n")[1]
+    assert odds.startswith('hallucination "The Stair", given health 5, terror 1,')
+    assert "37.3 %  check focus: 0..1  terror +1" in odds and "62.7 %" in odds
+    assert "Go down" in odds and "Stay" not in odds
+    assert "```" not in _hover(client, uri, 4, 20)  # an effect line has no odds
