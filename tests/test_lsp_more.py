@@ -143,3 +143,29 @@ def test_hover_shows_what_a_line_prints_and_a_checks_odds(pack: Path, client: Cl
     assert "37.3 %  check focus: 0..1  terror +1" in odds and "62.7 %" in odds
     assert "Go down" in odds and "Stay" not in odds
     assert "```" not in _hover(client, uri, 4, 20)  # an effect line has no odds
+
+
+def _complete(client: Client, uri: str, line: int, character: int) -> set[str]:
+    position = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    return {item["label"] for item in client.request("textDocument/completion", position)}
+
+
+def _after(text: str, written: str) -> tuple[int, int]:
+    """The 0-based line and character just after the first place a text is written."""
+    before = text[: text.index(written) + len(written)]
+    return before.count("\n"), len(before.split("\n")[-1])
+
+
+def test_completion_after_a_first_word_offers_what_its_slots_take(
+    pack: Path, client: Client
+) -> None:
+    text = CHECKED.replace("move to stairs", "move to st").replace("gain terror 1", "gain ")
+    uri = client.open(pack / "cards" / "stair.card", text)
+    assert {"stairs", "f1-stairs", "hallway"} <= _complete(client, uri, *_after(text, "to st"))
+    assert _complete(client, uri, *_after(text, "gain ")) == {"health", "terror"}  # tracked
+    assert "for" in _complete(client, uri, *_after(text, "lose terror 1 "))  # `[for {subject}]`
+    assert {"focus", "attack", "dodge"} <= _complete(client, uri, *_after(text, "check "))
+    assert _complete(client, uri, *_after(text, "situation ")) == set()  # a text goes there
+    typed = text.replace("gain ", "gain health 1 for ")
+    uri = client.open(pack / "cards" / "stair.card", typed)
+    assert {"you", "each character"} <= _complete(client, uri, *_after(typed, "1 for "))
