@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 from pygls.workspace import TextDocument
 
 from compiler.check import check_paths
@@ -169,3 +170,71 @@ def test_completion_after_a_first_word_offers_what_its_slots_take(
     typed = text.replace("gain ", "gain health 1 for ")
     uri = client.open(pack / "cards" / "stair.card", typed)
     assert {"you", "each character"} <= _complete(client, uri, *_after(typed, "1 for "))
+
+
+def _fixed(client: Client, pack: Path, text: str, code: str) -> tuple[str, str]:
+    """The title of the quick fix of a text's diagnostic of a code, and the text it makes."""
+    uri = client.open(pack / "cards" / "fix.card", text)
+    (found,) = [d for d in client.diagnostics(uri) if d["code"] == code]
+    asked = {"textDocument": {"uri": uri}, "range": found["range"], "context": {"diagnostics": []}}
+    (fix,) = client.request("textDocument/codeAction", asked)
+    assert fix["kind"] == "quickfix"
+    (edit,) = fix["edit"]["changes"][uri]
+    document = TextDocument(uri, text)
+    start, end = (
+        document.offset_at_position(types.Position(**edit["range"][e])) for e in ("start", "end")
+    )
+    return fix["title"], text[:start] + edit["newText"] + text[end:]
+
+
+@pytest.mark.parametrize(
+    ("broken", "code", "title", "meant"),
+    [
+        ("expect health == 5", "E0101", "Change '=' to '=='", "expect health = 5"),
+        ('situation "It rings"', "E0102", 'Close the text with "', 'situation "It rings'),
+        ('situation "It rings"', "E0201", "Put 'It rings' in quotes", "situation It rings"),
+        ('say "to the stairs"', "E0101", "Put 'to the stairs' in quotes", "say to the stairs"),
+        ("2..3 { lose terror 1 }", "E0303", "Change '3..2' to '2..3'", "3..2 { lose terror 1 }"),
+        ("} else {", "E0105", "Write `else` after the `}` it follows", "}\n        else {"),
+        (" }\n}\nroom", "E0103", "Add the missing '}'", " }\nroom"),
+    ],
+)
+def test_a_diagnostic_whose_help_names_the_change_is_a_quick_fix(
+    pack: Path, client: Client, broken: str, code: str, title: str, meant: str
+) -> None:
+    clean = FIXABLE.replace("expect terror", "expect health == 5; expect terror")
+    assert broken in clean
+    text = clean.replace(broken, meant, 1)
+    assert _fixed(client, pack, text, code) == (title, clean)
+
+
+FIXABLE = """hallucination "The Echo" {
+    situation "It rings"
+    option "Listen" {
+        check focus {
+            0..1 { gain terror 1 }
+            2..3 { lose terror 1 }
+            4+ {
+                if terror > 1 {
+                    lose terror 1
+                } else {
+                    gain health 1
+                }
+            }
+        }
+    }
+    option "Leave" { move to stairs; say "to the stairs" }
+    test "t" { choose "Leave"; expect terror == 1 }
+}
+room "Attic" {
+    number 9
+}
+"""
+
+
+def test_a_missing_property_is_added_by_its_example(pack: Path, client: Client) -> None:
+    text = 'item "Towel" {\n    use { gain health 1 }\n}\n'
+    title, fixed = _fixed(client, pack, text, "E0213")
+    assert title.startswith("Add 'type ") and fixed.startswith('item "Towel" {\n    type ')
+    uri = client.open(pack / "cards" / "fix.card", fixed)
+    assert client.diagnostics(uri) == []
