@@ -238,3 +238,20 @@ def test_a_missing_property_is_added_by_its_example(pack: Path, client: Client) 
     assert title.startswith("Add 'type ") and fixed.startswith('item "Towel" {\n    type ')
     uri = client.open(pack / "cards" / "fix.card", fixed)
     assert client.diagnostics(uri) == []
+
+
+def test_a_broken_pack_yaml_or_ruleset_is_shown_on_its_file(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "pack.yaml").write_text(PACK_YAML.replace("version:", "verzion:"))
+    card = client.open(tmp_path / "item.card", ITEM)
+    assert client.diagnostics(card) == []  # no pack to check it in: nothing said of it
+    found = client.diagnostics((tmp_path / "pack.yaml").as_uri())  # as `check` says
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("E0403", 0), ("E0403", 2)]
+    assert "unknown key 'verzion'" in found[1]["message"]
+    (tmp_path / "pack.yaml").write_text(PACK_YAML.replace("coma-ward", "./rules.yaml"))
+    (tmp_path / "rules.yaml").write_text("ruleset: own\ntitle: Own\nversion: 1\nstats: [\n")
+    change = {"textDocument": {"uri": card, "version": 2}, "contentChanges": [{"text": ITEM}]}
+    client.notify("textDocument/didChange", change)
+    assert client.diagnostics(card) == []
+    (broken,) = client.diagnostics((tmp_path / "rules.yaml").as_uri())
+    assert broken["code"] == "E0401" and broken["range"]["start"]["line"] == 4
+    assert client.diagnostics((tmp_path / "pack.yaml").as_uri()) == []  # fixed: cleared

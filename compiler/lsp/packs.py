@@ -3,6 +3,8 @@
 An editor sends a file's text as it is typed; the rest of the pack is read from disk. Each
 saved file's result is kept by its text, and the edited file's by each card's text
 (`compiler.lsp.incremental`), so a keystroke re-checks one card and the pack-wide passes.
+The problems of the pack's pack.yaml and ruleset files are kept apart, for the editor to show
+on those files (`setup_problems`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_file
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic
+
+CARD_SUFFIX = ".card"
+"""How a card file's name ends; the problems of other files are the pack's setup's."""
 
 _KEPT_RESULTS = 4096
 """How many (file, text) results are kept: a few large packs' worth."""
@@ -78,6 +83,18 @@ class PackChecker:
             for name, body in texts.items()
         }
         return CheckedPack(opened, opened.ruleset, results)
+
+    def setup_problems(self, document: TextDocument) -> tuple[Path, dict[str, list[Diagnostic]]]:
+        """The pack.yaml of a document's pack, and what is wrong with it and with the ruleset
+        files it names, by file (a card file's problems are its own diagnostics)."""
+        manifest = find_manifest(Path(document.path)) if document.uri.startswith("file:") else None
+        if manifest is None:
+            return Path(document.path), {}
+        found: dict[str, list[Diagnostic]] = {}
+        for problem in open_pack(manifest, {}).problems:
+            if not problem.span.file.endswith(CARD_SUFFIX):
+                found.setdefault(problem.span.file, []).append(problem)
+        return manifest, found
 
     def diagnostics(self, document: TextDocument) -> list[Diagnostic]:
         """What `check` reports for a document's file, its text as edited standing for the
