@@ -53,6 +53,8 @@ EDITS = [
     # a title given twice in the file (E0310 names the first card's place), then both move
     lambda t: t + BELL.replace("The Bell", "The Gong"),
     lambda t: "\n\n\n" + t,
+    lambda t: t.replace("\n", "\r\n"),  # as saved on Windows
+    lambda t: "\r\n" + t.replace("number 9", "number 99"),
     # every card deleted but a comment, then the file is empty
     lambda t: "# nothing yet\n",
     lambda t: "",

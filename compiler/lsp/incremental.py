@@ -24,7 +24,7 @@ from dsl.spans import Diagnostic
 _KEPT_CARDS = 20_000
 """How many (file, card text) results are kept: a few large files' worth."""
 
-_LINE_END = re.compile(r"[ \t]*(?:#[^\n]*)?\n")
+_LINE_END = re.compile(r"[ \t\r]*(?:#[^\n]*)?\n")
 """What may follow a card's closing `}` on its line for the next card to start a new line."""
 
 NO_CARDS = "W0408"
