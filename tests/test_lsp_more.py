@@ -114,6 +114,8 @@ def test_definition_of_a_ruleset_word_is_its_entry(pack: Path, client: Client) -
     ]
     assert _definitions(client, uri, 4, 10) == []  # `given`: the grammar's word
     assert _definitions(client, uri, 0, 9) == []  # in the title
+    commented = ITEM.replace("type clothing", "type clothing  # health")
+    assert _definitions(client, client.open(pack / "cards" / "item.card", commented), 1, 26) == []
 
 
 def _hover(client: Client, uri: str, line: int, character: int) -> str:

@@ -31,7 +31,7 @@ def word_definitions(
     line, column = cursor(document, at)
     text = document.lines[line] if line < len(document.lines) else ""
     words = [m for m in _WORD.finditer(text) if m.start() <= column <= m.end()]
-    if not words or _in_string(text, words[0].start()):
+    if not words or _in_words(text, words[0].start()):
         return []
     word = words[0][0]
     line_start = document.offset_at_position(types.Position(line=line, character=0))
@@ -69,6 +69,17 @@ def _entries_named(ruleset: Ruleset, section: str, word: str) -> list[str]:
     return found
 
 
-def _in_string(text: str, column: int) -> bool:
-    """Whether a column of a line is inside a quoted text (an odd number of quotes before)."""
-    return text[:column].replace('\\"', "").count('"') % 2 == 1
+def _in_words(text: str, column: int) -> bool:
+    """Whether a column of a line is in a quoted text or a comment: the designer's words."""
+    quoted = False
+    index = 0
+    while index < column:
+        char = text[index]
+        if char == "\\" and quoted:
+            index += 1
+        elif char == '"':
+            quoted = not quoted
+        elif char == "#" and not quoted:
+            return True
+        index += 1
+    return quoted
