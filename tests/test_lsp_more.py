@@ -14,6 +14,7 @@ from pygls.workspace import TextDocument
 
 from compiler.check import check_paths
 from compiler.lsp.packs import PackChecker
+from compiler.odds import OddsRequest, show_odds
 from compiler.pack import display_path
 from dsl.spans import Diagnostic
 from tests.conftest import ROOT
@@ -148,6 +149,17 @@ def test_hover_shows_what_a_line_prints_and_a_checks_odds(pack: Path, client: Cl
     assert "37.3 %  check focus: 0..1  terror +1" in odds and "62.7 %" in odds
     assert "Go down" in odds and "Stay" not in odds
     assert "```" not in _hover(client, uri, 4, 20)  # an effect line has no odds
+
+
+def test_a_checks_odds_in_a_hover_are_what_odds_prints(client: Client, tmp_path: Path) -> None:
+    (tmp_path / "pack.yaml").write_text(PACK_YAML)
+    (tmp_path / "stair.card").write_text(CHECKED)
+    printed: list[str] = []
+    request = OddsRequest("The Stair", None, (), as_json=False)
+    assert show_odds(tmp_path, None, request, printed.append) == 0
+    uri = client.open(tmp_path / "stair.card")
+    shown = _hover(client, uri, 3, 10).split("```\n")[1].rstrip("`\n").split("\n")
+    assert shown == printed[: printed.index("  Stay") - 1]  # the table of "Go down"
 
 
 def _complete(client: Client, uri: str, line: int, character: int) -> set[str]:
