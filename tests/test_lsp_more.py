@@ -263,6 +263,11 @@ def test_a_broken_pack_yaml_or_ruleset_is_shown_on_its_file(client: Client, tmp_
     found = client.diagnostics((tmp_path / "pack.yaml").as_uri())  # as `check` says
     assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("E0403", 0), ("E0403", 2)]
     assert "unknown key 'verzion'" in found[1]["message"]
+    manifest = (tmp_path / "pack.yaml").as_uri()
+    context = {"diagnostics": []}
+    asked = {"textDocument": {"uri": manifest}, "range": found[1]["range"], "context": context}
+    (fix,) = client.request("textDocument/codeAction", asked)  # pack.yaml's did-you-mean
+    assert fix["title"] == "Change 'verzion' to 'version'"
     (tmp_path / "pack.yaml").write_text(PACK_YAML.replace("coma-ward", "./rules.yaml"))
     (tmp_path / "rules.yaml").write_text("ruleset: own\ntitle: Own\nversion: 1\nstats: [\n")
     change = {"textDocument": {"uri": card, "version": 2}, "contentChanges": [{"text": ITEM}]}

@@ -26,16 +26,15 @@ def lsp_diagnostics(
 
 def setup_diagnostics(
     checker: PackChecker, document: TextDocument, open_document: Callable[[str], TextDocument]
-) -> tuple[Path, dict[str, list[types.Diagnostic]]]:
+) -> tuple[Path, dict[str, tuple[list[Diagnostic], list[types.Diagnostic]]]]:
     """The pack.yaml of an open document's pack, and the diagnostics of that pack.yaml and
-    its ruleset files, by URI, as the client shows them."""
+    its ruleset files by URI: ours, and the same as the client shows them."""
     manifest, found = checker.setup_problems(document)
     shown = {}
     for file, problems in found.items():
         uri = Path(file).resolve().as_uri()
-        shown[uri] = [
-            _shown(open_document(uri), d) for d in sorted(problems, key=Diagnostic.sort_key)
-        ]
+        ours = sorted(problems, key=Diagnostic.sort_key)
+        shown[uri] = (ours, [_shown(open_document(uri), d) for d in ours])
     return manifest, shown
 
 

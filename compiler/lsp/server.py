@@ -93,12 +93,13 @@ def _publish(ls: CardServer, uri: str) -> None:
     manifest, setup = setup_diagnostics(ls.checker, document, ls.workspace.get_text_document)
     # a file fixed since is cleared; the problems are sent each time, whatever changed on disk
     for cleared in ls.setup_shown.get(manifest, set()) - setup.keys():
-        setup[cleared] = []
-    for file_uri, problems in setup.items():
+        setup[cleared] = ([], [])
+    for file_uri, (ours, problems) in setup.items():
+        ls.found[file_uri] = ours  # their quick fixes and explanations, as a card file's
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=file_uri, diagnostics=problems)
         )
-    ls.setup_shown[manifest] = {file_uri for file_uri, problems in setup.items() if problems}
+    ls.setup_shown[manifest] = {file_uri for file_uri, (ours, _) in setup.items() if ours}
 
 
 def serve() -> int:
