@@ -53,7 +53,7 @@ class CardChecker:
     """Checks edited files card by card, remembering each card's result by its text."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[str, str], tuple[int, FileResult]] = {}
+        self._kept: dict[tuple[object, ...], tuple[int, FileResult]] = {}
 
     def check(
         self, ruleset: Ruleset, shown: str, text: str, size: tuple[float, float] | None
@@ -82,7 +82,7 @@ class CardChecker:
         line: int,
         size: tuple[float, float] | None,
     ) -> FileResult:
-        key = (shown, card)
+        key = (ruleset.digest, size, shown, card)  # an edited ruleset or card size: new results
         kept = self._kept.get(key)
         if kept is not None and kept[0] == line:
             return kept[1]
