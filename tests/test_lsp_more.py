@@ -276,3 +276,14 @@ def test_a_broken_pack_yaml_or_ruleset_is_shown_on_its_file(client: Client, tmp_
     (broken,) = client.diagnostics((tmp_path / "rules.yaml").as_uri())
     assert broken["code"] == "E0401" and broken["range"]["start"]["line"] == 4
     assert client.diagnostics((tmp_path / "pack.yaml").as_uri()) == []  # fixed: cleared
+
+
+def test_a_card_is_checked_again_when_its_ruleset_changes(tmp_path: Path) -> None:
+    (tmp_path / "pack.yaml").write_text(PACK_YAML)
+    path = tmp_path / "item.card"
+    path.write_text(ITEM)
+    checker, document = PackChecker(), TextDocument(path.as_uri(), ITEM)
+    assert checker.diagnostics(document) == []
+    (tmp_path / "pack.yaml").write_text(PACK_YAML.replace("coma-ward", "lobotomy"))
+    found = checker.diagnostics(document)
+    assert found and found == check_paths([path], use_cache=False).diagnostics
