@@ -280,10 +280,17 @@ def test_a_broken_pack_yaml_or_ruleset_is_shown_on_its_file(client: Client, tmp_
 
 def test_a_card_is_checked_again_when_its_ruleset_changes(tmp_path: Path) -> None:
     (tmp_path / "pack.yaml").write_text(PACK_YAML)
-    path = tmp_path / "item.card"
+    path, saved = tmp_path / "item.card", tmp_path / "saved.card"
     path.write_text(ITEM)
-    checker, document = PackChecker(), TextDocument(path.as_uri(), ITEM)
-    assert checker.diagnostics(document) == []
+    saved.write_text(ITEM.replace("Iron Pole", "Tin Pole"))
+    checker = PackChecker()
+    assert checker.diagnostics(TextDocument(path.as_uri(), ITEM)) == []
+    assert checker.diagnostics(TextDocument(saved.as_uri(), saved.read_text())) == []
     (tmp_path / "pack.yaml").write_text(PACK_YAML.replace("coma-ward", "lobotomy"))
-    found = checker.diagnostics(document)
-    assert found and found == check_paths([path], use_cache=False).diagnostics
+    found = checker.diagnostics(TextDocument(path.as_uri(), ITEM))
+    checked = check_paths([tmp_path], use_cache=False).diagnostics
+    assert found and found == [d for d in checked if d.span.file == found[0].span.file]
+    pack = checker.checked(path, ITEM)
+    assert pack is not None
+    other = display_path(saved)  # the saved file's result is new too
+    assert pack.results[other].diagnostics == [d for d in checked if d.span.file == other] != []

@@ -54,7 +54,7 @@ class PackChecker:
     """Checks edited files in their pack, remembering each file's result by its text."""
 
     def __init__(self) -> None:
-        self._results: dict[tuple[str, str], FileResult] = {}
+        self._results: dict[tuple[object, ...], FileResult] = {}
         self._cards = CardChecker()
 
     def of_document(self, document: TextDocument) -> CheckedPack | None:
@@ -112,7 +112,7 @@ class PackChecker:
     def _result(
         self, ruleset: Ruleset, shown: str, text: str, size: tuple[float, float] | None
     ) -> FileResult:
-        key = (shown, text)
+        key = (ruleset.digest, size, shown, text)  # an edited ruleset or card size: new results
         found = self._results.get(key)
         if found is None:
             if len(self._results) >= _KEPT_RESULTS:
