@@ -256,7 +256,8 @@ def _broken(
                 "code": d.code,
                 "where": f"{d.span.file}:{d.span.line}:{d.span.column}",
                 "message": d.message,
-                "text": render_text(d, sources, plain),
+                # the source line and help; the line above says where and what
+                "text": render_text(d, sources, plain).partition("\n")[2],
             }
             for d in diagnostics
         ],
@@ -282,5 +283,6 @@ _SERVE_CSS = """
 .s-passed .r-code { color: #1d6b34; }
 .s-failed .r-code { color: #9b1c12; }
 .s-source { white-space: pre-wrap; font: 12px/1.4 ui-monospace, monospace; margin: 6px 0 0; }
-.s-broken { border-left: 4px solid #b3261e; padding-left: 12px; }
+.s-broken { border-left: 4px solid #b3261e; padding-left: 12px; margin-top: 18px; }
+.r-card-link { color: inherit; text-decoration-thickness: 1px; text-underline-offset: 3px; }
 """
