@@ -85,7 +85,7 @@ def test_a_card_page_holds_its_face_rules_text_odds_and_tests(
     served: tuple[Path, Pictures, Snapshot],
 ) -> None:
     _, _, first = served
-    assert sorted(first.pages) == ["/", "/card/chapel", "/card/the-figure-b-at-b-the-hall"]
+    assert sorted(first.paths) == ["/", "/card/chapel", "/card/the-figure-b-at-b-the-hall"]
     page = first.page("/card/the-figure-b-at-b-the-hall")
     assert page is not None
     assert 'href="/">all cards</a>' in page

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -67,12 +68,25 @@ class Snapshot:
     pending: Callable[[int], Snapshot] | None = None
     """Lays out the faces this snapshot shows in frames for want of a picture: the snapshot of
     that generation with every picture."""
+    later: dict[str, Callable[[], str]] = field(default_factory=dict)  # pages made when asked
+    _made: dict[str, str] = field(default_factory=dict)
+    _making: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def paths(self) -> list[str]:
+        """Every page's path."""
+        return [*self.pages, *self.later]
 
     def page(self, path: str) -> str | None:
         """The page at this path, if there is one (a card page of a broken pack: its errors)."""
         if self.broken and path.startswith("/card/"):
             return self.pages["/"]
-        return self.pages.get(path)
+        if path in self.pages or path not in self.later:
+            return self.pages.get(path)
+        with self._making:  # from the server's threads: each page is made once
+            if path not in self._made:
+                self._made[path] = self.later[path]()
+            return self._made[path]
 
 
 def build_snapshot(
@@ -141,12 +155,12 @@ class _State:
                 problems.append(problem.diagnostic)
         problems += refusal_diagnostics(renderer.images.refused, renderer.cards)
         share = Share(self.executable, [*self.checked, *problems])
-        pages = self._pages(generation, drawn, faces, renderer.frame_css(), share)
+        pages, later = self._pages(generation, drawn, faces, renderer.frame_css(), share)
         pending = None
         if framed and names is not None and not lay_out:
             pending = functools.partial(self.snapshot, lay_out=True)
         redrawn = self.pictures.redrawn
-        return Snapshot(generation, pages, share.diagnostics, False, redrawn, pending)
+        return Snapshot(generation, pages, share.diagnostics, False, redrawn, pending, later)
 
     def _pages(
         self,
@@ -155,8 +169,9 @@ class _State:
         faces: list[str | None],
         frame_css: str,
         share: Share,
-    ) -> dict[str, str]:
-        """The pack page and every card's page."""
+    ) -> tuple[dict[str, str], dict[str, Callable[[], str]]]:
+        """The pack page, and how to make each card's page (when it is asked for: most are
+        never looked at before the next save)."""
         compiled, analysis = self.compiled, self.analysis
         reports = analysis.cards
         if not self._panels:
@@ -175,13 +190,17 @@ class _State:
         css = frame_css + _SERVE_CSS
         pages = {"/": render_page(compiled, analysis, faces, css, share, live)}
         card_live = dataclasses.replace(live, home="/")
-        for index, (report, card_slug) in enumerate(zip(reports, slugs, strict=True)):
+
+        def card_page(index: int) -> str:
+            report = reports[index]
             alone = Analysis([report], analysis.given, analysis.stats, analysis.polarity, [])
             own = Share(share.executable, [d for d in share.diagnostics if _within(d, report)])
-            pages[f"/card/{card_slug}"] = render_page(
-                compiled, alone, [faces[index]], css, own, card_live
-            )
-        return pages
+            return render_page(compiled, alone, [faces[index]], css, own, card_live)
+
+        later: dict[str, Callable[[], str]] = {
+            f"/card/{name}": functools.partial(card_page, i) for i, name in enumerate(slugs)
+        }
+        return pages, later
 
 
 def _within(diagnostic: Diagnostic, report: CardReport) -> bool:

@@ -112,7 +112,7 @@ def _rebuild(
             emit(render_text(diagnostic, {}, style))
         emit(f"[{generation}] the pack does not check: {counted(len(errors), 'error')}")
     else:
-        cards = sum(1 for page in snapshot.pages if page.startswith("/card/"))
+        cards = sum(1 for page in snapshot.paths if page.startswith("/card/"))
         emit(
             f"[{generation}] {counted(cards, 'card')} checked in {took:.0f} ms, "
             f"{counted(len(snapshot.diagnostics), 'diagnostic')}"
