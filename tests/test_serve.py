@@ -4,6 +4,7 @@ again, the errors of a pack that stops checking, and what the server answers (an
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,8 +207,15 @@ def test_the_event_stream_tells_each_new_generation(
     assert _get(port, "/")[2] == b"<p>changed</p>"
 
 
-def test_serve_refuses_a_path_that_is_no_pack(tmp_path: Path) -> None:
+def test_serve_refuses_a_path_that_is_no_pack_and_a_port_in_use(tmp_path: Path) -> None:
     code, output = run("serve", str(tmp_path / "nowhere"))
     assert code == 2 and "no such file or folder" in output
     code, output = run("serve", str(tmp_path))
     assert code == 2 and "has no pack.yaml" in output
+    pack = make_pack(tmp_path / "pack", rooms=ROOM)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, output = run("serve", str(pack), "--port", str(port))
+    assert code == 2 and f"--port {port}: cannot listen" in output

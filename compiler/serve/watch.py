@@ -41,13 +41,14 @@ def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: St
     try:
         with tempfile.TemporaryDirectory(prefix="pillbox-serve-") as pictures_folder:
             pictures = Pictures(Path(pictures_folder))
-            generation = 1
-            snapshot = _rebuild(path, ruleset, pictures, generation, emit, style)
-            published = Published(snapshot, pictures.folder)
-            try:
+            published = Published(Snapshot(0, {}), pictures.folder)
+            try:  # before any work: a port in use is a usage error at once
                 server = PreviewServer(port, published)
             except OSError as error:
                 raise UsageError(f"--port {port}: cannot listen: {error.strerror}") from None
+            generation = 1
+            snapshot = _rebuild(path, ruleset, pictures, generation, emit, style)
+            published.publish(snapshot)
             threading.Thread(target=server.serve_forever, daemon=True).start()
             emit(f"serving {folder} at {server.url} (Ctrl-C stops)")
             try:
