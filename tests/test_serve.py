@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.printing.layout import Face
 from compiler.serve.app import PreviewServer, Published
 from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
 from compiler.serve.pictures import Pictures
@@ -219,3 +220,44 @@ def test_serve_refuses_a_path_that_is_no_pack_and_a_port_in_use(tmp_path: Path) 
         port = taken.getsockname()[1]
         code, output = run("serve", str(pack), "--port", str(port))
     assert code == 2 and f"--port {port}: cannot listen" in output
+
+
+def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(
+    served: tuple[Path, Pictures, Snapshot], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As print does it (the layout itself is print's: here it is a stand-in that cuts off
+    every face it is given first, so that no WeasyPrint runs)."""
+    folder, _, _ = served
+    calls: list[tuple[list[str], list[int] | None]] = []
+
+    class CutOff:
+        def __init__(self, *args: object) -> None:
+            self.refused: list[object] = []
+            self.data: list[bytes] = []
+            self.where: list[tuple[int, int]] = []
+
+        def add(
+            self, faces: list[Face], progress: object, replace: list[int] | None = None
+        ) -> None:
+            calls.append(([face.html for face in faces], replace))
+
+        def clipped(self, cards: list[int]) -> set[int]:
+            return set(cards)
+
+        def save_cache(self) -> None:
+            pass
+
+    def draw_pngs(
+        chunks: object, where: object, paths: list[tuple[Path, Path]], *_: object
+    ) -> None:
+        for path, _shown in paths:
+            path.write_bytes(b"png")
+
+    monkeypatch.setattr("compiler.serve.pictures.LaidOut", CutOff)
+    monkeypatch.setattr("compiler.serve.pictures.pdf_to_pngs", draw_pngs)
+    snapshot = build_snapshot(folder, None, Pictures(tmp_path), 1)
+    assert snapshot.pending is not None
+    snapshot.pending(2)
+    (first, replace_none), (again, replace) = calls
+    assert replace_none is None and len(first) == 2 and replace == [0, 1]
+    assert again != first  # the faces at the smallest text, in place of the cut-off ones

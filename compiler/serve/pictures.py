@@ -46,7 +46,8 @@ class Pictures:
         options = renderer.options
         stylesheet = renderer.stylesheet()
         design = f"{stylesheet}\0{face_css(options)}\0{DPI}"
-        faces = [renderer.face(card, str(index))[0] for index, card in enumerate(cards)]
+        rendered = [renderer.face(card, str(index)) for index, card in enumerate(cards)]
+        faces = [face for face, _, _ in rendered]
         names: list[str | None] = [_key(design, face) + ".png" for face in faces]
         missing = [
             index for index, name in enumerate(names) if not (self.folder / str(name)).is_file()
@@ -59,6 +60,12 @@ class Pictures:
         laid = LaidOut(renderer.checked, options, stylesheet)
         try:
             laid.add([faces[index] for index in missing], None)
+            # As print does: text the page cut off at the estimated size gets one more try
+            # at the smallest (the picture is still named by the face as first rendered).
+            again = sorted(i for i in laid.clipped(missing) if not rendered[i][2])
+            if again:
+                redone = [renderer.face(cards[i], str(i), smallest=True)[0] for i in again]
+                laid.add(redone, None, [missing.index(i) for i in again])
         finally:
             laid.save_cache()
         if laid.refused:
