@@ -98,13 +98,53 @@ def test_a_card_page_holds_its_face_rules_text_odds_and_tests(
     assert first.page("/card/../../etc/passwd") is None
 
 
+class StandIn:
+    """print's layout (`LaidOut`) without WeasyPrint: what it is asked to lay out, and which
+    faces it says the page cut off (the browser test lays faces out for real)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[str], list[int] | None]] = []
+        self.cut_off = False
+
+    def __call__(self, *args: object) -> StandIn:
+        self.refused: list[object] = []
+        self.data: list[bytes] = []
+        self.where: list[tuple[int, int]] = []
+        return self
+
+    def add(self, faces: list[Face], progress: object, replace: list[int] | None = None) -> None:
+        """Lay these faces out (as print's does: `replace` names the pages laid out again)."""
+        self.calls.append(([face.html for face in faces], replace))
+
+    def clipped(self, cards: list[int]) -> set[int]:
+        """The cards whose text the page cut off."""
+        return set(cards) if self.cut_off else set()
+
+    def save_cache(self) -> None:
+        """Keep nothing."""
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> StandIn:
+    """The stand-in layout, and a PNG file written for each face it was given."""
+
+    def draw(chunks: object, where: object, paths: list[tuple[Path, Path]], *_: object) -> None:
+        for path, _shown in paths:
+            path.write_bytes(b"png")
+
+    laid = StandIn()
+    monkeypatch.setattr("compiler.serve.pictures.LaidOut", laid)
+    monkeypatch.setattr("compiler.serve.pictures.pdf_to_pngs", draw)
+    return laid
+
+
 def test_pictures_are_laid_out_once_and_again_only_for_a_changed_face(
-    served: tuple[Path, Pictures, Snapshot],
+    served: tuple[Path, Pictures, Snapshot], stand_in: StandIn
 ) -> None:
     folder, pictures, first = served
     assert first.pending is not None
     drawn = first.pending(2)
-    assert drawn.redrawn == 2 and drawn.pending is None
+    assert drawn.redrawn == 2 and drawn.pending is None and len(stand_in.calls) == 1
     page = drawn.pages["/"]
     assert "<iframe" not in page and page.count('src="/faces/') == 2
     assert len(list(pictures.folder.glob("*.png"))) == 2
@@ -112,8 +152,26 @@ def test_pictures_are_laid_out_once_and_again_only_for_a_changed_face(
     assert again.pending is None  # nothing changed: every picture is there already
     (folder / "rooms.card").write_text(ROOM.replace("number 2", "number 7"))
     changed = build_snapshot(folder, None, pictures, 4)
-    # Only the changed face waits for a layout, framed meanwhile (the browser test lays it out).
+    # Only the changed face waits for a layout, framed meanwhile.
     assert changed.pages["/"].count("<iframe") == 1 and changed.pending is not None
+    assert changed.pending(5).redrawn == 1
+    (laid_out, _), (redone, _) = stand_in.calls
+    assert len(laid_out) == 2 and len(redone) == 1 and "No. 7" in redone[0]
+    assert len(list(pictures.folder.glob("*.png"))) == 3
+
+
+def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(
+    served: tuple[Path, Pictures, Snapshot], stand_in: StandIn, tmp_path: Path
+) -> None:
+    """As print does."""
+    folder, _, _ = served
+    stand_in.cut_off = True
+    snapshot = build_snapshot(folder, None, Pictures(tmp_path), 1)
+    assert snapshot.pending is not None
+    snapshot.pending(2)
+    (first, no_pages), (again, pages) = stand_in.calls
+    assert no_pages is None and len(first) == 2 and pages == [0, 1]
+    assert again != first  # the faces at the smallest text, in place of the cut-off ones
 
 
 def test_a_pack_that_stops_checking_shows_its_errors_and_comes_back(
@@ -220,44 +278,3 @@ def test_serve_refuses_a_path_that_is_no_pack_and_a_port_in_use(tmp_path: Path) 
         port = taken.getsockname()[1]
         code, output = run("serve", str(pack), "--port", str(port))
     assert code == 2 and f"--port {port}: cannot listen" in output
-
-
-def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(
-    served: tuple[Path, Pictures, Snapshot], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """As print does it (the layout itself is print's: here it is a stand-in that cuts off
-    every face it is given first, so that no WeasyPrint runs)."""
-    folder, _, _ = served
-    calls: list[tuple[list[str], list[int] | None]] = []
-
-    class CutOff:
-        def __init__(self, *args: object) -> None:
-            self.refused: list[object] = []
-            self.data: list[bytes] = []
-            self.where: list[tuple[int, int]] = []
-
-        def add(
-            self, faces: list[Face], progress: object, replace: list[int] | None = None
-        ) -> None:
-            calls.append(([face.html for face in faces], replace))
-
-        def clipped(self, cards: list[int]) -> set[int]:
-            return set(cards)
-
-        def save_cache(self) -> None:
-            pass
-
-    def draw_pngs(
-        chunks: object, where: object, paths: list[tuple[Path, Path]], *_: object
-    ) -> None:
-        for path, _shown in paths:
-            path.write_bytes(b"png")
-
-    monkeypatch.setattr("compiler.serve.pictures.LaidOut", CutOff)
-    monkeypatch.setattr("compiler.serve.pictures.pdf_to_pngs", draw_pngs)
-    snapshot = build_snapshot(folder, None, Pictures(tmp_path), 1)
-    assert snapshot.pending is not None
-    snapshot.pending(2)
-    (first, replace_none), (again, replace) = calls
-    assert replace_none is None and len(first) == 2 and replace == [0, 1]
-    assert again != first  # the faces at the smallest text, in place of the cut-off ones
