@@ -303,5 +303,6 @@ _SERVE_CSS = """
 .s-failed .r-code { color: #9b1c12; }
 .s-source { white-space: pre-wrap; font: 12px/1.4 ui-monospace, monospace; margin: 6px 0 0; }
 .s-broken { border-left: 4px solid #b3261e; padding-left: 12px; margin-top: 18px; }
+.r-eyebrow a { color: inherit; }
 .r-card-link { color: inherit; text-decoration-thickness: 1px; text-underline-offset: 3px; }
 """

@@ -1,17 +1,19 @@
 // pillbox serve: follow the server's events and swap in the page of each new state of the pack.
 "use strict";
 (() => {
-  const shown = () => document.querySelector('meta[name="pillbox-generation"]')?.content;
+  const shown = () => Number(document.querySelector('meta[name="pillbox-generation"]')?.content);
   let fetching = false;
-  let wanted = null;
+  let wanted = 0;
   async function refresh() {
     if (fetching) return;
     fetching = true;
     try {
-      while (wanted !== null && wanted !== shown()) {
+      while (shown() < wanted) {  // a page fetched may be newer than the event that asked
         const target = wanted;
         const response = await fetch(location.pathname, { cache: "no-store" });
-        if (!response.ok) { location.reload(); return; }
+        // A card renamed away has no page any more: its pack's page shows where it went.
+        if (response.status === 404) { location.assign("/"); return; }
+        if (!response.ok) throw new Error(`${response.status}`);
         const next = new DOMParser().parseFromString(await response.text(), "text/html");
         const generation = next.querySelector('meta[name="pillbox-generation"]');
         document.title = next.title;
@@ -29,5 +31,9 @@
     }
   }
   const events = new EventSource("/events");
-  events.addEventListener("update", (event) => { wanted = event.data; refresh(); });
+  events.addEventListener("update", (event) => {
+    wanted = Number(event.data);
+    if (wanted < shown()) location.reload();  // a new server, counting from 1 again
+    else refresh();
+  });
 })();
