@@ -1,11 +1,12 @@
 """The pages of `pillbox serve`: the pack as its report shows it, a page a card, or its errors.
 
-A snapshot is every page of one state of the pack, made at once after each saved change, so a
-request only ever reads a finished page. A pack that checks is shown as `pillbox report` shows
-it (the report's own analysis, charts and templates), with each face as print lays it out
-(`pictures`), and beside each card its rules text and the results of its tests. A pack that
-does not check is shown as its diagnostics, on every page, until it checks again. Pack text
-reaches the pages only as data of autoescaped templates.
+A snapshot is every page of one state of the pack: the pack page made at once after each
+saved change, each card's page on its first request, both from what that check found, so a
+request never sees a page half made or two states mixed. A pack that checks is shown as
+`pillbox report` shows it (the report's own analysis, charts and templates), with each face as
+print lays it out (`pictures`), and beside each card its rules text and the results of its
+tests. A pack that does not check is shown as its diagnostics, on every page, until it checks
+again. Pack text reaches the pages only as data of autoescaped templates.
 """
 
 from __future__ import annotations
