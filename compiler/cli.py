@@ -358,6 +358,28 @@ def report(
 
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The port on 127.0.0.1 (0: a free one).",
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def serve(pack: Path, port: int, ruleset: str | None, color: str) -> None:
+    """Show the pack as a local page (127.0.0.1 only) that follows every saved change."""
+    from compiler.serve.watch import serve_pack
+
+    style = _style(color)
+    # SIGTERM stops it as Ctrl-C does: the server closed, its face pictures removed.
+    with raising(signal.SIGTERM, Terminated):
+        code = _usage(lambda: serve_pack(pack, ruleset, port, echo(style), style))
+    sys.exit(code)
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title", required=False)
 @click.option(
     "--variant",

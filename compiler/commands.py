@@ -65,10 +65,7 @@ def load_compiled(
             + ("has errors" if len(loaded.left_out) == 1 else "have errors")
             + f" (pillbox check {' '.join(loaded.left_out)}); {only!r} is played from the rest"
         )
-    if loaded.pack is not None:
-        problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
-        if problems:
-            loaded = LoadResult(None, problems, loaded.sources)
+    loaded = with_runtime_problems(loaded)
     if loaded.pack is None and as_json:
         report = {"passed": 0, "failed": 0, "tests": []}
         emit(json.dumps({**report, "diagnostics": [d.to_json() for d in loaded.diagnostics]}))
@@ -87,6 +84,15 @@ def load_compiled(
             + "; the cards print them, runs log them and go on"
         )
     return compiled
+
+
+def with_runtime_problems(loaded: LoadResult) -> LoadResult:
+    """The load, stopped by what the runtime cannot run of the pack's ruleset, if anything."""
+    if loaded.pack is not None:
+        problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
+        if problems:
+            return LoadResult(None, problems, loaded.sources)
+    return loaded
 
 
 def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
