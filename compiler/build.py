@@ -23,6 +23,7 @@ from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
 from compiler.pipeline import FileResult
 from compiler.ruleset import Ruleset
+from compiler.sheets import expand_sheets, remap_results
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
@@ -96,8 +97,11 @@ def load_checked(
     problems = list(opened.problems)
     texts = read_card_texts(opened.paths, problems)
     sources.update(texts)
+    sheets = expand_sheets(opened.pack, problems, sources)
+    texts.update({shown: sheet.text for shown, sheet in sheets.items()})
     validate = os.environ.get("PILLBOX_VALIDATE_IR") == "1"
     results = check_files(ruleset, list(texts.items()), validate, full_ir=True)
+    results = remap_results(sheets, list(texts), results)
     diagnostics = problems + [d for r in results for d in r.diagnostics]
     lowered = [card for r in results for card in r.cards]
     diagnostics += run_passes(ruleset, lowered, PACK_PASSES)

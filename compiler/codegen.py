@@ -464,7 +464,8 @@ class _Generator:
             common: dict[str, ast.expr] = {
                 "line": ast.Constant(at[0]),
                 "column": ast.Constant(at[1]),
-                "text": ast.Constant(self.positions.text(at)),
+                # a card filled from a sheet keeps the text: its spans point at the sheet's row
+                "text": ast.Constant(step.get("text") or self.positions.text(at)),
             }
             if "set" in step:
                 target = step["set"]["target"]
