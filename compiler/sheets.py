@@ -276,7 +276,7 @@ def expand_sheets(
         if table is None:
             continue
         expansion = expand(table, template_shown, template_text, problems)
-        if expansion is not None:
+        if expansion is not None and expansion.lines:  # a sheet of no rows holds no cards
             expansions[table.shown] = expansion
     return expansions
 
