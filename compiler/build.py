@@ -43,6 +43,7 @@ class CheckedFile:
     file: str
     text: str
     cards: list[IR]
+    from_sheet: bool = False  # its text is made from a sheet's rows: no lines to show
 
 
 @dataclass
@@ -123,7 +124,7 @@ def load_checked(
     if errors or any(card.has_errors for card in lowered):
         return LoadResult(None, errors, sources)
     files = [
-        CheckedFile(shown, text, [card.ir for card in result.cards])
+        CheckedFile(shown, text, [card.ir for card in result.cards], shown in sheets)
         for (shown, text), result in zip(texts.items(), results, strict=True)
     ]
     selected = None
@@ -239,7 +240,7 @@ class CompiledPack:
 
     def sources(self) -> dict[str, str]:
         """The text of each card file, by its shown path, for rendering diagnostics."""
-        return {f.file: f.text for f in self.checked.files}
+        return {f.file: f.text for f in self.checked.files if not f.from_sheet}
 
     def new_game(self, **options: Any) -> Game:
         """A fresh game over this pack's cards (options as `Game` takes them)."""

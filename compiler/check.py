@@ -257,7 +257,7 @@ def open_target(
     except RulesetError as error:
         return OpenedPack(pack, None, [], [_at_manifest(d, pack) for d in error.diagnostics])
     paths, problems = card_files(pack)
-    if not paths and not problems:
+    if not paths and not problems and not pack.sheets:
         problems.append(
             Diagnostic(
                 "W0409",

@@ -616,8 +616,11 @@ def _fill_row(
 
 
 def _structural(pieces: list[_Piece]) -> bool:
-    """Whether a template line opens or closes a block, so it cannot be left out."""
-    return any(isinstance(p, str) and ("{" in p or "}" in p) for p in pieces)
+    """Whether a template line opens or closes a block, so it cannot be left out; a block
+    opened and closed on the line (`use { gain health {heals} }`) goes with it."""
+    line = "".join(p if isinstance(p, str) else "x" for p in pieces)
+    code = _STRING.sub('""', line).split("#", 1)[0]
+    return code.count("{") != code.count("}")
 
 
 def _token(value: str, quoted: bool) -> str | None:

@@ -183,7 +183,7 @@ def test_sheet_shape_problems(sheet_pack: SheetPack) -> None:
 
 
 def test_an_empty_cell_on_a_block_line_is_an_error(sheet_pack: SheetPack) -> None:
-    block = "    while carried { dexterity {attack} }"
+    block = "    while carried { dexterity {attack}\n    }"
     template = TEMPLATE.replace("    rule", block + "\n    rule")
     assert diagnostics(sheet_pack(template=template)) == [("E0253", "items.csv", 4, 6)]
 
