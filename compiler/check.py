@@ -292,6 +292,12 @@ def _check_target(
     result.diagnostics, result.allowed = allow_warnings(result.diagnostics, pack)
     if target.selected is not None:
         by_resolved = {p.resolve(): display_path(p) for p in paths}
+        for entry in pack.sheets:  # a sheet names the cards its rows make, and their template
+            sheet, template = pack.root / entry.file, pack.root / entry.card
+            by_resolved.setdefault(sheet.resolve(), display_path(sheet))
+            if sheet.resolve() in target.selected:
+                target.selected.add(template.resolve())
+                by_resolved.setdefault(template.resolve(), display_path(template))
         outside = sorted(str(p) for p in target.selected if p not in by_resolved)
         if outside:
             raise UsageError(

@@ -161,6 +161,16 @@ def test_a_bad_value_is_reported_at_its_cell_in_every_format(sheet_pack: SheetPa
     )
 
 
+def test_checking_the_sheet_alone(sheet_pack: SheetPack) -> None:
+    folder = sheet_pack([*ROWS, "Mallet,weapon,2,1,strength,+1,lots,,x,1"])
+    (folder / "cards" / "rooms.card").write_text('room "Linen" { number 99 }\n')
+    report = check_paths([folder / "items.csv"])
+    assert [(d.code, Path(d.span.file).name) for d in report.diagnostics] == [
+        ("E0201", "items.csv")
+    ]
+    assert [Path(f.file).name for p in report.packs for f in p.files] == ["items.csv"]
+
+
 def test_a_template_mistake_is_reported_once_at_the_template(sheet_pack: SheetPack) -> None:
     template = TEMPLATE.replace("    rule", "    when drawn { gian terror 1 }\n    rule")
     assert diagnostics(sheet_pack(template=template)) == [("E0200", "item-row.card", 10, 18)]
