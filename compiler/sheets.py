@@ -275,6 +275,16 @@ def expand_sheets(
         table = read_table(pack.root / entry.file, entry, problems)
         if table is None:
             continue
+        if table.shown in expansions:
+            problems.append(
+                _error(
+                    "E0250",
+                    f"the sheet {entry.file} is named twice",
+                    entry.span,
+                    "give each sheet one entry; a template may hold several cards",
+                )
+            )
+            continue
         expansion = expand(table, template_shown, template_text, problems)
         if expansion is not None and expansion.lines:  # a sheet of no rows holds no cards
             expansions[table.shown] = expansion
