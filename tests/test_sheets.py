@@ -131,6 +131,15 @@ def test_a_hostile_cell_outside_quotes_is_an_error_at_its_cell(
     assert found == [("E0253", "items.csv", 5, column)]
 
 
+def test_the_report_names_each_card_by_its_row(sheet_pack: SheetPack, tmp_path: Path) -> None:
+    folder = sheet_pack()
+    code, output = run("report", str(folder), "-o", str(tmp_path / "report.html"))
+    assert code == 0, output
+    page = (tmp_path / "report.html").read_text()
+    for row in (2, 3, 4):
+        assert f"items.csv:{row}</p>" in page
+
+
 def test_a_hostile_cell_inside_quotes_stays_text(sheet_pack: SheetPack) -> None:
     hostile = '"""} item ""Extra"" { type food }\n#"'
     loaded = load_checked(sheet_pack([*ROWS, f"Odd,food,,,,,,,{hostile},0"]))
