@@ -116,17 +116,22 @@ class _Line:
 class Expansion:
     """The cards of one sheet as card text, with the way back from its positions."""
 
-    shown: str  # the sheet, as diagnostics name it
+    table: Table
     template: str  # the template, as diagnostics name it
-    text: str
+    text: str = ""
     lines: list[_Line] = field(default_factory=list)
-    table: Table | None = None
+
+    @property
+    def shown(self) -> str:
+        """The sheet, as diagnostics name it."""
+        return self.table.shown
 
     def fingerprint(self) -> str:
         """A digest of the text and every mapping: the check cache's key for the sheet."""
         digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass"))
         digest.update(self.template.encode("utf-8", "surrogatepass"))
-        digest.update(repr(self.lines).encode("utf-8", "surrogatepass"))
+        for part in (self.table.header, self.table.sheet_name, self.lines):
+            digest.update(repr(part).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def _line(self, number: int) -> _Line:
@@ -160,7 +165,7 @@ class Expansion:
         """A diagnostic of the generated text, moved to the cell or template text it is about."""
         span = diagnostic.span
         found = self._cell_of(span)
-        if found is not None and self.table is not None:
+        if found is not None:
             line, segment = found
             assert segment.cell is not None
             name = self.table.header[segment.cell - 1]
@@ -208,22 +213,18 @@ class Expansion:
         """A card's IR mapped back; its test steps keep their words, which test failures
         quote and the sheet's position no longer finds."""
         mapped: dict[str, Any] = self._ir(card)
+        from compiler.codegen import span_text
+
         for test, moved in zip(card.get("tests", []), mapped.get("tests", []), strict=True):
             for step, moved_step in zip(test["steps"], moved["steps"], strict=True):
-                line, column, end_line, end_column = step["at"]
-                if 1 <= line <= len(lines):
-                    end = end_column - 1 if end_line == line else None
-                    moved_step["text"] = lines[line - 1][column - 1 : end].strip()
+                moved_step["text"] = span_text(lines, step["at"])
         return mapped
 
     def _ir(self, node: Any, key: str = "") -> Any:
-        """The IR with the file and every `at` mapped back (a new structure, the old kept)."""
+        """The IR with every `at` mapped back (a new structure, the old kept)."""
         if isinstance(node, dict):
             spans = key.endswith("_at")  # `property_at`: a span for each property
-            return {
-                k: self.shown if k == "file" else self._ir(v, key if spans else k)
-                for k, v in node.items()
-            }
+            return {k: self._ir(v, key if spans else k) for k, v in node.items()}
         if isinstance(node, list):
             if (key == "at" or key.endswith("_at")) and _is_span(node):
                 return self.ir_at(node)
@@ -530,7 +531,7 @@ def expand(
     table: Table, template_shown: str, template: str, problems: list[Diagnostic]
 ) -> Expansion | None:
     """Fill the template once for each row of the table; None if it names a missing column."""
-    expansion = Expansion(table.shown, template_shown, "", table=table)
+    expansion = Expansion(table, template_shown)
     lines = [list(_pieces(line)) for line in template.split("\n")]
     columns = {name: index for index, name in enumerate(table.header, start=1)}
     used = {p.name for line in lines for p in line if isinstance(p, _Placeholder)}
