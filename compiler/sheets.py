@@ -339,7 +339,11 @@ def _csv_rows(path: Path, problems: list[Diagnostic]) -> list[list[str]] | None:
         assert problem is not None
         problems.append(problem)
         return None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # Spreadsheets save "CSV" with commas, or semicolons where the comma is a decimal point,
+    # or tabs: the first row, the column names, says which.
+    first = text.split("\n", 1)[0]
+    delimiter = max((",", ";", "\t"), key=first.count)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[list[str]] = []
     try:
         for record in reader:

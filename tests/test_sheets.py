@@ -109,6 +109,13 @@ def test_each_row_makes_a_card_that_points_at_its_row(sheet_pack: SheetPack) -> 
     assert set(items["Spare Gown"]["properties"]) == {"type", "protects"}
 
 
+def test_a_sheet_saved_with_semicolons(sheet_pack: SheetPack) -> None:
+    folder = sheet_pack()
+    rows = [HEADER.replace(",", ";"), "Bone Saw;weapon;2;1;strength;+1;lots;;A, B;1"]
+    (folder / "items.csv").write_text("\n".join(rows) + "\n")
+    assert diagnostics(folder) == [("E0201", "items.csv", 2, 7)]
+
+
 def test_a_test_failure_names_the_row_and_quotes_the_step(sheet_pack: SheetPack) -> None:
     folder = sheet_pack([*ROWS[:2], "Spare Gown,clothing,,,,,,1,Backless.,4"])
     code, output = run("test", str(folder))
