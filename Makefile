@@ -54,6 +54,7 @@ demo: $(STAMP)
 		--play "Notched Falchion" --against "Goblin Cutthroat"
 	$(BIN)/python scripts/demo.py --pack content/comanauts --build build --play "Hull Breach" \
 		--choose "3 dice"
+	$(BIN)/python scripts/demo.py --pack content/supply-room --build build --play "Cup of Cocoa"
 
 # The same on the specimens the project was given.
 demo-specimens: $(STAMP)

@@ -568,6 +568,23 @@ def build(
     )
 
 
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--csv", "as_csv", is_flag=True, required=True, help="Write the cards as CSV.")
+@click.option("--kind", metavar="KIND", help="Only the cards of this kind.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def export(
+    pack: Path, as_csv: bool, kind: str | None, output: Path | None, ruleset: str | None, color: str
+) -> None:
+    """Write the properties of a pack's cards as a sheet, which `sheets:` in pack.yaml reads."""
+    from compiler.export import export_csv
+
+    style = _style(color)
+    sys.exit(_usage(lambda: export_csv(pack, ruleset, kind, output, echo(style), style)))
+
+
 @main.command("print")
 @click.argument("pack", type=click.Path(path_type=Path), required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="The PDF.")

@@ -71,7 +71,7 @@ def load_compiled(
         emit(json.dumps({**report, "diagnostics": [d.to_json() for d in loaded.diagnostics]}))
         return None
     if loaded.pack is None:
-        _report_errors(loaded, path, emit, style)
+        report_errors(loaded, path, emit, style)
         return None
     compiled = compile_pack(loaded.pack)
     if compiled.library.missing:
@@ -95,7 +95,7 @@ def with_runtime_problems(loaded: LoadResult) -> LoadResult:
     return loaded
 
 
-def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
+def report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
     """Print the errors that stop a pack from compiling; give the exit code."""
     for diagnostic in loaded.diagnostics:
         emit(render_text(diagnostic, loaded.sources, style) + "\n")
@@ -668,7 +668,7 @@ def print_cards(
         raise UsageError(problem)
     loaded = load_checked(path, ruleset, request.only)
     if loaded.pack is None:
-        return _report_errors(loaded, path, emit, style)
+        return report_errors(loaded, path, emit, style)
     if loaded.left_out:
         echo(style, err=True)(
             style("note:", "note")
