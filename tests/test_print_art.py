@@ -268,3 +268,15 @@ def test_the_bundled_pack_with_art_gives_every_card_a_picture() -> None:
     for card in loaded.pack.cards:
         written = art_for(card, settings)
         assert written is not None and art_file(pack, written)[1] is None, card["title"]
+
+
+def test_a_print_whose_faces_carry_too_much_art_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each face carries its picture: past the limit the print stops before any layout.
+    monkeypatch.setattr("compiler.printing.cards.MAX_ART_CHARS", 500)
+    out = tmp_path / "out.pdf"
+    code, output = run("print", str(FIXTURE), "-o", str(out), "--no-cache")
+    assert code == 1 and not out.exists(), output
+    # The second picture goes past it; the coat takes its kind's, so its header is named.
+    assert "cards.card:6:1: error[E0713]: the art of the cards comes to more than" in output

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from compiler.pack import Pack, display_path, hard_linked
+from compiler.passes import kind_span
 from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, refused_image
 from dsl.spans import Diagnostic, Span
 
@@ -182,3 +183,18 @@ def data_url(root: Path, written: str) -> str | None:
         return None
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return f"data:{kind};base64,{b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def too_much_art(card: IR, limit: int) -> Diagnostic:
+    """E0713 at the card whose art takes the print past `limit` characters of `data:` URLs."""
+    at = (card.get("property_at") or {}).get(ART)
+    span = Span.from_list(card["file"], at) if at else kind_span(card)
+    return Diagnostic(
+        "E0713",
+        "error",
+        f"the art of the cards comes to more than {limit // 2**20} MB by {card['kind']} "
+        f"{card['title']!r}: too much to print at once",
+        span,
+        "use smaller images (a card at 300 dpi needs about 750 × 1050 pixels, a JPEG of a "
+        "few hundred KB), or print part of the pack at a time with --only",
+    )

@@ -15,9 +15,10 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
-from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url
+from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url, too_much_art
 from compiler.printing.faces import (
     MAX_TEMPLATE_BYTES,
+    TemplateProblem,
     environment,
     face_data,
     pack_file,
@@ -30,6 +31,10 @@ from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.sizes import PrintOptions
 
 IR = dict[str, Any]
+
+MAX_ART_CHARS = 256 * 2**20
+"""The `data:` URLs of art the faces of one print carry, in all: each face holds its own copy,
+so a thousand cards of a 20 MB picture would otherwise fill the memory (E0713)."""
 
 BACK_IMAGE_SUFFIXES = IMAGE_SUFFIXES
 """A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
@@ -49,6 +54,7 @@ class CardRenderer:
     # has rendered: a URL of megabytes would count against the template's output, and no
     # card text can spell a token drawn afresh for each print.
     _art_token: str = field(init=False, default_factory=lambda: f"pillbox-art-{token_hex(8)}")
+    _art_chars: int = field(init=False, default=0)  # of the faces' `data:` URLs, in all
 
     def __post_init__(self) -> None:
         self.title = self.checked.title or self.checked.name
@@ -78,6 +84,10 @@ class CardRenderer:
     def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
         art = self.art(card)
+        if art:
+            self._art_chars += len(art)
+            if self._art_chars > MAX_ART_CHARS:
+                raise TemplateProblem(too_much_art(card, MAX_ART_CHARS))
         token = self._art_token if art else None
         data = face_data(self.checked.ruleset, card, self.options, self.title, smallest, token)
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
