@@ -255,7 +255,11 @@ def test_the_text_estimate_makes_room_for_the_art() -> None:
     card = {**loaded.pack.cards[2], "properties": {"condition": long}}
     assert estimated_overflows(ruleset, [card], poker) == []
     with_art = {**card, "properties": {**card["properties"], "art": "images/any.png"}}
-    assert [d.code for d in estimated_overflows(ruleset, [with_art], poker)] == ["W0701"]
+    assert art_share(900, *poker) == 0.0  # fits alone, not beside the smallest box
+    assert [d.code for d in estimated_overflows(ruleset, [with_art], poker)] == ["W0711"]
+    longer = {**with_art, "properties": {**with_art["properties"], "condition": long * 2}}
+    # Too long even alone: the art stays, small, and the text is what is warned of.
+    assert [d.code for d in estimated_overflows(ruleset, [longer], poker)] == ["W0701"]
 
 
 def test_the_bundled_pack_with_art_gives_every_card_a_picture() -> None:
@@ -280,3 +284,24 @@ def test_a_print_whose_faces_carry_too_much_art_is_refused(
     assert code == 1 and not out.exists(), output
     # The second picture goes past it; the coat takes its kind's, so its header is named.
     assert "cards.card:6:1: error[E0713]: the art of the cards comes to more than" in output
+
+
+def test_text_that_leaves_no_room_for_the_art_prints_without_it(tmp_path: Path) -> None:
+    from compiler.printing.cards import CardRenderer
+
+    long = "The corridor goes on and the lamps flicker in a rhythm. " * 16
+    cards = f'quirk "Wordy" {{\n    art "images/own.png"\n    condition "{long.strip()}"\n}}\n'
+    pack = make_pack(tmp_path / "wordy", cards=cards)
+    (pack / "images").mkdir()
+    shutil.copy(FIXTURE / "images" / "own.png", pack / "images" / "own.png")
+    code, output = run("check", "--no-cache", str(pack))
+    assert code == 0, output
+    # The text fits alone and not beside the smallest box: the rules come first.
+    assert "cards.card:2:5: warning[W0711]: the text of quirk 'Wordy' leaves no room" in output
+    assert "W0701" not in output
+    loaded = load_checked(pack)
+    assert loaded.pack is not None
+    renderer = CardRenderer(loaded.pack, resolve_options({}, {}))
+    face, overflow, _ = renderer.face(loaded.pack.cards[0], "0")
+    assert not overflow and 'class="art"' not in face.html and "pillbox-art" not in face.html
+    assert [d.code for d in renderer.no_room_for_art.values()] == ["W0711"]

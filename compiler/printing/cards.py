@@ -25,10 +25,11 @@ from compiler.printing.faces import (
     render,
     template_names,
 )
-from compiler.printing.fit import FIT_STEPS
+from compiler.printing.fit import FIT_STEPS, no_room_for_art
 from compiler.printing.layout import Face
 from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.sizes import PrintOptions
+from dsl.spans import Diagnostic
 
 IR = dict[str, Any]
 
@@ -55,6 +56,8 @@ class CardRenderer:
     # card text can spell a token drawn afresh for each print.
     _art_token: str = field(init=False, default_factory=lambda: f"pillbox-art-{token_hex(8)}")
     _art_chars: int = field(init=False, default=0)  # of the faces' `data:` URLs, in all
+    # W0711 for each card printed without its art, its text taking the room (by its place).
+    no_room_for_art: dict[tuple[Any, ...], Diagnostic] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.title = self.checked.title or self.checked.name
@@ -93,6 +96,8 @@ class CardRenderer:
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
         if art:
             html = html.replace(self._art_token, art)
+        if data.art_dropped:
+            self.no_room_for_art[(card["file"], *card["at"])] = no_room_for_art(card)
         return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
 
     def art(self, card: IR) -> str | None:

@@ -386,6 +386,7 @@ class FaceData:
     context: dict[str, Any]
     fit: int  # index into FIT_STEPS
     overflow: bool  # still too long at the smallest step
+    art_dropped: bool = False  # the text left no room for the card's art
 
 
 def _marks(ruleset: Ruleset, card: IR, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -458,9 +459,9 @@ def face_data(
         "fit": fit,
         "scale": FIT_STEPS[fit],
         "roomy": roomy,
-        "art": art,
+        "art": art if share else None,
         "art_height": f"{share * options.height:.2f}mm",
         "motif": kind_of_item if isinstance(kind_of_item, str) else card["kind"],
         "pack": pack_title,
     }
-    return FaceData(context, fit, overflow)
+    return FaceData(context, fit, overflow, art_dropped=bool(art) and not share)

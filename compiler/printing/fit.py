@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.passes import kind_span
+from compiler.passes import kind_span, span_of
 from compiler.printing.art import card_art
 from compiler.ruleset import Ruleset
 from compiler.rulestext import CardText, card_text
@@ -109,10 +109,26 @@ def overflows(length: int, width: float, height: float, art: float = 0.0) -> boo
 
 
 def art_share(length: int, width: float, height: float) -> float:
-    """The share of the card's height its art box takes, beside that much text."""
+    """The share of the card's height its art box takes, beside that much text: none when
+    even the smallest box would push out text that fits without one (the rules come first)."""
+    smallest = ART_SHARES[-1]
+    if overflows(length, width, height, smallest) and not overflows(length, width, height):
+        return 0.0
     return next(
-        (share for share in ART_SHARES if fit_step(length, width, height, share) == 0),
-        ART_SHARES[-1],
+        (share for share in ART_SHARES if fit_step(length, width, height, share) == 0), smallest
+    )
+
+
+def no_room_for_art(card: IR) -> Diagnostic:
+    """W0711 at the card's `art` line (or its header): its text leaves no room for the art."""
+    at = (card.get("property_at") or {}).get("art")
+    return Diagnostic(
+        "W0711",
+        "warning",
+        f"the text of {card['kind']} {card['title']!r} leaves no room for its art: "
+        "printed without it",
+        span_of(card, at) if at else kind_span(card),
+        "shorten the text, or print on a larger card size (--card tarot)",
     )
 
 
@@ -130,12 +146,15 @@ def overflow_warning(card: IR) -> Diagnostic:
 def estimated_overflows(
     ruleset: Ruleset, cards: list[IR], size: tuple[float, float]
 ) -> list[Diagnostic]:
-    """W0701 for each card whose text the estimate says will not fit at that card size, beside
-    the art the card names (a pack's fallback art is not known here: print warns of that)."""
+    """W0701 for each card whose text the estimate says will not fit at that card size, and
+    W0711 for each whose art it leaves no room for (beside the art the card names: a pack's
+    fallback art is not known here, and print warns of that)."""
     found = []
     for card in cards:
         length = printed_text(ruleset, card).length
         art = art_share(length, *size) if card_art(card) else 0.0
+        if card_art(card) and not art:
+            found.append(no_room_for_art(card))
         if overflows(length, *size, art):
             found.append(overflow_warning(card))
     return found
