@@ -10,6 +10,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -51,11 +52,29 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str | 
         cards.write(
             f'\nquirk "Odd Marks" {{\n    condition "Draw {marks}a mark {PRIVATE_USE}."\n}}\n'
         )
-    code, output = run(
-        "print", str(pack), "-o", str(pack / "out.pdf"), "--png", str(pack / "png"), "--dpi", "40"
-    )
+    scratch = pack.parent / "temporary"  # the workers' temporary folder: nothing may stay
+    scratch.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        code, output = run(
+            "print",
+            str(pack),
+            "-o",
+            str(pack / "out.pdf"),
+            "--png",
+            str(pack / "png"),
+            "--dpi",
+            "40",
+        )
     assert code == 0, output
     return pack, output, fallback
+
+
+def test_a_print_leaves_no_temporary_files(printed: tuple[Path, str, str | None]) -> None:
+    # WeasyPrint copies the fonts into a folder a forked worker never removed: megabytes a
+    # print, which filled the disk in an afternoon of tests.
+    pack, _, _ = printed
+    assert list((pack.parent / "temporary").iterdir()) == []
 
 
 def _share_of(png: Path, colour: tuple[int, int, int]) -> float:
