@@ -85,6 +85,7 @@ def load_checked(
     no such card are left out, so one broken file does not stop playing a clean card."""
     from compiler.passes import PACK_PASSES, run_passes
     from compiler.pipeline import check_files
+    from compiler.printing.art import art_problems, art_references
 
     targets = resolve_targets([path], ruleset_override)
     if len(targets) != 1:
@@ -106,6 +107,8 @@ def load_checked(
     diagnostics = problems + [d for r in results for d in r.diagnostics]
     lowered = [card for r in results for card in r.cards]
     diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
+    art = art_references(card.ir for card in lowered)
+    diagnostics += art_problems(opened.pack, ruleset.kinds, art)
     errors = [d for d in diagnostics if d.severity == "error"]
     left_out: tuple[str, ...] = ()
     if errors and only is not None:
@@ -117,6 +120,8 @@ def load_checked(
             lowered = [card for r in results for card in r.cards]
             diagnostics = problems + [d for r in results for d in r.diagnostics]
             diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
+            kept_art = art_references(card.ir for card in lowered)
+            diagnostics += art_problems(opened.pack, ruleset.kinds, kept_art)
             if any(d.severity == "error" for d in diagnostics):
                 left_out = ()  # the rest has errors of its own: report them all, as before
             else:

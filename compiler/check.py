@@ -345,11 +345,15 @@ def _check_pack_files(
         summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size, sheets)
         if cache is not None:
             cache.put_summary(pack_key, summary)
+    from compiler.printing.art import art_problems
+
+    # The art files are looked at every time: the cache knows the card text, not the images.
+    art = art_problems(pack, ruleset.kinds, summary.get("art", []))
     return PackResult(
         pack,
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
-        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]],
+        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]] + art,
         untested=[Diagnostic.from_json(d) for d in summary.get("untested", [])],
     )
 
@@ -381,6 +385,7 @@ def _run_checks(
     """Check the files the cache does not know, then run the passes across the pack."""
     from compiler.passes import PACK_PASSES, run_passes
     from compiler.pipeline import FileResult, check_files
+    from compiler.printing.art import art_references
     from compiler.sheets import remap_results
 
     results: dict[str, FileResult] = {}
@@ -424,6 +429,7 @@ def _run_checks(
         "files": files,
         "diagnostics": [d.to_json() for d in diagnostics],
         "untested": [d.to_json() for d in untested],
+        "art": art_references(card.ir for card in cards),
     }
 
 

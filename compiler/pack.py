@@ -90,6 +90,7 @@ class Pack:
     sources_spans: tuple[Span, ...] = ()
     listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
     sheets: tuple[SheetEntry, ...] = ()  # spreadsheets of cards, each with its template card
+    art_spans: dict[str, Span] = field(default_factory=dict)  # `print: art:` kind -> its entry
 
     @classmethod
     def loose(cls, root: Path, ruleset: str, files: tuple[Path, ...] = ()) -> Pack:
@@ -163,6 +164,10 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
                 )
                 for i, sheet in enumerate(data.get("sheets", []))
             ),
+            art_spans={
+                str(kind): document.span(("print", "art", kind))
+                for kind in (data.get("print") or {}).get("art") or {}
+            },
         ),
         [],
     )

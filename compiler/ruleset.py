@@ -789,6 +789,12 @@ def _build(
         if c is not None
     }
     kinds: dict[str, Kind] = {}
+    # Properties every kind may give (a card's picture), after those the kind lists itself.
+    every_kind = [
+        name
+        for name, entry in (data.get("properties") or {}).items()
+        if isinstance(entry, dict) and entry.get("every_kind") and name in properties.by_name
+    ]
     for name, k in kinds_data.items():
         k = k or {}
         for prop in k.get("properties", {}):
@@ -804,7 +810,10 @@ def _build(
             name=name,
             deck=k.get("deck"),
             options=bool(k.get("options", False)),
-            properties={p: r == "required" for p, r in k.get("properties", {}).items()},
+            properties={
+                **{p: r == "required" for p, r in k.get("properties", {}).items()},
+                **{p: False for p in every_kind if p not in k.get("properties", {})},
+            },
             blocks=tuple(k.get("blocks", [])),
             variants_same=tuple(variants.get("same", [])) if variants else None,
             variants_same_options=bool(variants.get("same_options")) if variants else False,

@@ -8,28 +8,36 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from secrets import token_hex
 from typing import Any
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
+from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url, too_much_art
 from compiler.printing.faces import (
     MAX_TEMPLATE_BYTES,
+    TemplateProblem,
     environment,
     face_data,
     pack_file,
     render,
     template_names,
 )
-from compiler.printing.fit import FIT_STEPS
+from compiler.printing.fit import FIT_STEPS, no_room_for_art
 from compiler.printing.layout import Face
 from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.sizes import PrintOptions
+from dsl.spans import Diagnostic
 
 IR = dict[str, Any]
 
-BACK_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif")
+MAX_ART_CHARS = 256 * 2**20
+"""The `data:` URLs of art the faces of one print carry, in all: each face holds its own copy,
+so a thousand cards of a 20 MB picture would otherwise fill the memory (E0713)."""
+
+BACK_IMAGE_SUFFIXES = IMAGE_SUFFIXES
 """A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
 
 
@@ -42,6 +50,14 @@ class CardRenderer:
     title: str = field(init=False)
     env: ImmutableSandboxedEnvironment = field(init=False)
     _backs: dict[str, Face] = field(init=False, default_factory=dict)
+    _art: dict[str, str | None] = field(init=False, default_factory=dict)  # name -> data URL
+    # What a template gets as `card.art`, put in place of the picture's `data:` URL once it
+    # has rendered: a URL of megabytes would count against the template's output, and no
+    # card text can spell a token drawn afresh for each print.
+    _art_token: str = field(init=False, default_factory=lambda: f"pillbox-art-{token_hex(8)}")
+    _art_chars: int = field(init=False, default=0)  # of the faces' `data:` URLs, in all
+    # W0711 for each card printed without its art, its text taking the room (by its place).
+    no_room_for_art: dict[tuple[Any, ...], Diagnostic] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.title = self.checked.title or self.checked.name
@@ -70,9 +86,32 @@ class CardRenderer:
 
     def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
-        data = face_data(self.checked.ruleset, card, self.options, self.title, smallest)
+        art = self.art(card)
+        if art:
+            self._art_chars += len(art)
+            if self._art_chars > MAX_ART_CHARS:
+                raise TemplateProblem(too_much_art(card, MAX_ART_CHARS))
+        token = self._art_token if art else None
+        data = face_data(self.checked.ruleset, card, self.options, self.title, smallest, token)
         html = render(self.env, self.template_for(card["kind"]), {"card": data.context})
+        if art:
+            html = html.replace(self._art_token, art)
+        if data.art_dropped:
+            self.no_room_for_art[(card["file"], *card["at"])] = no_room_for_art(card)
         return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
+
+    def art(self, card: IR) -> str | None:
+        """The card's picture as a `data:` URL, if it has one print draws.
+
+        Print and the report show the same bytes, and WeasyPrint names an image in the PDF by
+        its URL: from the bytes, the same pack prints the same PDF wherever its folder is.
+        """
+        written = art_for(card, self.checked.print_settings)
+        if not written or self.checked.root is None:
+            return None
+        if written not in self._art:
+            self._art[written] = data_url(self.checked.root, written)
+        return self._art[written]
 
     def back(self, card: IR) -> Face:
         """The back of a card: the pack's for its deck (template, else image), else the pack's

@@ -30,6 +30,7 @@ from compiler.printing.fit import (
     CHARS_PER_MM2,
     FIT_STEPS,
     ROOMY_SHARE,
+    art_share,
     fit_step,
     notes_text,
     overflows,
@@ -385,6 +386,7 @@ class FaceData:
     context: dict[str, Any]
     fit: int  # index into FIT_STEPS
     overflow: bool  # still too long at the smallest step
+    art_dropped: bool = False  # the text left no room for the card's art
 
 
 def _marks(ruleset: Ruleset, card: IR, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -410,9 +412,15 @@ MAX_MARKS = 20
 
 
 def face_data(
-    ruleset: Ruleset, card: IR, options: PrintOptions, pack_title: str, smallest: bool = False
+    ruleset: Ruleset,
+    card: IR,
+    options: PrintOptions,
+    pack_title: str,
+    smallest: bool = False,
+    art: str | None = None,
 ) -> FaceData:
-    """The fields a face template prints, built from the rules text of the card."""
+    """The fields a face template prints, built from the rules text of the card; `art`, the
+    URL of the picture it prints, if any."""
     text = printed_text(ruleset, card)
     printed, narrated, shown, facts = text.printed, text.narrated, text.shown, text.facts
     names: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
@@ -423,13 +431,15 @@ def face_data(
     notes = [words.parts(note) for note in notes_text(shown)]
     options_ = [{"title": t, "lines": words.lines(body)} for t, body in printed.options]
     blocks = [{"header": h, "lines": words.lines(body)} for h, body in printed.blocks]
-    fit = fit_step(text.length, options.width, options.height)
+    size = (options.width, options.height)
+    share = art_share(text.length, *size) if art else 0.0
+    fit = fit_step(text.length, *size, share)
     if smallest:  # the laid-out page cut this card's text at the estimated size
         fit = len(FIT_STEPS) - 1
-    overflow = overflows(text.length, options.width, options.height)
+    overflow = overflows(text.length, *size, share)
     # Little text (a weapon's tags, a coat's one line): larger type, and the card's motif in
-    # the room left below it, so the card does not read as half empty.
-    area = text_area(options.width, options.height)
+    # the room left below it (if no art fills it), so the card does not read as half empty.
+    area = text_area(*size, share)
     roomy = not smallest and text.length <= area * CHARS_PER_MM2 * ROOMY_SHARE
     kind_of_item = (card.get("properties") or {}).get("type")
     context = {
@@ -449,7 +459,9 @@ def face_data(
         "fit": fit,
         "scale": FIT_STEPS[fit],
         "roomy": roomy,
+        "art": art if share else None,
+        "art_height": f"{share * options.height:.2f}mm",
         "motif": kind_of_item if isinstance(kind_of_item, str) else card["kind"],
         "pack": pack_title,
     }
-    return FaceData(context, fit, overflow)
+    return FaceData(context, fit, overflow, art_dropped=bool(art) and not share)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.passes import kind_span
+from compiler.passes import kind_span, span_of
+from compiler.printing.art import card_art
 from compiler.ruleset import Ruleset
 from compiler.rulestext import CardText, card_text
 from dsl.spans import Diagnostic
@@ -78,23 +79,57 @@ def notes_text(shown: list[str]) -> list[str]:
     return [text for text in shown if len(text) > SHORT_FACT]
 
 
-def text_area(width: float, height: float) -> float:
-    """The square millimetres of a card of that size its text may fill."""
-    return max(width - 8, 10) * max(height - 24, 10)
+ART_SHARES = (0.46, 0.36, 0.2)
+"""A card's art box is this share of the card's height: the largest beside which the text
+fits unshrunk, else the smallest (and the text shrinks as it must)."""
+
+ART_GAP = 1.4
+"""Millimetres between the art box and the text below it."""
 
 
-def fit_step(length: int, width: float, height: float) -> int:
+def text_area(width: float, height: float, art: float = 0.0) -> float:
+    """The square millimetres of a card of that size its text may fill, beside an art box of
+    that share of its height (0: no art)."""
+    below_art = art * height + ART_GAP if art else 0.0
+    return max(width - 8, 10) * max(height - 24 - below_art, 10)
+
+
+def fit_step(length: int, width: float, height: float, art: float = 0.0) -> int:
     """The first of FIT_STEPS at which that much text fits, or the last."""
-    area = text_area(width, height)
+    area = text_area(width, height, art)
     return next(
         (i for i, scale in enumerate(FIT_STEPS) if length <= area * CHARS_PER_MM2 / scale**2),
         len(FIT_STEPS) - 1,
     )
 
 
-def overflows(length: int, width: float, height: float) -> bool:
+def overflows(length: int, width: float, height: float, art: float = 0.0) -> bool:
     """Whether that much text is too long even at the smallest step."""
-    return length > text_area(width, height) * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+    return length > text_area(width, height, art) * CHARS_PER_MM2 / FIT_STEPS[-1] ** 2
+
+
+def art_share(length: int, width: float, height: float) -> float:
+    """The share of the card's height its art box takes, beside that much text: none when
+    even the smallest box would push out text that fits without one (the rules come first)."""
+    smallest = ART_SHARES[-1]
+    if overflows(length, width, height, smallest) and not overflows(length, width, height):
+        return 0.0
+    return next(
+        (share for share in ART_SHARES if fit_step(length, width, height, share) == 0), smallest
+    )
+
+
+def no_room_for_art(card: IR) -> Diagnostic:
+    """W0711 at the card's `art` line (or its header): its text leaves no room for the art."""
+    at = (card.get("property_at") or {}).get("art")
+    return Diagnostic(
+        "W0711",
+        "warning",
+        f"the text of {card['kind']} {card['title']!r} leaves no room for its art: "
+        "printed without it",
+        span_of(card, at) if at else kind_span(card),
+        "shorten the text, or print on a larger card size (--card tarot)",
+    )
 
 
 def overflow_warning(card: IR) -> Diagnostic:
@@ -111,9 +146,15 @@ def overflow_warning(card: IR) -> Diagnostic:
 def estimated_overflows(
     ruleset: Ruleset, cards: list[IR], size: tuple[float, float]
 ) -> list[Diagnostic]:
-    """W0701 for each card whose text the estimate says will not fit at that card size."""
-    return [
-        overflow_warning(card)
-        for card in cards
-        if overflows(printed_text(ruleset, card).length, *size)
-    ]
+    """W0701 for each card whose text the estimate says will not fit at that card size, and
+    W0711 for each whose art it leaves no room for (beside the art the card names: a pack's
+    fallback art is not known here, and print warns of that)."""
+    found = []
+    for card in cards:
+        length = printed_text(ruleset, card).length
+        art = art_share(length, *size) if card_art(card) else 0.0
+        if card_art(card) and not art:
+            found.append(no_room_for_art(card))
+        if overflows(length, *size, art):
+            found.append(overflow_warning(card))
+    return found

@@ -88,9 +88,7 @@ def glyph_warnings(card: IR, printed: str, source: str) -> list[Diagnostic]:
         for number in range(at[0], min(at[2], len(lines)) + 1)
     )
     line, index = next(((n, i) for n, i in places if i >= 0), (line, column - 1))
-    shown = ", ".join(
-        f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, 'a character')})" for c in lacking[:MAX_LISTED]
-    )
+    shown = ", ".join(f"{c!r} (U+{ord(c):04X} {_named(c)})" for c in lacking[:MAX_LISTED])
     more = f" and {len(lacking) - MAX_LISTED} more" if len(lacking) > MAX_LISTED else ""
     return [
         Diagnostic(
@@ -102,6 +100,13 @@ def glyph_warnings(card: IR, printed: str, source: str) -> list[Diagnostic]:
             "write them as words, or install a font that has them (fontconfig finds it)",
         )
     ]
+
+
+def _named(character: str) -> str:
+    """The character's Unicode name, or what it is when it has none (a private-use one)."""
+    if unicodedata.category(character) == "Co":
+        return "a private-use character, which only a font of its own draws"
+    return unicodedata.name(character, "an unnamed character")
 
 
 MAX_LISTED = 6

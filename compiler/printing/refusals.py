@@ -11,19 +11,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from compiler.pack import display_path
+from compiler.printing.art import REFUSED
 from compiler.printing.cards import CardRenderer
 from compiler.printing.faces import pack_templates
-from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, Refusal
+from compiler.printing.pdf import Refusal
 from dsl.spans import Diagnostic, Span
 
-_REFUSED = {
-    "outside": ", outside the pack folder: refused",
-    "link": ", a hard link (it may lead outside the pack): refused",
-    "missing": ": there is no such file in the pack",
-    "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
-    "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
-    "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
-}
 _HELP = {
     "E0702": "images and fonts must be files inside the pack folder, named relative to it",
     "E0704": "check the file's name and that it is a PNG, JPEG, SVG, WebP or GIF image",
@@ -49,7 +42,7 @@ def refusal_diagnostics(refused: list[Refusal], renderer: CardRenderer) -> list[
             Diagnostic(
                 code,
                 "error",
-                f"a template asks for {refusal.url[:120]!r}{_REFUSED[refusal.reason]}",
+                f"a template asks for {refusal.url[:120]!r}{REFUSED[refusal.reason]}",
                 span or Span.whole_file(templates),
                 _HELP["large" if big else code],
             )

@@ -132,6 +132,7 @@ def print_pack(
     # Past the shrinking steps, or still cut off at the smallest: say so, never silently.
     overflowing = faces.overflowing | laid.clipped(range(len(cards)))
     result.diagnostics += [overflow_warning(cards[index]) for index in sorted(overflowing)]
+    result.diagnostics += renderer.no_room_for_art.values()  # W0711
     sources = {f.file: f.text for f in checked.files}
     for card in cards:
         printed = printed_words(checked.ruleset, card)

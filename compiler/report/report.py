@@ -108,6 +108,7 @@ def make_report(
         return EXIT_CONTENT
     problems = [*analysis.problems, *faces_left_out(analysis.cards, faces)]
     problems += refusal_diagnostics(renderer.images.refused, renderer.cards)  # as print's
+    problems += renderer.cards.no_room_for_art.values()  # W0711, as print's
     for diagnostic in problems:
         emit(render_text(diagnostic, sources, style) + "\n")
     checked = check_paths([path], ruleset)
