@@ -13,8 +13,6 @@ from __future__ import annotations
 import gc
 import math
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -122,28 +120,6 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
     return Chunk(data, list(rendered.refused), set(rendered.clipped), dict(rendered.fetched))
 
 
-def _in_scratch_folder(
-    lay_out: Callable[[str, Path, Sequence[Path]], Chunk],
-    html: str,
-    base: Path,
-    roots: Sequence[Path],
-) -> Chunk:
-    """`lay_out` in a worker, its temporary files in a folder removed when it is done.
-
-    WeasyPrint copies a document's fonts into a folder of its own, which it removes when its
-    font configuration is collected; a forked worker ends without collecting anything, so
-    every layout left a few megabytes in the temporary folder, gigabytes in a day of prints.
-    """
-    before = tempfile.tempdir
-    scratch = tempfile.mkdtemp(prefix="pillbox-layout-")
-    tempfile.tempdir = scratch  # this process is the worker's own: no one else's files
-    try:
-        return lay_out(html, base, roots)
-    finally:
-        tempfile.tempdir = before
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
     """Contiguous slices of the faces, large first and smaller towards the end.
 
@@ -236,7 +212,7 @@ def _in_workers(
     # Forked: the workers start at once with WeasyPrint, the fence and the documents loaded.
     try:
         return run_in_workers(
-            lambda task: _in_scratch_folder(_lay_out, htmls[task], base, roots),
+            lambda task: _lay_out(htmls[task], base, roots),
             len(htmls),
             _cores(),
             time.monotonic() + seconds,
