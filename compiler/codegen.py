@@ -76,11 +76,21 @@ class _Positions:
             return
         line, column, end_line, end_column = at
         start, end = self.offset(line, column), self.offset(end_line, end_column)
-        for child in ast.walk(node):
-            if "lineno" in child._attributes and getattr(child, "lineno", None) is None:
-                located: Any = child  # statements and expressions: both have positions
+        # A node placed before holds only placed nodes (placing is inside-out): not walking
+        # into it again keeps placing linear in the module's size, not its size times depth.
+        waiting = list(ast.iter_child_nodes(node))
+        located: Any = node  # statements and expressions: both have positions
+        if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
+            located.lineno, located.col_offset = line, start
+            located.end_lineno, located.end_col_offset = end_line, end
+        while waiting:
+            located = waiting.pop()
+            if "lineno" in located._attributes:
+                if getattr(located, "lineno", None) is not None:
+                    continue
                 located.lineno, located.col_offset = line, start
                 located.end_lineno, located.end_col_offset = end_line, end
+            waiting.extend(ast.iter_child_nodes(located))
 
     def text(self, at: Sequence[int]) -> str:
         """What the card says at a span (its first line only), for test messages."""
