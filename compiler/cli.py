@@ -548,7 +548,7 @@ def build(
 
 @main.command("print")
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="The PDF.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="The PDF.")
 @click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
 @click.option("--bleed", help="Bleed around each card, e.g. 3mm.")
@@ -557,6 +557,8 @@ def build(
 @click.option("--backs", type=click.Choice(["duplex", "none"]), help="Back pages for duplex.")
 @click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
+@click.option("--tts", type=click.Path(path_type=Path), help="Write Tabletop Simulator decks here.")
+@click.option("--tts-url", metavar="PREFIX", help="The web address the --tts files are put at.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
@@ -564,7 +566,7 @@ def build(
 @_COLOR_OPTION
 def print_command(
     pack: Path,
-    output: Path,
+    output: Path | None,
     card: str | None,
     paper: str | None,
     bleed: str | None,
@@ -573,6 +575,8 @@ def print_command(
     backs: str | None,
     only: str | None,
     png: Path | None,
+    tts: Path | None,
+    tts_url: str | None,
     dpi: int,
     no_cache: bool,
     strict: bool,
@@ -591,7 +595,7 @@ def print_command(
         "layout": layout,
         "backs": backs,
     }
-    request = PrintRequest(output, overrides, only, png, dpi, strict)
+    request = PrintRequest(output, overrides, only, png, dpi, strict, tts, tts_url)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
     # SIGTERM unwinds a print as Ctrl-C does: its workers are killed, its temporary files
