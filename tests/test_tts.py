@@ -61,8 +61,8 @@ quirk "Hoarder" {
 """
 
 DPI = 60
-SIDE = 400
-"""The sheet's side limit while the pack prints: 3 poker items and the hidden card (4 × 2
+SIDE = 280
+"""The sheet's side limit while the pack prints: 3 poker items and the hidden card (2 × 2
 slots of 150 × 210 pixels at 60 dpi) must be scaled to two thirds to fit."""
 
 
@@ -148,7 +148,7 @@ def test_each_card_is_drawn_in_its_slot_and_the_back_in_the_last(export: Export)
     items = _objects(export.saved)["Item"]
     (entry,) = items["CustomDeck"].values()
     columns, rows = entry["NumWidth"], entry["NumHeight"]
-    assert (columns, rows) == (4, 2)
+    assert (columns, rows) == (2, 2)
     with Image.open(export.folder / "test-pack-item-1.png") as sheet:
         assert max(sheet.size) <= SIDE
         assert sheet.size == (columns * 100, rows * 140)  # two thirds of 150 × 210
@@ -196,7 +196,7 @@ def test_a_deck_of_more_than_69_faces_is_split_across_sheets(tmp_path: Path) -> 
     export = plan_export(tmp_path, None, ("big", "Big"), decks, (63.5, 88.9), 150, 3.0)
     items, rooms = export.decks
     assert [len(sheet.faces) for sheet in items.sheets] == [69, 69, 12]
-    assert [(sheet.columns, sheet.rows) for sheet in items.sheets] == [(10, 7), (10, 7), (10, 2)]
+    assert [(sheet.columns, sheet.rows) for sheet in items.sheets] == [(10, 7), (10, 7), (7, 2)]
     assert [sheet.deck_id for sheet in (*items.sheets, *rooms.sheets)] == [1, 2, 3, 4]
     saved = json.loads(export.saved_object)
     item_deck = saved["ObjectStates"][0]

@@ -150,9 +150,10 @@ def _files(deck: Deck) -> list[str]:
 
 
 def grid(faces: int) -> tuple[int, int]:
-    """The columns and rows of a sheet of this many faces and the hidden card."""
-    columns = max(SMALLEST_GRID, min(COLUMNS, faces + 1))
-    return columns, max(SMALLEST_GRID, math.ceil((faces + 1) / columns))
+    """The columns and rows of a sheet of this many faces and the hidden card, as few slots
+    left empty as may be (an empty slot still costs pixels)."""
+    rows = max(SMALLEST_GRID, math.ceil((faces + 1) / COLUMNS))
+    return max(SMALLEST_GRID, math.ceil((faces + 1) / rows)), rows
 
 
 def _stem(name: str) -> str:
