@@ -239,3 +239,15 @@ def test_usage_errors_exit_2_before_anything_is_read(
     code, output = run("print", "no-such-pack", *arguments)
     assert code == 2 and message in output, output
     assert not any(tmp_path.iterdir())
+
+
+def test_decks_whose_names_write_alike_get_files_of_their_own(tmp_path: Path) -> None:
+    decks = [_deck("night_shift", 2), _deck("night-shift", 2)]
+    export = plan_export(tmp_path, None, ("p", "P"), decks, (63.5, 88.9), 150, 0)
+    assert export.names == [
+        "p-night-shift-1.png",
+        "p-night-shift-back.png",
+        "p-night-shift-2-1.png",
+        "p-night-shift-2-back.png",
+        "p.json",
+    ]

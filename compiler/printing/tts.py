@@ -160,6 +160,17 @@ def _stem(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "deck"
 
 
+def _unique(stem: str, taken: set[str]) -> str:
+    """The stem, or with a number after it if another deck's files have it (`a_b`, `a-b`)."""
+    unique = stem
+    count = 1
+    while unique in taken:
+        count += 1
+        unique = f"{stem}-{count}"
+    taken.add(unique)
+    return unique
+
+
 def plan_export(
     folder: Path,
     url_prefix: str | None,
@@ -179,16 +190,18 @@ def plan_export(
     planned: list[Deck] = []
     objects: list[dict[str, Any]] = []
     next_id = 1
+    taken: set[str] = set()
     for place, deck in enumerate(decks):
         faces = [card.face for card in deck.cards]
+        files = _unique(f"{stem}-{_stem(deck.name)}", taken)
         sheets = []
         for start in range(0, len(faces), FACES_PER_SHEET):
             chunk = tuple(faces[start : start + FACES_PER_SHEET])
             number = start // FACES_PER_SHEET + 1
-            name = f"{stem}-{_stem(deck.name)}-{number}.png"
+            name = f"{files}-{number}.png"
             sheets.append(Sheet(name, next_id, chunk, *grid(len(chunk))))
             next_id += 1
-        planned.append(Deck(tuple(sheets), f"{stem}-{_stem(deck.name)}-back.png", deck.back))
+        planned.append(Deck(tuple(sheets), f"{files}-back.png", deck.back))
         custom = {
             sheet.deck_id: {
                 "FaceURL": url(sheet.name),
