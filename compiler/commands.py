@@ -689,8 +689,11 @@ def print_cards(
             + f" left out {', '.join(loaded.left_out)}, which has errors: "
             + f"--only {request.only!r} is printed from the rest"
         )
+    overrides = request.overrides
+    if request.output is None:  # no sheets: a card larger than the paper is no one's problem
+        overrides = {**overrides, "layout": "single"}
     try:
-        options = resolve_options(loaded.pack.print_settings, request.overrides)
+        options = resolve_options(loaded.pack.print_settings, overrides)
     except OptionError as error:
         raise UsageError(str(error)) from None
     if request.only and not select(loaded.pack.cards, request.only):

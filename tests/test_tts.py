@@ -251,3 +251,12 @@ def test_decks_whose_names_write_alike_get_files_of_their_own(tmp_path: Path) ->
         "p-night-shift-2-back.png",
         "p.json",
     ]
+
+
+def test_a_card_larger_than_the_paper_exports_without_a_pdf(export: Export, tmp_path: Path) -> None:
+    folder = tmp_path / "tts"
+    arguments = ["--card", "300x300mm", "--only", "Hoarder", "--dpi", "30"]
+    code, output = run("print", str(export.pack), "--tts", str(folder), *arguments)
+    assert code == 0 and "wrote 1 Tabletop Simulator deck (1 card, 1 sheet)" in output, output
+    code, output = run("print", str(export.pack), "-o", str(tmp_path / "c.pdf"), *arguments)
+    assert code == 2 and "does not fit on a4" in output, output
