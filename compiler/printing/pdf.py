@@ -301,10 +301,15 @@ def pdf_to_pngs(
     path of its pair (a temporary file); an error names the second.
     """
     drawn = card_images(chunks, [(chunk, page, dpi) for chunk, page in where], bleed)
-    for image, (path, shown) in zip(drawn, paths, strict=True):
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG")
-        write_whole(path, buffer.getvalue(), shown)
+    for image, pair in zip(drawn, paths, strict=True):
+        write_png(image, pair)
+
+
+def write_png(image: Any, paths: tuple[Path, Path]) -> None:
+    """Write a PIL image as PNG, whole, to the first path; an error names the second."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    write_whole(paths[0], buffer.getvalue(), paths[1])
 
 
 def card_images(

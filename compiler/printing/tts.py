@@ -12,7 +12,6 @@ are (so a re-print takes them from the face cache) in the print's capped worker.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.printing.pdf import card_images, write_whole
+from compiler.printing.pdf import card_images, write_png, write_whole
 
 COLUMNS = 10
 ROWS = 7
@@ -93,8 +92,8 @@ class TtsExport:
     @property
     def names(self) -> list[str]:
         """The files written, in order; the saved object last, once its images are there."""
-        images = [name for deck in self.decks for name in _files(deck)]
-        return [*images, self.json_name]
+        images = [[*(sheet.name for sheet in deck.sheets), deck.back_name] for deck in self.decks]
+        return [name for names in images for name in names] + [self.json_name]
 
     def draw(
         self,
@@ -117,10 +116,10 @@ class TtsExport:
                 for index, card in zip(slots, drawn, strict=True):
                     at = (index % sheet.columns * slot[0], index // sheet.columns * slot[1])
                     image.paste(_sized(card.convert("RGB"), slot), at)
-                _save(image, next(targets))
+                write_png(image, next(targets))
             dpi, slot = self.fit(1, 1)
             back = next(card_images(chunks, [(*where[deck.back], dpi)], self.bleed))
-            _save(_sized(back.convert("RGB"), slot), next(targets))
+            write_png(_sized(back.convert("RGB"), slot), next(targets))
         temporary, shown = next(targets)
         write_whole(temporary, self.saved_object.encode(), shown)
 
@@ -136,17 +135,6 @@ def _sized(image: Any, size: tuple[int, int]) -> Any:
     from PIL import Image
 
     return image if image.size == size else image.resize(size, Image.Resampling.LANCZOS)
-
-
-def _save(image: Any, paths: tuple[Path, Path]) -> None:
-    """Write an image as PNG, whole, to its temporary path; an error names the final one."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    write_whole(paths[0], buffer.getvalue(), paths[1])
-
-
-def _files(deck: Deck) -> list[str]:
-    return [*(sheet.name for sheet in deck.sheets), deck.back_name]
 
 
 def grid(faces: int) -> tuple[int, int]:
