@@ -548,7 +548,7 @@ def build(
 
 @main.command("print")
 @click.argument("pack", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="The PDF.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="The PDF (or give --tts).")
 @click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
 @click.option("--bleed", help="Bleed around each card, e.g. 3mm.")
