@@ -17,8 +17,8 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from compiler.printing import tts
-from compiler.printing.tts import DeckCard, PackDeck, grid, plan_export
-from tests.helpers import make_pack, run
+from compiler.printing.tts import DeckCard, PackDeck, grid, plan_export, too_large
+from tests.helpers import house_rules_pack, make_pack, run
 
 ITEMS = """
 item "Running Shoes" {
@@ -260,3 +260,28 @@ def test_a_card_larger_than_the_paper_exports_without_a_pdf(export: Export, tmp_
     assert code == 0 and "wrote 1 Tabletop Simulator deck (1 card, 1 sheet)" in output, output
     code, output = run("print", str(export.pack), "-o", str(tmp_path / "c.pdf"), *arguments)
     assert code == 2 and "does not fit on a4" in output, output
+
+
+def test_an_export_of_too_many_copies_is_E0720_before_any_layout(tmp_path: Path) -> None:
+    rules = "ruleset: house\ntitle: House\nversion: 1\nextends: coma-ward\n"
+    rules += "slots:\n  copies: {integer: [1, 1000000]}\n"
+    pebbles = 'item "Pebble" {\n    type food\n    copies 1000000\n}\n'
+    pack = house_rules_pack(tmp_path / "pack", "house", rules, pebbles)
+    folder = tmp_path / "tts"
+    code, output = run("print", str(pack), "--tts", str(folder))
+    assert code == 1, output
+    assert (
+        "cards.card:1:1: error[E0720]: a Tabletop Simulator export would hold 1,000,000" in output
+    )
+    assert not folder.exists()
+
+
+def test_an_export_of_too_much_text_is_E0720_at_the_wordiest_card(tmp_path: Path) -> None:
+    cards = [{"kind": "item", "file": "a.card", "at": [line, 1]} for line in (1, 9)]
+    decks = [
+        PackDeck("item", 2, [DeckCard(0, "Short", "x", 20), DeckCard(1, "Long", "y" * 900_000, 20)])
+    ]
+    diagnostic = too_large(decks, cards)
+    assert diagnostic is not None and diagnostic.code == "E0720"
+    assert diagnostic.span.line == 9 and "characters of titles and rules text" in diagnostic.message
+    assert too_large([PackDeck("item", 2, decks[0].cards[:1])], cards) is None

@@ -28,7 +28,14 @@ from compiler.printing.render import (
     lay_out_faces,
 )
 from compiler.printing.sizes import PrintOptions
-from compiler.printing.tts import DeckCard, PackDeck, TtsExport, TtsRequest, plan_export
+from compiler.printing.tts import (
+    DeckCard,
+    PackDeck,
+    TtsExport,
+    TtsRequest,
+    plan_export,
+    too_large,
+)
 from compiler.printing.workers import WorkerFailed
 from compiler.rulestext import card_listing, card_text
 from dsl.spans import Diagnostic, Span
@@ -119,6 +126,11 @@ def print_pack(
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
         return result
+    decks = _tts_decks(renderer, cards, faces.card_backs) if tts is not None else []
+    oversized = too_large(decks, cards) if tts is not None else None
+    if oversized is not None:  # before any layout: the saved object alone would be gigabytes
+        result.diagnostics.append(oversized)
+        return result
     try:
         laid.add(faces.items, progress)
         clipped = laid.clipped(range(len(cards))) - faces.smallest
@@ -149,7 +161,6 @@ def print_pack(
         names = [f"{index:03d}-{slug(card)}.png" for index, card in enumerate(cards, 1)]
         previews = Previews(png_folder, laid.where[: len(cards)], names, dpi, options.bleed)
     if tts is not None:
-        decks = _tts_decks(renderer, cards, faces.card_backs)
         title = (checked.name, renderer.title)
         size = (options.width, options.height)
         result.tts = plan_export(tts.folder, tts.url_prefix, title, decks, size, dpi, options.bleed)

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compiler.passes import kind_span
 from compiler.printing.pdf import card_images, write_png, write_whole
+from dsl.spans import Diagnostic
 
 COLUMNS = 10
 ROWS = 7
@@ -32,6 +34,13 @@ MAX_SIDE = 4096
 
 SMALLEST_GRID = 2
 """TTS's custom decks are at least 2 × 2 slots."""
+
+MAX_CARDS = 10_000
+"""Cards a saved object holds at most, copies included: each is an object of its own in TTS
+(and in the JSON), and TTS slows to a crawl long before."""
+
+MAX_TEXT = 16_000_000
+"""Characters of titles and rules text a saved object holds at most, every copy counted."""
 
 SPACING = 2.5
 """How far apart, in TTS's units, the decks lie on the table (a card is about 2 wide)."""
@@ -146,6 +155,30 @@ def grid(faces: int) -> tuple[int, int]:
 
 def _stem(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "deck"
+
+
+def too_large(decks: Sequence[PackDeck], cards: Sequence[dict[str, Any]]) -> Diagnostic | None:
+    """E0720 at the card of the most copies (or text) when the saved object would hold more
+    than MAX_CARDS cards or MAX_TEXT characters; `cards` are the IR, by face page."""
+    listed = [card for deck in decks for card in deck.cards]
+    total = sum(card.copies for card in listed)
+    text = sum(card.copies * (len(card.title) + len(card.text)) for card in listed)
+    if total <= MAX_CARDS and text <= MAX_TEXT:
+        return None
+    if total > MAX_CARDS:
+        worst = max(listed, key=lambda card: card.copies)
+        size = f"{total:,} cards, copies included ({worst.copies:,} of this one)"
+    else:
+        worst = max(listed, key=lambda card: card.copies * len(card.text))
+        size = f"{text:,} characters of titles and rules text, every copy counted"
+    return Diagnostic(
+        "E0720",
+        "error",
+        f"a Tabletop Simulator export would hold {size}: it holds at most {MAX_CARDS:,} "
+        f"cards and {MAX_TEXT:,} characters",
+        kind_span(cards[worst.face]),
+        "print fewer copies, or export a part of the pack at a time (--only KIND)",
+    )
 
 
 def _unique(stem: str, taken: set[str]) -> str:
