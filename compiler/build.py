@@ -23,6 +23,7 @@ from compiler.codegen import CompiledFile, compile_file
 from compiler.patterns import PatternTable
 from compiler.pipeline import FileResult
 from compiler.ruleset import Ruleset
+from compiler.sheets import expand_sheets, remap_results
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
@@ -42,6 +43,7 @@ class CheckedFile:
     file: str
     text: str
     cards: list[IR]
+    from_sheet: bool = False  # its text is made from a sheet's rows: no lines to show
 
 
 @dataclass
@@ -96,8 +98,11 @@ def load_checked(
     problems = list(opened.problems)
     texts = read_card_texts(opened.paths, problems)
     sources.update(texts)
+    sheets = expand_sheets(opened.pack, problems, sources)
+    texts.update({shown: sheet.text for shown, sheet in sheets.items()})
     validate = os.environ.get("PILLBOX_VALIDATE_IR") == "1"
     results = check_files(ruleset, list(texts.items()), validate, full_ir=True)
+    results = remap_results(sheets, list(texts), results)
     diagnostics = problems + [d for r in results for d in r.diagnostics]
     lowered = [card for r in results for card in r.cards]
     diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
@@ -119,7 +124,7 @@ def load_checked(
     if errors or any(card.has_errors for card in lowered):
         return LoadResult(None, errors, sources)
     files = [
-        CheckedFile(shown, text, [card.ir for card in result.cards])
+        CheckedFile(shown, text, [card.ir for card in result.cards], shown in sheets)
         for (shown, text), result in zip(texts.items(), results, strict=True)
     ]
     selected = None
@@ -235,7 +240,7 @@ class CompiledPack:
 
     def sources(self) -> dict[str, str]:
         """The text of each card file, by its shown path, for rendering diagnostics."""
-        return {f.file: f.text for f in self.checked.files}
+        return {f.file: f.text for f in self.checked.files if not f.from_sheet}
 
     def new_game(self, **options: Any) -> Game:
         """A fresh game over this pack's cards (options as `Game` takes them)."""

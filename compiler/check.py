@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
@@ -23,6 +23,9 @@ from compiler.pack import (
 from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
 from compiler.sources import SourceGlob, search_sources
 from dsl.spans import Diagnostic, Span
+
+if TYPE_CHECKING:
+    from compiler.sheets import Expansion
 
 
 class UsageError(Exception):
@@ -254,7 +257,7 @@ def open_target(
     except RulesetError as error:
         return OpenedPack(pack, None, [], [_at_manifest(d, pack) for d in error.diagnostics])
     paths, problems = card_files(pack)
-    if not paths and not problems:
+    if not paths and not problems and not pack.sheets:
         problems.append(
             Diagnostic(
                 "W0409",
@@ -289,6 +292,12 @@ def _check_target(
     result.diagnostics, result.allowed = allow_warnings(result.diagnostics, pack)
     if target.selected is not None:
         by_resolved = {p.resolve(): display_path(p) for p in paths}
+        for entry in pack.sheets:  # a sheet names the cards its rows make, and their template
+            sheet, template = pack.root / entry.file, pack.root / entry.card
+            by_resolved.setdefault(sheet.resolve(), display_path(sheet))
+            if sheet.resolve() in target.selected:
+                target.selected.add(template.resolve())
+                by_resolved.setdefault(template.resolve(), display_path(template))
         outside = sorted(str(p) for p in target.selected if p not in by_resolved)
         if outside:
             raise UsageError(
@@ -312,17 +321,28 @@ def _check_pack_files(
     validate_ir: bool,
 ) -> PackResult:
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
+    from compiler.sheets import expand_sheets
+
     texts = read_card_texts(paths, problems)
     report.sources.update(texts)
+    sheets = expand_sheets(pack, problems, report.sources)
+    texts.update({shown: sheet.text for shown, sheet in sheets.items()})
     size = card_size_of(pack)
     keys = {
-        shown: _file_key(ruleset, shown, text, validate_ir, size) for shown, text in texts.items()
+        shown: _file_key(
+            ruleset,
+            shown,
+            sheets[shown].fingerprint() if shown in sheets else text,
+            validate_ir,
+            size,
+        )
+        for shown, text in texts.items()
     }
     pack_key = _combined_key(keys, problems)
     cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
     summary = cache.summary(pack_key) if cache is not None else None
     if summary is None:
-        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size)
+        summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size, sheets)
         if cache is not None:
             cache.put_summary(pack_key, summary)
     return PackResult(
@@ -356,10 +376,12 @@ def _run_checks(
     cache: CheckCache | None,
     validate_ir: bool,
     card_size: tuple[float, float] | None,
+    sheets: dict[str, Expansion],
 ) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
     from compiler.passes import PACK_PASSES, run_passes
     from compiler.pipeline import FileResult, check_files
+    from compiler.sheets import remap_results
 
     results: dict[str, FileResult] = {}
     missing: list[tuple[str, str]] = []
@@ -369,7 +391,11 @@ def _run_checks(
             results[shown] = FileResult.from_json(cached)
         else:
             missing.append((shown, text))
-    fresh_results = check_files(ruleset, missing, validate_ir, card_size=card_size)
+    fresh_results = remap_results(
+        sheets,
+        [shown for shown, _ in missing],
+        check_files(ruleset, missing, validate_ir, card_size=card_size),
+    )
     for (shown, _), fresh in zip(missing, fresh_results, strict=True):
         results[shown] = fresh
         if cache is not None:

@@ -358,6 +358,28 @@ def report(
 
 @main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The port on 127.0.0.1 (0: a free one).",
+)
+@_RULESET_OPTION
+@_COLOR_OPTION
+def serve(pack: Path, port: int, ruleset: str | None, color: str) -> None:
+    """Show the pack as a local page (127.0.0.1 only) that follows every saved change."""
+    from compiler.serve.watch import serve_pack
+
+    style = _style(color)
+    # SIGTERM stops it as Ctrl-C does: the server closed, its face pictures removed.
+    with raising(signal.SIGTERM, Terminated):
+        code = _usage(lambda: serve_pack(pack, ruleset, port, echo(style), style))
+    sys.exit(code)
+
+
+@main.command()
+@click.argument("pack", type=click.Path(path_type=Path))
 @click.argument("title", required=False)
 @click.option(
     "--variant",
@@ -546,8 +568,25 @@ def build(
     )
 
 
-@main.command("print")
+@main.command()
 @click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--csv", "as_csv", is_flag=True, required=True, help="Write the cards as CSV.")
+@click.option("--kind", metavar="KIND", help="Only the cards of this kind.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE.")
+@_RULESET_OPTION
+@_COLOR_OPTION
+def export(
+    pack: Path, as_csv: bool, kind: str | None, output: Path | None, ruleset: str | None, color: str
+) -> None:
+    """Write the properties of a pack's cards as a sheet, which `sheets:` in pack.yaml reads."""
+    from compiler.export import export_csv
+
+    style = _style(color)
+    sys.exit(_usage(lambda: export_csv(pack, ruleset, kind, output, echo(style), style)))
+
+
+@main.command("print")
+@click.argument("pack", type=click.Path(path_type=Path), required=False)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="The PDF (or give --tts).")
 @click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
@@ -562,10 +601,15 @@ def build(
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
+@click.option("--calibrate", is_flag=True, help="Write the front/back calibration page, no PACK.")
+@click.option("--back-offset", metavar="Xmm,Ymm", help="Move back pages (as --calibrate reads).")
+@click.option("--corners", metavar="3mm", help="Rounded-corner guides of this radius.")
+@click.option("--cuts", type=click.Choice(["auto", "shared", "separate"]), help="Cut lines.")
+@click.option("--low-ink", is_flag=True, default=None, help="No full-bleed colour; thin borders.")
 @_RULESET_OPTION
 @_COLOR_OPTION
 def print_command(
-    pack: Path,
+    pack: Path | None,
     output: Path | None,
     card: str | None,
     paper: str | None,
@@ -580,6 +624,11 @@ def print_command(
     dpi: int,
     no_cache: bool,
     strict: bool,
+    calibrate: bool,
+    back_offset: str | None,
+    corners: str | None,
+    cuts: str | None,
+    low_ink: bool | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -594,7 +643,13 @@ def print_command(
         "marks": marks,
         "layout": layout,
         "backs": backs,
+        "back_offset": back_offset,
+        "corners": corners,
+        "cuts": cuts,
+        "low_ink": low_ink,
     }
+    if calibrate or pack is None:
+        sys.exit(_usage(lambda: _calibrate(pack, calibrate, output, overrides, echo())))
     request = PrintRequest(output, overrides, only, png, dpi, strict, tts, tts_url)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
@@ -603,6 +658,47 @@ def print_command(
     with cache.enabled(not no_cache), raising(signal.SIGTERM, Terminated):
         code = _usage(lambda: print_cards(pack, ruleset, request, echo(style), style, progress))
     sys.exit(code)
+
+
+def _calibrate(
+    pack: Path | None,
+    calibrate: bool,
+    output: Path | None,
+    overrides: dict[str, Any],
+    emit: Callable[[str], None],
+) -> int:
+    """`print --calibrate`: the calibration page, from --paper and --back-offset alone."""
+    from compiler.check import UsageError
+    from compiler.printing.calibrate import write_calibration
+    from compiler.printing.output import unwritable
+    from compiler.printing.sizes import OptionError, resolve_options
+
+    if not calibrate:
+        raise UsageError("missing PACK: name the pack folder to print (or use --calibrate)")
+    if pack is not None:
+        raise UsageError(f"--calibrate prints a page of marks, not a pack: leave out {pack}")
+    if output is None:
+        raise UsageError("--calibrate writes a PDF: give -o FILE.pdf")
+    extra = [k for k, v in overrides.items() if v is not None and k not in CALIBRATE_OPTIONS]
+    if extra:
+        named = ", ".join("--" + name.replace("_", "-") for name in extra)
+        raise UsageError(f"--calibrate takes only --paper and --back-offset, not {named}")
+    problem = unwritable(output, None)
+    if problem is not None:
+        raise UsageError(problem)
+    try:
+        options = resolve_options({}, overrides)
+        write_calibration(output, options)
+    except OptionError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror}") from None
+    emit(f"wrote {output}: calibration page, 2 pages ({options.paper}); read it as page 2 says")
+    return EXIT_CLEAN
+
+
+CALIBRATE_OPTIONS = ("paper", "back_offset")
+"""What the calibration page is drawn from."""
 
 
 def _progress_bar(done: int, total: int, doing: str = "rendering cards") -> None:

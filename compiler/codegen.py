@@ -84,11 +84,16 @@ class _Positions:
 
     def text(self, at: Sequence[int]) -> str:
         """What the card says at a span (its first line only), for test messages."""
-        line, column, end_line, end_column = at
-        if not 1 <= line <= len(self.lines):
-            return ""
-        source = self.lines[line - 1].rstrip("\r\n")
-        return source[column - 1 : end_column - 1 if end_line == line else None].strip()
+        return span_text(self.lines, at)
+
+
+def span_text(lines: Sequence[str], at: Sequence[int]) -> str:
+    """The words of a file's lines at an IR span (its first line only)."""
+    line, column, end_line, end_column = at
+    if not 1 <= line <= len(lines):
+        return ""
+    source = lines[line - 1].rstrip("\r\n")
+    return source[column - 1 : end_column - 1 if end_line == line else None].strip()
 
 
 def _name(identifier: str) -> ast.Name:
@@ -464,7 +469,8 @@ class _Generator:
             common: dict[str, ast.expr] = {
                 "line": ast.Constant(at[0]),
                 "column": ast.Constant(at[1]),
-                "text": ast.Constant(self.positions.text(at)),
+                # a card filled from a sheet keeps the text: its spans point at the sheet's row
+                "text": ast.Constant(step.get("text") or self.positions.text(at)),
             }
             if "set" in step:
                 target = step["set"]["target"]

@@ -65,16 +65,13 @@ def load_compiled(
             + ("has errors" if len(loaded.left_out) == 1 else "have errors")
             + f" (pillbox check {' '.join(loaded.left_out)}); {only!r} is played from the rest"
         )
-    if loaded.pack is not None:
-        problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
-        if problems:
-            loaded = LoadResult(None, problems, loaded.sources)
+    loaded = with_runtime_problems(loaded)
     if loaded.pack is None and as_json:
         report = {"passed": 0, "failed": 0, "tests": []}
         emit(json.dumps({**report, "diagnostics": [d.to_json() for d in loaded.diagnostics]}))
         return None
     if loaded.pack is None:
-        _report_errors(loaded, path, emit, style)
+        report_errors(loaded, path, emit, style)
         return None
     compiled = compile_pack(loaded.pack)
     if compiled.library.missing:
@@ -89,7 +86,16 @@ def load_compiled(
     return compiled
 
 
-def _report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
+def with_runtime_problems(loaded: LoadResult) -> LoadResult:
+    """The load, stopped by what the runtime cannot run of the pack's ruleset, if anything."""
+    if loaded.pack is not None:
+        problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
+        if problems:
+            return LoadResult(None, problems, loaded.sources)
+    return loaded
+
+
+def report_errors(loaded: LoadResult, path: Path, emit: Emit, style: Style) -> int:
     """Print the errors that stop a pack from compiling; give the exit code."""
     for diagnostic in loaded.diagnostics:
         emit(render_text(diagnostic, loaded.sources, style) + "\n")
@@ -682,7 +688,7 @@ def print_cards(
         raise UsageError(problem)
     loaded = load_checked(path, ruleset, request.only)
     if loaded.pack is None:
-        return _report_errors(loaded, path, emit, style)
+        return report_errors(loaded, path, emit, style)
     if loaded.left_out:
         echo(style, err=True)(
             style("note:", "note")

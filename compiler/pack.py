@@ -63,6 +63,16 @@ def hard_link_refused(shown: str) -> Diagnostic:
     )
 
 
+@dataclass(frozen=True)
+class SheetEntry:
+    """One `sheets:` entry of pack.yaml: the sheet file, its template card, the xlsx sheet."""
+
+    file: str
+    card: str
+    sheet: str | None
+    span: Span  # the entry in pack.yaml
+
+
 @dataclass
 class Pack:
     """A loaded pack.yaml: the pack's identity, ruleset reference and source globs."""
@@ -79,6 +89,7 @@ class Pack:
     ruleset_span: Span | None = None  # where pack.yaml names the ruleset
     sources_spans: tuple[Span, ...] = ()
     listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
+    sheets: tuple[SheetEntry, ...] = ()  # spreadsheets of cards, each with its template card
 
     @classmethod
     def loose(cls, root: Path, ruleset: str, files: tuple[Path, ...] = ()) -> Pack:
@@ -146,6 +157,12 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
             allowed=dict(data.get("allow", {})),
             ruleset_span=document.span(("ruleset",)),
             sources_spans=tuple(document.span(("sources", i)) for i in range(len(sources))),
+            sheets=tuple(
+                SheetEntry(
+                    sheet["file"], sheet["card"], sheet.get("sheet"), document.span(("sheets", i))
+                )
+                for i, sheet in enumerate(data.get("sheets", []))
+            ),
         ),
         [],
     )
@@ -213,8 +230,11 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
             )
         )
     found: dict[Path, None] = {}
+    templates = {(pack.root / entry.card).resolve() for entry in pack.sheets}
     for matches in search.matches:
         for path in sorted(matches):
+            if templates and path.resolve() in templates:
+                continue  # a sheet's template: card text with placeholders, filled by its rows
             found[path] = None
             if len(found) > MAX_FILES:
                 problems.append(

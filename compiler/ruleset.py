@@ -237,6 +237,18 @@ def _problem(code: str, message: str, span: Span | None = None) -> Diagnostic:
     return Diagnostic(code, "error", message, span or Span.whole_file(UNPLACED))
 
 
+def entry_places(ruleset: Ruleset, section: str, name: str) -> list[tuple[Path, int, int]]:
+    """Where the files a ruleset merges write an entry of a section (its key's line and
+    column in each file, the ruleset's own first); for an editor's go to definition."""
+    lineage = _Lineage()
+    found = []
+    for key in lineage.walk(Path(ruleset.path), ()):
+        at = lineage.documents[key].key_positions.get((section, name))
+        if at is not None:
+            found.append((key, *at))
+    return found
+
+
 def _load_cached(path: str) -> Ruleset:
     # A pack's ruleset may extend other files of the pack: an edit to one of those is a new
     # version too. Which files it extends is known once it has been read.

@@ -60,6 +60,10 @@ _CARD_HEADER_RE = re.compile(
 # Possessive: blank lines and comments before a header are skipped without backtracking, which
 # was exponential in the number of `#` on one line.
 _PIECE_HEADER_RE = re.compile(r"(?:\s|#[^\n]*+)*+([^\W\d][\w'-]*)[ \t]+(\"(?:[^\"\\\n]|\\.)*\")")
+_SPLIT_AT = re.compile(r'[\n#"{}]')
+"""The characters `split_cards` acts on."""
+_STRING_REST = re.compile(r'(?:[^"\\\n]|\\[\s\S])*')
+"""What follows a string's opening quote up to its closing one or the end of its line."""
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
@@ -421,6 +425,14 @@ class Piece:
     column: int
 
 
+def _string_end(text: str, at: int) -> int:
+    """Where a string whose text starts at an offset ends: its closing quote, or its line's end
+    (a backslash escapes any character)."""
+    found = _STRING_REST.match(text, at)
+    assert found is not None  # the pattern matches the empty text
+    return found.end()
+
+
 def split_cards(text: str) -> list[Piece]:
     """Cut a file into stretches of one card each, by braces outside strings and comments.
 
@@ -435,6 +447,12 @@ def split_cards(text: str) -> list[Piece]:
     line_start = start_col_base = 0
     i, size = 0, len(text)
     while i < size:
+        # only these characters change anything: jump to the next (a loop per character is
+        # most of the language server's re-check of a large file)
+        special = _SPLIT_AT.search(text, i)
+        if special is None:
+            break
+        i = special.start()
         ch = text[i]
         if ch == "\n":
             line += 1
@@ -448,9 +466,7 @@ def split_cards(text: str) -> list[Piece]:
             i = size if nl < 0 else nl
             continue
         elif ch == '"':
-            j = i + 1
-            while j < size and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
+            j = _string_end(text, i + 1)
             i = j + 1 if j < size and text[j] == '"' else j
             continue
         elif ch == "{":
@@ -566,9 +582,7 @@ def _unmatched_block(text: str, card_brace: int) -> tuple[int, int] | None:
             i = size if (nl := text.find("\n", i)) < 0 else nl
             continue
         if ch == '"':
-            j = i + 1
-            while j < size and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
+            j = _string_end(text, i + 1)
             i = j + 1
             continue
         if ch in "{}":

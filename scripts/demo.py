@@ -102,7 +102,9 @@ def main() -> int:
     arguments = parser.parse_args()
     Path(ROOT / arguments.build).mkdir(parents=True, exist_ok=True)
     done: list[tuple[Step, float]] = []
-    default = ["Outrun it"] if arguments.against is None else []
+    # The default card's answer; another card is played with the answers given, if any.
+    plays_default = arguments.play == parser.get_default("play") and arguments.against is None
+    default = ["Outrun it"] if plays_default else []
     answers = arguments.choose if arguments.choose is not None else default
     plan = steps(
         arguments.pack,

@@ -112,6 +112,11 @@ def pack(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(pack: Path) -> Iterator[Client]:
+    yield from serving(pack)
+
+
+def serving(pack: Path) -> Iterator[Client]:
+    """A server started in a pack's folder and initialized, shut down when resumed."""
     process = subprocess.Popen(
         [sys.executable, "-m", "compiler", "lsp"],
         stdin=subprocess.PIPE,
@@ -209,7 +214,8 @@ def test_completion_offers_the_words_that_may_stand_there(pack: Path, client: Cl
     assert {"gain", "lose", "draw", "if", "check"} <= effect.keys() and "type" not in effect
     steps = _complete(client, uri, 6, 8)  # a test's step
     assert {"given", "use", "expect"} <= steps.keys() and "gain" not in steps
-    assert _complete(client, uri, 1, 9) == {}  # after `type `: no first word goes there
+    after = _complete(client, uri, 1, 9)  # after `type `: no first word, the item types
+    assert "type" not in after and {"clothing", "weapon"} <= after.keys()
 
 
 def test_completion_offers_the_packs_titles_in_a_use(pack: Path, client: Client) -> None:

@@ -727,3 +727,18 @@ def test_sizes_weasyprint_cannot_compute_are_E0701(tmp_path: Path) -> None:
     output = refused(tmp_path, hostile(tmp_path, {"cards.css": css}))
     assert "templates:1:1: error[E0701]: laying out the cards failed on sizes" in output
     assert "ZeroDivisionError" in output
+
+
+def test_workers_killed_at_the_end_leave_no_temporary_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child is killed, never cleans up: what it made in its temporary folder goes with the
+    run's folder (WeasyPrint's fonts folder of a document was left in /tmp by every print)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = workers.run_in_workers(
+        lambda task: tempfile.mkdtemp(prefix="kept-"), 3, 2, time.monotonic() + 30, 512, 4096
+    )
+    assert len(made) == 3 and all(str(tmp_path) in folder for folder in made)
+    assert list(tmp_path.iterdir()) == []

@@ -1,4 +1,5 @@
-"""Completion of the ruleset's words where they may stand, and of card titles in tests."""
+"""Completion of the ruleset's words where they may stand (a slot's after a statement's first
+words: `compiler.lsp.slots`), and of card titles in tests."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from compiler.check import UsageError
 from compiler.lsp.context import Place, place_at
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import cursor
+from compiler.lsp.slots import slot_completions
 from compiler.ruleset import Ruleset
 from compiler.vocab import vocabulary
 
@@ -55,7 +57,7 @@ def completions(
         return _titles(document, line, column, option.group(1), names)
     place = place_at(document.source, document.offset_at_position(at))
     if not place.at_start:
-        return []
+        return slot_completions(pack.ruleset, place)
     try:
         words = vocabulary(pack.ruleset, place.kind if place.headers else None)
     except UsageError:  # a card of a kind the ruleset lacks: its own diagnostic says so

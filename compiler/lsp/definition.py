@@ -1,4 +1,5 @@
-"""Go to definition: a card title named in a test's `use`/`carry`/`play` to its card."""
+"""Go to definition: a card title named in a test's `use`/`carry`/`play` to its card, and a
+word of the ruleset to its entry (`compiler.lsp.words`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pygls.workspace import TextDocument
 
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import cursor, lsp_range
+from compiler.lsp.words import word_definitions
 from dsl.spans import Span
 
 _NAMED = re.compile(r'(?:^|[\s;{])(?:use|carry|play)\s+"((?:[^"\\\n]|\\.)*)"')
@@ -23,13 +25,16 @@ def definitions(
     at: types.Position,
     open_document: Callable[[str], TextDocument],
 ) -> list[types.Location]:
-    """Where the card named under the cursor is defined (each variant of its title)."""
+    """Where the card named under the cursor is defined (each variant of its title), or the
+    ruleset's word under it."""
     line, column = cursor(document, at)
     text = document.lines[line] if line < len(document.lines) else ""
     named = [m[1] for m in _NAMED.finditer(text) if m.start(1) <= column <= m.end(1)]
-    pack = checker.of_document(document) if named else None
+    pack = checker.of_document(document)
     if pack is None:
         return []
+    if not named:
+        return word_definitions(pack.ruleset, document, at)
     found = []
     for card in pack.cards:
         if card.ir["title"] == named[0]:

@@ -1,6 +1,10 @@
-"""Diagnostics while typing: the edited text checked in its pack, as `check` reports it."""
+"""Diagnostics while typing: the edited text checked in its pack, as `check` reports it, and
+the problems of the pack's pack.yaml and ruleset files, shown on those files."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.workspace import TextDocument
@@ -18,6 +22,20 @@ def lsp_diagnostics(
     """Our diagnostics of an open document, and the same as the client shows them."""
     found = checker.diagnostics(document)
     return found, [_shown(document, d) for d in found]
+
+
+def setup_diagnostics(
+    checker: PackChecker, document: TextDocument, open_document: Callable[[str], TextDocument]
+) -> tuple[Path, dict[str, tuple[list[Diagnostic], list[types.Diagnostic]]]]:
+    """The pack.yaml of an open document's pack, and the diagnostics of that pack.yaml and
+    its ruleset files by URI: ours, and the same as the client shows them."""
+    manifest, found = checker.setup_problems(document)
+    shown = {}
+    for file, problems in found.items():
+        uri = Path(file).resolve().as_uri()
+        ours = sorted(problems, key=Diagnostic.sort_key)
+        shown[uri] = (ours, [_shown(open_document(uri), d) for d in ours])
+    return manifest, shown
 
 
 def _shown(document: TextDocument, found: Diagnostic) -> types.Diagnostic:

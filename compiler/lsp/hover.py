@@ -1,4 +1,5 @@
-"""Hover: the explanation of a diagnostic at the cursor, else the summary of the word there."""
+"""Hover: the explanation of a diagnostic at the cursor, else the summary of the word there
+and what its line prints (with a check's odds: `compiler.lsp.lines`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from pygls.workspace import TextDocument
 from compiler.check import UsageError
 from compiler.lsp.completion import leading_words
 from compiler.lsp.context import place_at
+from compiler.lsp.lines import line_notes
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import contains, cursor, lsp_range
+from compiler.pack import display_path
 from compiler.vocab import SECTIONS, vocabulary
 from dsl.spans import Diagnostic
 
@@ -42,7 +45,7 @@ def hover(
             range=lsp_range(document, here[0].span),
         )
     word = document.word_at_position(at, _WORD_START, _WORD_END)
-    pack = checker.of_document(document) if word else None
+    pack = checker.of_document(document)
     if pack is None:
         return None
     kind = place_at(document.source, document.offset_at_position(at)).kind
@@ -50,7 +53,8 @@ def hover(
         words = vocabulary(pack.ruleset, kind)
     except UsageError:
         words = vocabulary(pack.ruleset)
-    lines = _meanings(word, words)
+    lines = _meanings(word, words) if word else []
+    lines += line_notes(pack.ruleset, display_path(Path(document.path)), document.source, line + 1)
     if not lines:
         return None
     return types.Hover(

@@ -1,7 +1,10 @@
 """The pack an edited file belongs to, and every file of it checked, as `check` would.
 
 An editor sends a file's text as it is typed; the rest of the pack is read from disk. Each
-file's result is kept by its text, so re-checking one edited file re-parses only that file.
+saved file's result is kept by its text, and the edited file's by each card's text
+(`compiler.lsp.incremental`), so a keystroke re-checks one card and the pack-wide passes.
+The problems of the pack's pack.yaml and ruleset files are kept apart, for the editor to show
+on those files (`setup_problems`).
 """
 
 from __future__ import annotations
@@ -13,11 +16,15 @@ from pygls.workspace import TextDocument
 
 from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
 from compiler.lower import LoweredCard
+from compiler.lsp.incremental import CardChecker
 from compiler.pack import display_path, find_manifest
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_file
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic
+
+CARD_SUFFIX = ".card"
+"""How a card file's name ends; the problems of other files are the pack's setup's."""
 
 _KEPT_RESULTS = 4096
 """How many (file, text) results are kept: a few large packs' worth."""
@@ -47,7 +54,8 @@ class PackChecker:
     """Checks edited files in their pack, remembering each file's result by its text."""
 
     def __init__(self) -> None:
-        self._results: dict[tuple[str, str], FileResult] = {}
+        self._results: dict[tuple[object, ...], FileResult] = {}
+        self._cards = CardChecker()
 
     def of_document(self, document: TextDocument) -> CheckedPack | None:
         """The pack of an open document; None for one not saved as a file (`untitled:`)."""
@@ -65,12 +73,28 @@ class PackChecker:
         if opened.ruleset is None:
             return None
         texts = read_card_texts(opened.paths, opened.problems)
-        texts[display_path(path)] = text
+        edited = display_path(path)
+        texts[edited] = text
         size = card_size_of(opened.pack)
         results = {
-            name: self._result(opened.ruleset, name, body, size) for name, body in texts.items()
+            name: self._cards.check(opened.ruleset, name, body, size)
+            if name == edited
+            else self._result(opened.ruleset, name, body, size)
+            for name, body in texts.items()
         }
         return CheckedPack(opened, opened.ruleset, results)
+
+    def setup_problems(self, document: TextDocument) -> tuple[Path, dict[str, list[Diagnostic]]]:
+        """The pack.yaml of a document's pack, and what is wrong with it and with the ruleset
+        files it names, by file (a card file's problems are its own diagnostics)."""
+        manifest = find_manifest(Path(document.path)) if document.uri.startswith("file:") else None
+        if manifest is None:
+            return Path(document.path), {}
+        found: dict[str, list[Diagnostic]] = {}
+        for problem in open_pack(manifest, {}).problems:
+            if not problem.span.file.endswith(CARD_SUFFIX):
+                found.setdefault(problem.span.file, []).append(problem)
+        return manifest, found
 
     def diagnostics(self, document: TextDocument) -> list[Diagnostic]:
         """What `check` reports for a document's file, its text as edited standing for the
@@ -88,7 +112,7 @@ class PackChecker:
     def _result(
         self, ruleset: Ruleset, shown: str, text: str, size: tuple[float, float] | None
     ) -> FileResult:
-        key = (shown, text)
+        key = (ruleset.digest, size, shown, text)  # an edited ruleset or card size: new results
         found = self._results.get(key)
         if found is None:
             if len(self._results) >= _KEPT_RESULTS:

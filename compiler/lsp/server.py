@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
@@ -9,7 +11,7 @@ from compiler import __version__
 from compiler.lsp.actions import quick_fixes
 from compiler.lsp.completion import completions
 from compiler.lsp.definition import definitions
-from compiler.lsp.diagnostics import lsp_diagnostics
+from compiler.lsp.diagnostics import lsp_diagnostics, setup_diagnostics
 from compiler.lsp.formatting import format_edits
 from compiler.lsp.hover import hover
 from compiler.lsp.packs import PackChecker
@@ -24,6 +26,7 @@ class CardServer(LanguageServer):
         super().__init__("pillbox", __version__)
         self.checker = PackChecker()
         self.found: dict[str, list[Diagnostic]] = {}
+        self.setup_shown: dict[Path, set[str]] = {}  # each pack's files shown with problems
 
 
 def make_server() -> CardServer:
@@ -87,6 +90,16 @@ def _publish(ls: CardServer, uri: str) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=shown, version=document.version)
     )
+    manifest, setup = setup_diagnostics(ls.checker, document, ls.workspace.get_text_document)
+    # a file fixed since is cleared; the problems are sent each time, whatever changed on disk
+    for cleared in ls.setup_shown.get(manifest, set()) - setup.keys():
+        setup[cleared] = ([], [])
+    for file_uri, (ours, problems) in setup.items():
+        ls.found[file_uri] = ours  # their quick fixes and explanations, as a card file's
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=file_uri, diagnostics=problems)
+        )
+    ls.setup_shown[manifest] = {file_uri for file_uri, (ours, _) in setup.items() if ours}
 
 
 def serve() -> int:

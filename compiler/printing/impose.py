@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pikepdf
 from pikepdf import Array, Dictionary, Name, Pdf
 
-from compiler.printing.layout import PageSpec, Rect
+from compiler.printing.layout import Label, PageSpec, Rect
 
 MM = 72 / 25.4
 """PDF points per millimetre."""
@@ -29,6 +29,49 @@ def _number(value: float) -> str:
 
 def _rect(rect: Rect) -> str:
     return " ".join(_number(v) for v in rect)
+
+
+CORNER_WIDTH = 0.15
+"""Corner guides are stroked this thick (mm), in mid grey: seen for the cut, faint on the card."""
+
+KAPPA = 0.5523
+"""A quarter circle of radius r is a Bézier curve with its control points r × this along the
+tangents (the usual approximation, within 0.03 % of the circle)."""
+
+
+def _corner_guides(trims: Sequence[Rect], radius: float) -> str:
+    """A quarter circle of `radius` at each corner of each trim box, where its cut rounds off."""
+    k = radius * (1 - KAPPA)
+    paths = []
+    for x, y, w, h in trims:
+        right, top = x + w, y + h
+        # Each corner: from its point on one edge, r from the corner, to the one on the other.
+        for (x0, y0), (c1x, c1y), (c2x, c2y), (x1, y1) in (
+            ((x, y + radius), (x, y + k), (x + k, y), (x + radius, y)),
+            ((right - radius, y), (right - k, y), (right, y + k), (right, y + radius)),
+            ((right, top - radius), (right, top - k), (right - k, top), (right - radius, top)),
+            ((x + radius, top), (x + k, top), (x, top - k), (x, top - radius)),
+        ):
+            paths.append(
+                " ".join(_number(v) for v in (x0, y0)) + " m "
+                + " ".join(_number(v) for v in (c1x, c1y, c2x, c2y, x1, y1)) + " c"
+            )  # fmt: skip
+    return f"q 0.5 G {_number(CORNER_WIDTH)} w " + " ".join(paths) + " S Q"
+
+
+LABEL_FONT = Dictionary(
+    Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica, Encoding=Name.WinAnsiEncoding
+)
+"""The tool's own words are in a font every PDF reader has (nothing embedded, no layout)."""
+
+
+def _labels(labels: Sequence[Label]) -> str:
+    """Each label as a line of text, its parentheses and backslashes escaped."""
+    lines = []
+    for x, y, size, text in labels:
+        quoted = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        lines.append(f"BT /F0 {size:g} Tf {_number(x)} {_number(y)} Td ({quoted}) Tj ET")
+    return "0 g " + " ".join(lines)
 
 
 def _box(rect: Rect) -> Array:
@@ -89,12 +132,18 @@ def impose(
                     f"q {_rect(placed.clip)} re W n 1 0 0 1 {_number(placed.x)} "
                     f"{_number(placed.y)} cm {name} Do Q"
                 )
+            if spec.corners:
+                ops.append(_corner_guides(spec.corners, spec.radius))
             if spec.marks:  # a path each, so every mark is a rectangle of its own
                 ops.append("0 g " + " ".join(f"{_rect(mark)} re f" for mark in spec.marks))
+            resources = Dictionary(XObject=names)
+            if spec.labels:
+                ops.append(_labels(spec.labels))
+                resources.Font = Dictionary(F0=LABEL_FONT)
             page = Dictionary(
                 Type=Name.Page,
                 MediaBox=_box((0.0, 0.0, spec.width, spec.height)),
-                Resources=Dictionary(XObject=names),
+                Resources=resources,
                 Contents=out.make_stream("\n".join(ops).encode()),
             )
             if spec.trim is not None:

@@ -38,6 +38,9 @@ MARK_ROOM = 10.0
 Rect = tuple[float, float, float, float]
 """x, y, width, height in millimetres, from the bottom left corner of the page."""
 
+Label = tuple[float, float, float, str]
+"""x, y (the text's baseline start, in millimetres), size in points, and plain ASCII text."""
+
 
 @dataclass(frozen=True)
 class Face:
@@ -103,9 +106,8 @@ def sheet_grid(options: PrintOptions) -> Grid:
     separate = count(w + 2 * b, h + 2 * b, 0.0)
     shared = count(w, h, 2 * b)
     margin = min(paper_w - separate[0] * (w + 2 * b), paper_h - separate[1] * (h + 2 * b)) / 2
-    use_shared = b > 0 and (
-        shared[0] * shared[1] > separate[0] * separate[1] or margin < MIN_MARGIN - 1e-9
-    )
+    costly = shared[0] * shared[1] > separate[0] * separate[1] or margin < MIN_MARGIN - 1e-9
+    use_shared = b > 0 and (options.cuts == "shared" or (options.cuts == "auto" and costly))
     cols, rows = shared if use_shared else separate
     if cols * rows == 0:
         cols, rows = 1, 1  # a card as big as the paper: one per sheet, centred
@@ -145,6 +147,37 @@ class PageSpec:
     marks: list[Rect] = field(default_factory=list)
     trim: Rect | None = None
     bleed: Rect | None = None
+    corners: list[Rect] = field(default_factory=list)  # trim boxes whose corners get guides
+    radius: float = 0.0  # of those guides
+    labels: list[Label] = field(default_factory=list)  # the tool's own words (calibration)
+
+    def shifted(self, dx: float, dy: float) -> PageSpec:
+        """The same page with everything on it moved (dx right, dy up), the paper not."""
+
+        def move(rect: Rect) -> Rect:
+            return (rect[0] + dx, rect[1] + dy, rect[2], rect[3])
+
+        return PageSpec(
+            self.width,
+            self.height,
+            [Placed(p.item, p.x + dx, p.y + dy, move(p.clip)) for p in self.placed],
+            [move(mark) for mark in self.marks],
+            move(self.trim) if self.trim else None,
+            move(self.bleed) if self.bleed else None,
+            [move(rect) for rect in self.corners],
+            self.radius,
+            [(x + dx, y + dy, size, text) for x, y, size, text in self.labels],
+        )
+
+
+def shift_back(page: PageSpec, options: PrintOptions) -> PageSpec:
+    """A back page moved by `--back-offset`, read as x right and y down on the back itself.
+
+    The offset is what the calibration page's back rulers show, on the back, so it applies to
+    the back page as it is: the long-edge mirroring is already in where the backs are placed.
+    """
+    dx, dy = options.back_offset
+    return page.shifted(dx, -dy) if dx or dy else page
 
 
 def _place(
@@ -207,10 +240,12 @@ def sheet_layout(
     marks = _marks(grid, options) if options.marks else []
     pages = []
     for start in range(0, len(faces), grid.per_page):
-        sheet = PageSpec(paper_w, paper_h, marks=marks)
+        sheet = PageSpec(paper_w, paper_h, marks=marks, radius=options.corners)
         for i, item in enumerate(faces[start : start + grid.per_page]):
             x, top = grid.trim(i)
             sheet.placed.append(_place(item, x, paper_h - top - h, grid.bleeds(i), options))
+            if options.corners:
+                sheet.corners.append((x, paper_h - top - h, w, h))
         pages.append(sheet)
         if backs is not None:
             back = PageSpec(paper_w, paper_h, marks=marks)
@@ -222,7 +257,7 @@ def sheet_layout(
                 back.placed.append(
                     _place(item, paper_w - x - w, paper_h - top - h, mirrored, options)
                 )
-            pages.append(back)
+            pages.append(shift_back(back, options))
     return pages
 
 
@@ -249,11 +284,17 @@ def single_layout(
             marks.append((width - room + MARK_GAP, cut - half, length, MARK_WIDTH))
     pages = []
     for index, item in enumerate(faces):
-        for side in [item] + ([backs[index]] if backs is not None else []):
-            page = PageSpec(width, height, marks=marks, trim=(x, y, w, h))
-            page.bleed = (room, room, w + 2 * b, h + 2 * b)
-            page.placed.append(_place(side, x, y, (b, b, b, b), options))
-            pages.append(page)
+        front = PageSpec(width, height, marks=marks, trim=(x, y, w, h), radius=options.corners)
+        front.bleed = (room, room, w + 2 * b, h + 2 * b)
+        front.placed.append(_place(item, x, y, (b, b, b, b), options))
+        if options.corners:
+            front.corners.append((x, y, w, h))
+        pages.append(front)
+        if backs is not None:
+            back = PageSpec(width, height, marks=marks, trim=(x, y, w, h))
+            back.bleed = front.bleed
+            back.placed.append(_place(backs[index], x, y, (b, b, b, b), options))
+            pages.append(shift_back(back, options))
     return pages
 
 
@@ -320,15 +361,32 @@ def _font_faces() -> str:
     )
 
 
+LOW_INK = (
+    ".slot, .slot .trim { background: #fff !important; color: #1a1a1a !important }\n"
+    ".slot .trim *, .slot .trim *::before, .slot .trim *::after { box-shadow: none !important;"
+    " text-shadow: none !important }\n"
+    ".slot .trim *:not(.icon) { background-color: transparent !important;"
+    " background-image: none !important; color: #1a1a1a !important }\n"
+    ".slot .trim *, .slot .trim *::before { border-width: 0.2mm !important }\n"
+)
+"""`--low-ink`: after every other rule, so a pack's design gives way too. The ground of the
+card and its bleed (a colour or a back image) is white and all text dark (a light text meant
+for a dark ground would vanish), every border 0.2 mm; icons and images stay."""
+
+
 def face_css(options: PrintOptions) -> str:
     """The tool's own page and geometry rules for face documents, and its shipped fonts."""
     width, height = options.width + 2 * options.bleed, options.height + 2 * options.bleed
-    return _font_faces() + (
-        f"@page {{ size: {_mm(width)} {_mm(height)}; margin: 0 }}\n"
-        f"{_NO_BODY_MARGIN}\n"
-        f".face {{ position: relative; width: {_mm(width)}; height: {_mm(height)};"
-        " overflow: hidden; break-after: page }\n"
-        ".face:last-child { break-after: auto }\n"
-        ".slot { position: absolute; overflow: hidden }\n"
-        ".trim { position: absolute; overflow: hidden }\n"
+    return (
+        _font_faces()
+        + (LOW_INK if options.low_ink else "")
+        + (
+            f"@page {{ size: {_mm(width)} {_mm(height)}; margin: 0 }}\n"
+            f"{_NO_BODY_MARGIN}\n"
+            f".face {{ position: relative; width: {_mm(width)}; height: {_mm(height)};"
+            " overflow: hidden; break-after: page }\n"
+            ".face:last-child { break-after: auto }\n"
+            ".slot { position: absolute; overflow: hidden }\n"
+            ".trim { position: absolute; overflow: hidden }\n"
+        )
     )

@@ -391,3 +391,7 @@ def _too_much(checked: CheckedPack, failed: WorkerFailed, doing: str, limit: str
         Span.whole_file(where),
         "keep flex, grid and columns inside one another to a few levels",
     )
+
+
+LaidOut = _LaidOut
+"""Face pages laid out through the face cache, for `pillbox serve`'s pictures."""

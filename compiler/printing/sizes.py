@@ -23,12 +23,23 @@ PAPER_SIZES: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (
 
 MAX_CARD_MM = 300.0
 MAX_BLEED_MM = 10.0
+MAX_BACK_OFFSET_MM = 10.0
+"""A printer's front/back misregistration is a few millimetres; more is a misread ruler."""
+MAX_CORNER_MM = 10.0
 _CUSTOM_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)x([0-9]+(?:\.[0-9]+)?)mm$")
 _MM_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)mm$")
+_NUMBER = r"[-+]?[0-9]+(?:\.[0-9]+)?"
+CUTS = ("auto", "shared", "separate")
+"""`shared`: cards abut at shared cut lines, bleed only on the grid's outer edges; `separate`:
+each card its own bleed; `auto`: separate unless that costs a card or the margin."""
 
 
 class OptionError(ValueError):
-    """A print option that names no size, or a size out of bounds."""
+    """A print option that names no size, or a size out of bounds; `key` is the option."""
+
+    def __init__(self, message: str, key: str = "card") -> None:
+        super().__init__(message)
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,10 @@ class PrintOptions:
     marks: bool = True
     backs: bool = False
     layout: str = "sheet"
+    back_offset: tuple[float, float] = (0.0, 0.0)  # mm: x right, y down, as back pages read
+    corners: float = 0.0  # radius of the corner guides drawn on the fronts; 0: none
+    cuts: str = "auto"
+    low_ink: bool = False  # no full-bleed colour: white grounds, thin borders
 
     @property
     def paper_size(self) -> tuple[float, float]:
@@ -76,12 +91,35 @@ def millimetres(text: str, what: str, high: float) -> float:
     return float(found.group(1))
 
 
+def back_offset(text: str) -> tuple[float, float]:
+    """`1.5mm,-0.5mm` as (1.5, -0.5); raise OptionError when it is not two lengths in range."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) == 2 and all(re.fullmatch(_NUMBER, part) for part in parts):
+        raise OptionError(
+            f"back offset {text!r}: a length needs its unit: did you mean "
+            f"'{parts[0]}mm,{parts[1]}mm'?"
+        )
+    found = [re.fullmatch(f"({_NUMBER})mm", part) for part in parts]
+    if len(parts) != 2 or not all(found):
+        raise OptionError(
+            f"back offset {text!r}: give x (right) and y (down) in millimetres, e.g. 1.5mm,-0.5mm"
+        )
+    x, y = (float(match.group(1)) for match in found if match)
+    if max(abs(x), abs(y)) > MAX_BACK_OFFSET_MM:
+        raise OptionError(
+            f"back offset {text!r}: each part must be within ±{MAX_BACK_OFFSET_MM:g} mm"
+        )
+    return x, y
+
+
 def print_problems(pack_print: dict[str, Any]) -> list[tuple[str, str]]:
     """What is wrong with a pack's `print:` section, as (key, message) pairs: each option on
     its own, then whether the card fits the paper."""
     checks: dict[str, Callable[[str], object]] = {
         "card": card_size,
         "bleed": partial(millimetres, what="bleed", high=MAX_BLEED_MM),
+        "back_offset": back_offset,
+        "corners": partial(millimetres, what="corners", high=MAX_CORNER_MM),
     }
     problems = []
     for key, check in checks.items():
@@ -94,7 +132,7 @@ def print_problems(pack_print: dict[str, Any]) -> list[tuple[str, str]]:
         try:
             resolve_options(pack_print, {})
         except OptionError as error:
-            problems.append(("card", str(error)))
+            problems.append((error.key, str(error)))
     return problems
 
 
@@ -110,6 +148,14 @@ def resolve_options(pack_print: dict[str, Any], overrides: dict[str, Any]) -> Pr
     layout = str(merged.get("layout", "sheet"))
     if layout not in ("sheet", "single"):
         raise OptionError(f"layout {layout!r}: use sheet or single")
+    cuts = str(merged.get("cuts", "auto"))
+    if cuts not in CUTS:
+        raise OptionError(f"cuts {cuts!r}: use {', '.join(CUTS)}")
+    corners = millimetres(str(merged.get("corners", "0mm")), "corners", MAX_CORNER_MM)
+    if corners > min(width, height) / 2:
+        raise OptionError(
+            f"corners {corners:g} mm: more than half the {card} card's short side", "corners"
+        )
     options = PrintOptions(
         card=card,
         width=width,
@@ -119,6 +165,10 @@ def resolve_options(pack_print: dict[str, Any], overrides: dict[str, Any]) -> Pr
         marks=merged.get("marks", "crop") != "none",
         backs=merged.get("backs", "none") == "duplex",
         layout=layout,
+        back_offset=back_offset(str(merged.get("back_offset", "0mm,0mm"))),
+        corners=corners,
+        cuts=cuts,
+        low_ink=merged.get("low_ink") is True,
     )
     paper_w, paper_h = options.paper_size
     if layout == "sheet" and (width > paper_w or height > paper_h):

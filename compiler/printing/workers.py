@@ -11,7 +11,10 @@ parent kills at its deadline whatever they are doing. Each child:
   fails, as a MemoryError, an error of a C library that could not allocate, or the child's
   death, and each is reported as "needs more memory" (room the parent had freed before the
   fork comes on top: pillbox's own, a few hundred MB); any other error is the bug it is;
-- sends back replies of a fixed size at most, so what it returns cannot fill the parent.
+- sends back replies of a fixed size at most, so what it returns cannot fill the parent;
+- makes its temporary files in a folder of the run's, which the parent removes: a killed child
+  cleans up nothing, and WeasyPrint keeps a folder of fonts per document until the document is
+  collected (a few MB, left in /tmp by every print before this).
 
 A task is an index into data the child already has (it is a fork), so nothing is sent to it
 but numbers; a reply is pickled, which is safe here: it comes from a fork of this process.
@@ -25,8 +28,10 @@ import errno
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -119,10 +124,11 @@ def run_in_workers(
     results: dict[int, T] = {}
     busy: dict[Connection, int] = {}
     waiting = iter(range(tasks))
+    scratch = tempfile.mkdtemp(prefix="pillbox-workers-")
     try:
         for _ in range(max(min(workers, tasks), 0)):
             try:
-                child, ours = _start(context, (work, parent, memory_mb, max_reply))
+                child, ours = _start(context, (work, parent, memory_mb, max_reply, scratch))
             except OSError as error:  # fork(2)'s EAGAIN or ENOMEM, or no file left for a pipe
                 if children:
                     break
@@ -150,6 +156,7 @@ def run_in_workers(
             connection.close()
         for child, _ in children:
             child.join()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _start(context: Any, args: tuple[Any, ...]) -> tuple[Any, Connection]:
@@ -196,9 +203,15 @@ def _reply(connection: Connection, max_reply: int) -> Any:
 
 
 def _serve(
-    connection: Connection, work: Callable[[int], Any], parent: int, memory_mb: int, limit: int
+    connection: Connection,
+    work: Callable[[int], Any],
+    parent: int,
+    memory_mb: int,
+    limit: int,
+    scratch: str,
 ) -> None:
     """A child's life: tied to its parent, capped, it runs the tasks it is given until killed."""
+    tempfile.tempdir = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, if it has one
     die_with(parent)

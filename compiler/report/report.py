@@ -11,8 +11,9 @@ its face with print's error; the page is written all the same, and the command e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -67,6 +68,20 @@ class Share:
 
     executable: float
     diagnostics: list[Diagnostic]
+
+
+@dataclass(frozen=True)
+class Live:
+    """What `pillbox serve` adds to a report page: its script and policy, the generation of the
+    pack it shows, and by card anchor a printed face picture, a card page and a panel."""
+
+    script: str
+    policy: str
+    generation: int
+    home: str | None = None  # the pack page, from a card page
+    pictures: Mapping[str, str] = field(default_factory=dict)
+    pages: Mapping[str, str] = field(default_factory=dict)
+    panels: Mapping[str, Markup] = field(default_factory=dict)
 
 
 def make_report(
@@ -155,6 +170,7 @@ def faces_left_out(cards: Sequence[CardReport], faces: Sequence[str | None]) -> 
     ]
 
 
+@functools.cache  # one a package: each compiles its templates once, `pillbox serve` many times
 def template_environment(package: str = "compiler.report") -> jinja2.Environment:
     """The templates of a package of pillbox, the report's by default (trusted; pack text
     reaches them only as escaped data)."""
@@ -184,14 +200,24 @@ def render_page(
     faces: Sequence[str | None],
     frame_css: str,
     share: Share,
+    live: Live | None = None,
 ) -> str:
-    """The whole report page."""
+    """The whole report page (`live`: as `pillbox serve` shows it)."""
     checked = compiled.checked
     diagnostics = [_diagnostic(d, analysis.cards) for d in share.diagnostics]
     cards = []
     for index, (report, face) in enumerate(zip(analysis.cards, faces, strict=True)):
         linked = [d for d in diagnostics if d["anchor"] == report.anchor]
-        cards.append({**_card(report, face, analysis, linked), "index": index})
+        shown = live or Live("", "", 0)
+        cards.append(
+            {
+                **_card(report, face, analysis, linked),
+                "index": index,
+                "picture": shown.pictures.get(report.anchor),
+                "page": shown.pages.get(report.anchor),
+                "panel": shown.panels.get(report.anchor),
+            }
+        )
     flags = analysis.flags
     context: dict[str, Any] = {
         "title": checked.title or checked.name,
@@ -215,7 +241,8 @@ def render_page(
         "left": LEFT,
         "top": TOP,
         "frame_css": Markup(frame_css),
-        "policy": Markup(FACE_POLICY),
+        "policy": Markup(live.policy if live else FACE_POLICY),
+        "live": live,
         "sandbox": FACE_SANDBOX,
         "polarity": [
             (stat, "good" if sign > 0 else "bad") for stat, sign in analysis.polarity.items()

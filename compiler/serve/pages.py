@@ -1,0 +1,309 @@
+"""The pages of `pillbox serve`: the pack as its report shows it, a page a card, or its errors.
+
+A snapshot is every page of one state of the pack: the pack page made at once after each
+saved change, each card's page on its first request, both from what that check found, so a
+request never sees a page half made or two states mixed. A pack that checks is shown as
+`pillbox report` shows it (the report's own analysis, charts and templates), with each face as
+print lays it out (`pictures`), and beside each card its rules text and the results of its
+tests. A pack that does not check is shown as its diagnostics, on every page, until it checks
+again. Pack text reaches the pages only as data of autoescaped templates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from compiler import __version__
+from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.check import UsageError, check_paths
+from compiler.commands import with_runtime_problems
+from compiler.printing.faces import TemplateProblem
+from compiler.printing.refusals import refusal_diagnostics
+from compiler.printing.sheets import slug
+from compiler.printing.sizes import OptionError, PrintOptions, resolve_options
+from compiler.render import plain, render_text
+from compiler.report.analysis import Analysis, CardReport, analyse
+from compiler.report.faces import FACE_POLICY, FaceRenderer
+from compiler.report.report import (
+    Live,
+    Share,
+    faces_left_out,
+    render_faces,
+    render_page,
+    template_environment,
+)
+from compiler.rulestext import card_listing, card_text
+from compiler.serve.pictures import Pictures
+from dsl.spans import Diagnostic, Span
+from runtime.testing import TestResult, run_test
+
+SCRIPT = "/live.js"
+"""The page's one script, served by pillbox: it follows `/events` and swaps the page in."""
+
+LIVE_POLICY = (
+    FACE_POLICY.replace("img-src data:", "img-src 'self' data:")
+    + "; script-src 'self'; connect-src 'self'"
+)
+"""The report's policy, with the pillbox script, its events and the face pictures of this
+server allowed: still no inline script and nothing from anywhere else."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every page of one state of the pack, by path, and what checking it found."""
+
+    generation: int
+    pages: dict[str, str]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    broken: bool = False  # the pack does not check: every page shows its errors
+    redrawn: int = 0  # faces laid out anew (or taken from the face cache) for it
+    pending: Callable[[int], Snapshot] | None = None
+    """Lays out the faces this snapshot shows in frames for want of a picture: the snapshot of
+    that generation with every picture."""
+    later: dict[str, Callable[[], str]] = field(default_factory=dict)  # pages made when asked
+    _made: dict[str, str] = field(default_factory=dict)
+    _making: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def paths(self) -> list[str]:
+        """Every page's path."""
+        return [*self.pages, *self.later]
+
+    def page(self, path: str) -> str | None:
+        """The page at this path, if there is one (a card page of a broken pack: its errors)."""
+        if self.broken and path.startswith("/card/"):
+            return self.pages["/"]
+        if path in self.pages or path not in self.later:
+            return self.pages.get(path)
+        with self._making:  # from the server's threads: each page is made once
+            if path not in self._made:
+                self._made[path] = self.later[path]()
+            return self._made[path]
+
+
+def build_snapshot(
+    path: Path, ruleset: str | None, pictures: Pictures, generation: int
+) -> Snapshot:
+    """Check, compile and analyse the pack, and make its pages at once: faces not drawn
+    before are shown in frames, as the report shows them, until `pending` draws them."""
+    try:
+        loaded = with_runtime_problems(load_checked(path, ruleset))
+    except UsageError as error:  # pack.yaml removed or renamed since the server started
+        problem = Diagnostic(
+            "E0470",
+            "error",
+            f"the pack cannot be read any more: {error}",
+            Span.whole_file(str(path)),
+            "put pack.yaml back (or undo the rename): the page follows as soon as it is there",
+        )
+        return _broken(path.name, [problem], {}, generation)
+    if loaded.pack is None:
+        return _broken(path.name, loaded.diagnostics, loaded.sources, generation)
+    compiled = compile_pack(loaded.pack)
+    try:
+        options = resolve_options(compiled.checked.print_settings, {})
+    except OptionError as error:
+        # `check` validates these (E0403): only a pack.yaml changed under it gets here.
+        problem = Diagnostic("E0403", "error", str(error), Span.whole_file("pack.yaml"))
+        return _broken(compiled.checked.name, [problem], loaded.sources, generation)
+    checked = check_paths([path], ruleset)
+    state = _State(compiled, options, analyse(compiled, ()), pictures)
+    state.executable, state.checked = checked.executable, checked.diagnostics
+    return state.snapshot(generation, lay_out=False)
+
+
+@dataclass
+class _State:
+    """A pack that checks, analysed: what its pages show, but for the faces."""
+
+    compiled: CompiledPack
+    options: PrintOptions
+    analysis: Analysis
+    pictures: Pictures
+    executable: float = 0.0
+    checked: list[Diagnostic] = field(default_factory=list)  # what `pillbox check` reports
+    _panels: dict[str, Markup] = field(default_factory=dict)
+
+    def snapshot(self, generation: int, lay_out: bool) -> Snapshot:
+        """The pages, with the pictures drawn so far (and, `lay_out`, all the others)."""
+        reports = self.analysis.cards
+        renderer = FaceRenderer(self.compiled.checked, self.options)
+        problems = list(self.analysis.problems)
+        names: list[str | None] | None = None
+        try:
+            names = self.pictures.draw(renderer.cards, [r.ir for r in reports], lay_out)
+        except TemplateProblem as problem:
+            problems.append(problem.diagnostic)
+        drawn = names or [None] * len(reports)
+        framed = [index for index, name in enumerate(drawn) if not name]
+        faces: list[str | None] = [None] * len(reports)
+        try:
+            in_frames = render_faces(renderer, [reports[index] for index in framed])
+            for index, face in zip(framed, in_frames, strict=True):
+                faces[index] = face
+            problems += faces_left_out([reports[index] for index in framed], in_frames)
+        except TemplateProblem as problem:
+            if names is not None:  # else the pictures failed with this very error
+                problems.append(problem.diagnostic)
+        problems += refusal_diagnostics(renderer.images.refused, renderer.cards)
+        share = Share(self.executable, [*self.checked, *problems])
+        pages, later = self._pages(generation, drawn, faces, renderer.frame_css(), share)
+        pending = None
+        if framed and names is not None and not lay_out:
+            pending = functools.partial(self.snapshot, lay_out=True)
+        redrawn = self.pictures.redrawn
+        return Snapshot(generation, pages, share.diagnostics, False, redrawn, pending, later)
+
+    def _pages(
+        self,
+        generation: int,
+        names: Sequence[str | None],
+        faces: list[str | None],
+        frame_css: str,
+        share: Share,
+    ) -> tuple[dict[str, str], dict[str, Callable[[], str]]]:
+        """The pack page, and how to make each card's page (when it is asked for: most are
+        never looked at before the next save)."""
+        compiled, analysis = self.compiled, self.analysis
+        reports = analysis.cards
+        if not self._panels:
+            results = _test_results(compiled, reports)
+            self._panels = {r.anchor: _panel(compiled, r, results[r.anchor]) for r in reports}
+        anchors = [report.anchor for report in reports]
+        slugs = _unique([slug(report.ir) for report in reports])
+        live = Live(
+            script=SCRIPT,
+            policy=LIVE_POLICY,
+            generation=generation,
+            pictures={a: f"/faces/{n}" for a, n in zip(anchors, names, strict=True) if n},
+            pages={a: f"/card/{s}" for a, s in zip(anchors, slugs, strict=True)},
+            panels=self._panels,
+        )
+        css = frame_css + _SERVE_CSS
+        pages = {"/": render_page(compiled, analysis, faces, css, share, live)}
+        card_live = dataclasses.replace(live, home="/")
+
+        def card_page(index: int) -> str:
+            report = reports[index]
+            alone = Analysis([report], analysis.given, analysis.stats, analysis.polarity, [])
+            own = Share(share.executable, [d for d in share.diagnostics if _within(d, report)])
+            return render_page(compiled, alone, [faces[index]], css, own, card_live)
+
+        later: dict[str, Callable[[], str]] = {
+            f"/card/{name}": functools.partial(card_page, i) for i, name in enumerate(slugs)
+        }
+        return pages, later
+
+
+def _within(diagnostic: Diagnostic, report: CardReport) -> bool:
+    """Whether a diagnostic is about this card (at one of its lines)."""
+    span, at = diagnostic.span, report.ir["at"]
+    return span.file == report.card.file and at[0] <= span.line <= at[2]
+
+
+def _unique(slugs: Sequence[str]) -> list[str]:
+    """The slugs, a number added to each one already taken (two kinds may share a title)."""
+    seen: set[str] = set()
+    out = []
+    for name in slugs:
+        unique, number = name, 2
+        while unique in seen:
+            unique, number = f"{name}-{number}", number + 1
+        seen.add(unique)
+        out.append(unique)
+    return out
+
+
+def _test_results(
+    compiled: CompiledPack, reports: Sequence[CardReport]
+) -> dict[str, list[TestResult]]:
+    """Every test of every card, run as `pillbox test` runs it, by the card's anchor."""
+    anchor_of = {id(report.card): report.anchor for report in reports}
+    results: dict[str, list[TestResult]] = {report.anchor: [] for report in reports}
+    for card in compiled.cards:
+        anchor = anchor_of.get(id(card))
+        if anchor is not None:
+            results[anchor] = [run_test(compiled.new_game, card, test) for test in card.tests]
+    return results
+
+
+def _panel(compiled: CompiledPack, report: CardReport, results: list[TestResult]) -> Markup:
+    """A card's rules text and test results, beside its face."""
+    ruleset = compiled.checked.ruleset
+    tests = [
+        {
+            "name": result.test.name,
+            "passed": result.passed,
+            "where": f"{result.card.file}:{result.line or result.test.line}:{result.column}",
+            "failure": result.failure,
+        }
+        for result in results
+    ]
+    return Markup(
+        _templates()
+        .get_template("panel.html")
+        .render(
+            rules=card_listing(ruleset, card_text(ruleset, report.ir)),
+            tests=tests,
+            passed=sum(1 for result in results if result.passed),
+        )
+    )
+
+
+def _broken(
+    pack: str, diagnostics: Sequence[Diagnostic], sources: dict[str, str], generation: int
+) -> Snapshot:
+    """The page of a pack that does not check: its diagnostics, each with its source line."""
+    context: dict[str, Any] = {
+        "pack": pack,
+        "version": __version__,
+        "generation": generation,
+        "script": SCRIPT,
+        "policy": Markup(LIVE_POLICY),
+        "css": Markup(_report_css() + _SERVE_CSS),
+        "diagnostics": [
+            {
+                "severity": d.severity,
+                "code": d.code,
+                "where": f"{d.span.file}:{d.span.line}:{d.span.column}",
+                "message": d.message,
+                # the source line and help; the line above says where and what
+                "text": render_text(d, sources, plain).partition("\n")[2],
+            }
+            for d in diagnostics
+        ],
+    }
+    context["errors"] = sum(1 for d in diagnostics if d.severity == "error")
+    page = _templates().get_template("broken.html").render(**context)
+    return Snapshot(generation, {"/": page}, list(diagnostics), broken=True)
+
+
+def _templates() -> Any:
+    return template_environment("compiler.serve")
+
+
+def _report_css() -> str:
+    return resources.files("compiler.report").joinpath("templates", "report.css").read_text()
+
+
+_SERVE_CSS = """
+.s-panel { margin: 6px 0 12px; }
+.s-rules { white-space: pre-wrap; font: 13px/1.45 ui-monospace, monospace; background: #f6f2ea;
+  border-radius: 6px; padding: 8px 10px; margin: 4px 0 10px; }
+.s-test { font-size: 13px; }
+.s-passed .r-code { color: #1d6b34; }
+.s-failed .r-code { color: #9b1c12; }
+.s-source { white-space: pre-wrap; font: 12px/1.4 ui-monospace, monospace; margin: 6px 0 0; }
+.s-broken { border-left: 4px solid #b3261e; padding-left: 12px; margin-top: 18px; }
+.r-eyebrow a { color: inherit; }
+.r-card-link { color: inherit; text-decoration-thickness: 1px; text-underline-offset: 3px; }
+"""

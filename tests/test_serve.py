@@ -1,0 +1,280 @@
+"""`pillbox serve` without a browser: the pages of a snapshot, only changed faces laid out
+again, the errors of a pack that stops checking, and what the server answers (and refuses)."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from compiler.printing.layout import Face
+from compiler.serve.app import PreviewServer, Published
+from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
+from compiler.serve.pictures import Pictures
+from tests.helpers import make_pack, run
+
+HALLUCINATION = """\
+hallucination "The Figure <b>at</b> the Hall" {
+    situation "A figure waits & watches."
+
+    option "Back away" {
+        check dexterity {
+            0..1 {
+                gain terror 1
+                move to hallway
+            }
+            2+ {
+                say "You throw yourself aside."
+            }
+        }
+    }
+
+    test "a clumsy retreat ends in the hallway" {
+        given dexterity 3
+        choose "Back away"
+        dice 1 2 3
+        expect terror == 2
+        expect location == hallway
+    }
+}
+"""
+
+ROOM = """\
+room "Chapel" {
+    number 2
+    when you end your move here {
+        if terror >= 3 {
+            lose terror 1
+        }
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pictures, Snapshot]]:
+    """A small pack, its first snapshot and the one with every picture (laid out once)."""
+    folder = make_pack(
+        tmp_path_factory.mktemp("pack") / "pack", hallucinations=HALLUCINATION, rooms=ROOM
+    )
+    pictures = Pictures(tmp_path_factory.mktemp("pictures"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PILLBOX_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        first = build_snapshot(folder, None, pictures, 1)
+        assert first.pending is not None
+        yield folder, pictures, first
+
+
+def test_the_first_snapshot_shows_the_pack_at_once_and_its_faces_in_frames(
+    served: tuple[Path, Pictures, Snapshot],
+) -> None:
+    _, _, first = served
+    page = first.pages["/"]
+    assert not first.broken
+    assert f'content="{LIVE_POLICY}"' in page and f'<script src="{SCRIPT}" defer>' in page
+    assert '<meta name="pillbox-generation" content="1">' in page
+    assert page.count("<iframe") == 2 and "/faces/" not in page  # no picture drawn yet
+    # Pack text is data: escaped on the page and in the frames' documents alike.
+    assert "<b>at</b>" not in page and "The Figure &lt;b&gt;at&lt;/b&gt; the Hall" in page
+    assert "PASSED" in page and "a clumsy retreat ends in the hallway" in page
+
+
+def test_a_card_page_holds_its_face_rules_text_odds_and_tests(
+    served: tuple[Path, Pictures, Snapshot],
+) -> None:
+    _, _, first = served
+    assert sorted(first.paths) == ["/", "/card/chapel", "/card/the-figure-b-at-b-the-hall"]
+    page = first.page("/card/the-figure-b-at-b-the-hall")
+    assert page is not None
+    assert 'href="/">all cards</a>' in page
+    assert "Rules text" in page and "A figure waits &amp; watches." in page
+    assert 'class="r-chart"' in page  # the odds of its option, charted
+    assert "1 of 1 pass" in page
+    assert "Chapel" not in page
+    assert first.page("/card/../../etc/passwd") is None
+
+
+class StandIn:
+    """print's layout (`LaidOut`) without WeasyPrint: what it is asked to lay out, and which
+    faces it says the page cut off (the browser test lays faces out for real)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[str], list[int] | None]] = []
+        self.cut_off = False
+
+    def __call__(self, *args: object) -> StandIn:
+        self.refused: list[object] = []
+        self.data: list[bytes] = []
+        self.where: list[tuple[int, int]] = []
+        return self
+
+    def add(self, faces: list[Face], progress: object, replace: list[int] | None = None) -> None:
+        """Lay these faces out (as print's does: `replace` names the pages laid out again)."""
+        self.calls.append(([face.html for face in faces], replace))
+
+    def clipped(self, cards: list[int]) -> set[int]:
+        """The cards whose text the page cut off."""
+        return set(cards) if self.cut_off else set()
+
+    def save_cache(self) -> None:
+        """Keep nothing."""
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> StandIn:
+    """The stand-in layout, and a PNG file written for each face it was given."""
+
+    def draw(chunks: object, where: object, paths: list[tuple[Path, Path]], *_: object) -> None:
+        for path, _shown in paths:
+            path.write_bytes(b"png")
+
+    laid = StandIn()
+    monkeypatch.setattr("compiler.serve.pictures.LaidOut", laid)
+    monkeypatch.setattr("compiler.serve.pictures.pdf_to_pngs", draw)
+    return laid
+
+
+def test_pictures_are_laid_out_once_and_again_only_for_a_changed_face(
+    served: tuple[Path, Pictures, Snapshot], stand_in: StandIn
+) -> None:
+    folder, pictures, first = served
+    assert first.pending is not None
+    drawn = first.pending(2)
+    assert drawn.redrawn == 2 and drawn.pending is None and len(stand_in.calls) == 1
+    page = drawn.pages["/"]
+    assert "<iframe" not in page and page.count('src="/faces/') == 2
+    assert len(list(pictures.folder.glob("*.png"))) == 2
+    again = build_snapshot(folder, None, pictures, 3)
+    assert again.pending is None  # nothing changed: every picture is there already
+    (folder / "rooms.card").write_text(ROOM.replace("number 2", "number 7"))
+    changed = build_snapshot(folder, None, pictures, 4)
+    # Only the changed face waits for a layout, framed meanwhile.
+    assert changed.pages["/"].count("<iframe") == 1 and changed.pending is not None
+    assert changed.pending(5).redrawn == 1
+    (laid_out, _), (redone, _) = stand_in.calls
+    assert len(laid_out) == 2 and len(redone) == 1 and "No. 7" in redone[0]
+    assert len(list(pictures.folder.glob("*.png"))) == 3
+
+
+def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(
+    served: tuple[Path, Pictures, Snapshot], stand_in: StandIn, tmp_path: Path
+) -> None:
+    """As print does."""
+    folder, _, _ = served
+    stand_in.cut_off = True
+    snapshot = build_snapshot(folder, None, Pictures(tmp_path), 1)
+    assert snapshot.pending is not None
+    snapshot.pending(2)
+    (first, no_pages), (again, pages) = stand_in.calls
+    assert no_pages is None and len(first) == 2 and pages == [0, 1]
+    assert again != first  # the faces at the smallest text, in place of the cut-off ones
+
+
+def test_a_pack_that_stops_checking_shows_its_errors_and_comes_back(
+    served: tuple[Path, Pictures, Snapshot],
+) -> None:
+    folder, pictures, _ = served
+    rooms = folder / "rooms.card"
+    text = rooms.read_text()
+    rooms.write_text(text.replace("    number", "    numbr"))
+    broken = build_snapshot(folder, None, pictures, 6)
+    assert broken.broken and broken.pending is None
+    page = broken.page("/card/chapel")
+    assert page == broken.pages["/"]
+    assert "error[E0211]" in page and "rooms.card:2:5" in page and "did you mean" in page
+    assert f'<script src="{SCRIPT}" defer>' in page
+    rooms.write_text(text)
+    assert not build_snapshot(folder, None, pictures, 7).broken
+    manifest = folder / "pack.yaml"
+    manifest.rename(folder / "pack.yml")
+    try:
+        gone = build_snapshot(folder, None, pictures, 8)
+    finally:
+        (folder / "pack.yml").rename(manifest)
+    assert gone.broken and "error[E0470]" in gone.pages["/"]
+
+
+def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.putrequest("GET", path, skip_host=True)
+    connection.putheader("Host", host or f"127.0.0.1:{port}")
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, dict(response.getheaders()), body
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[PreviewServer, Published]]:
+    """A server of a made-up snapshot, on a free port of 127.0.0.1."""
+    (tmp_path / ("a" * 64 + ".png")).write_bytes(b"\x89PNG made up")
+    (tmp_path / "secret.txt").write_text("not to be served")
+    published = Published(Snapshot(1, {"/": "<p>the pack</p>", "/card/x": "<p>x</p>"}), tmp_path)
+    preview = PreviewServer(0, published)
+    thread = threading.Thread(target=preview.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield preview, published
+    published.close()
+    preview.shutdown()
+    preview.server_close()
+
+
+def test_the_server_answers_its_pages_and_pictures_and_nothing_else(
+    server: tuple[PreviewServer, Published],
+) -> None:
+    preview, _ = server
+    port = preview.server_address[1]
+    assert preview.server_address[0] == "127.0.0.1" and preview.url.startswith("http://127.0.0.1:")
+    assert _get(port, "/")[2] == b"<p>the pack</p>"
+    status, headers, body = _get(port, SCRIPT)
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert b"EventSource" in body
+    assert _get(port, "/faces/" + "a" * 64 + ".png")[2] == b"\x89PNG made up"
+    for path in (
+        "/card/../../etc/passwd",
+        "/card/..%2F..%2Fetc%2Fpasswd",
+        "/faces/secret.txt",
+        "/faces/..%2Fsecret.txt",
+        "/faces/" + "b" * 64 + ".png",
+        "/etc/passwd",
+    ):
+        assert _get(port, path)[0] == 404, path
+    # Another name for this address is a page elsewhere reaching it through the browser.
+    assert _get(port, "/", host=f"evil.example:{port}")[0] == 421
+    assert _get(port, "/", host=f"localhost:{port}")[0] == 200
+
+
+def test_the_event_stream_tells_each_new_generation(
+    server: tuple[PreviewServer, Published],
+) -> None:
+    preview, published = server
+    port = preview.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    assert response.getheader("Content-Type") == "text/event-stream"
+    assert response.readline() == b"event: update\n" and response.readline() == b"data: 1\n"
+    assert response.readline() == b"\n"
+    published.publish(Snapshot(2, {"/": "<p>changed</p>"}))
+    assert response.readline() == b"event: update\n" and response.readline() == b"data: 2\n"
+    connection.close()
+    assert _get(port, "/")[2] == b"<p>changed</p>"
+
+
+def test_serve_refuses_a_path_that_is_no_pack_and_a_port_in_use(tmp_path: Path) -> None:
+    code, output = run("serve", str(tmp_path / "nowhere"))
+    assert code == 2 and "no such file or folder" in output
+    code, output = run("serve", str(tmp_path))
+    assert code == 2 and "has no pack.yaml" in output
+    pack = make_pack(tmp_path / "pack", rooms=ROOM)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, output = run("serve", str(pack), "--port", str(port))
+    assert code == 2 and f"--port {port}: cannot listen" in output
