@@ -285,3 +285,8 @@ def test_an_export_of_too_much_text_is_E0720_at_the_wordiest_card(tmp_path: Path
     assert diagnostic is not None and diagnostic.code == "E0720"
     assert diagnostic.span.line == 9 and "characters of titles and rules text" in diagnostic.message
     assert too_large([PackDeck("item", 2, decks[0].cards[:1])], cards) is None
+
+
+def test_calibrate_still_needs_its_pdf_now_that_o_is_optional(tmp_path: Path) -> None:
+    code, output = run("print", "--calibrate")
+    assert code == 2 and "--calibrate writes a PDF: give -o FILE.pdf" in output, output
