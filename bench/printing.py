@@ -7,10 +7,14 @@ lays out and draws the very same face documents the job handed it, one after the
 one process, with nothing else: so the ratio is the job's time over WeasyPrint's serial work
 on the same faces; under 1 when the workers gain more than checking, templates, imposition and
 the fork cost. Both are timed for the sheets of faces and again with `--backs duplex`, with
-the face cache off: the goals are for a cold print.
-Last, the designer's loop: the face cache warm, one card's title edited, the pack checked and
+the face cache off: the goal is for a cold print. WeasyPrint lays out about 33 faces a second
+on two cores, so the ratio is the figure that says whether pillbox adds much to it.
+Then the designer's loop: the face cache warm, one card's title edited, the pack checked and
 printed again (only that face is laid out).
-It prints cards per second and the ratio, each against its goal, PASS or MISS; it always exits
+Last, the exports: `print --tts` (Tabletop Simulator sheets, backs and saved object) against
+`print --png` (a PNG a card) of the same cards, the face cache warm and no PDF, so that the
+time is the export's.
+It prints cards per second and the ratios, each against its goal, PASS or MISS; it always exits
 0. Run `python bench/printing.py [--cards N]` or `make bench`.
 """
 
@@ -37,9 +41,10 @@ from compiler import cache  # noqa: E402
 from compiler.build import load_checked  # noqa: E402
 from compiler.printing import render, sheets  # noqa: E402
 from compiler.printing.sizes import resolve_options  # noqa: E402
+from compiler.printing.tts import TtsRequest  # noqa: E402
 
-GOAL_CARDS_PER_SECOND = 60.0
-GOAL_RATIO = 1.3
+GOAL_RATIO = 0.6
+GOAL_TTS_RATIO = 1.5
 REPEATS = 3
 
 
@@ -114,6 +119,23 @@ def reprint(pack: Path, target: Path) -> float:
         return best(edit_and_print)
 
 
+def exports(pack: Path, scratch: Path) -> tuple[float, float]:
+    """The best times of the PNG export and of the Tabletop Simulator export, cache warm."""
+
+    def export(png: Path | None, tts: TtsRequest | None) -> None:
+        loaded = load_checked(pack)
+        assert loaded.pack is not None, "the generated pack must check"
+        options = resolve_options(loaded.pack.print_settings, {"backs": "none"})
+        printed = sheets.print_pack(loaded.pack, options, None, png_folder=png, tts=tts)
+        assert not printed.failed, [d.message for d in printed.diagnostics]
+
+    with cache.enabled(True):
+        export(scratch / "png", None)  # the cache warm, as after any earlier print
+        png = best(lambda: export(scratch / "png", None))
+        tts = best(lambda: export(None, TtsRequest(scratch / "tts")))
+    return png, tts
+
+
 def verdict(good: bool) -> str:
     """PASS or MISS."""
     return "PASS" if good else "MISS"
@@ -133,10 +155,7 @@ def main() -> None:
             rate, ratio = arguments.cards / job, job / alone
             print(f"print {arguments.cards} generated cards ({faces} printed), {label}, ", end="")
             print(f"best of {REPEATS}:")
-            print(
-                f"  pillbox print        {job:6.2f} s   {rate:6.1f} cards/s "
-                f"(goal ≥ {GOAL_CARDS_PER_SECOND:g}) {verdict(rate >= GOAL_CARDS_PER_SECOND)}"
-            )
+            print(f"  pillbox print        {job:6.2f} s   {rate:6.1f} cards/s")
             print(
                 f"  WeasyPrint alone     {alone:6.2f} s   ratio {ratio:.2f} "
                 f"(goal ≤ {GOAL_RATIO}) {verdict(ratio <= GOAL_RATIO)}"
@@ -146,6 +165,13 @@ def main() -> None:
         print(
             f"  pillbox print        {again:6.2f} s   {arguments.cards / again:6.1f} cards/s "
             "(not the goal's figure: that is the cold print above)"
+        )
+        png, tts = exports(pack, Path(scratch))
+        print(f"export {arguments.cards} generated cards, the face cache warm, best of {REPEATS}:")
+        print(f"  print --png          {png:6.2f} s   {arguments.cards / png:6.1f} cards/s")
+        print(
+            f"  print --tts          {tts:6.2f} s   ratio {tts / png:.2f} "
+            f"(goal ≤ {GOAL_TTS_RATIO}) {verdict(tts / png <= GOAL_TTS_RATIO)}"
         )
 
 

@@ -587,7 +587,7 @@ def export(
 
 @main.command("print")
 @click.argument("pack", type=click.Path(path_type=Path), required=False)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, help="The PDF.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="The PDF (or give --tts).")
 @click.option("--card", help="poker, bridge, tarot, mini, square or WxHmm (default: pack.yaml).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), help="Paper for sheets.")
 @click.option("--bleed", help="Bleed around each card, e.g. 3mm.")
@@ -596,6 +596,8 @@ def export(
 @click.option("--backs", type=click.Choice(["duplex", "none"]), help="Back pages for duplex.")
 @click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
+@click.option("--tts", type=click.Path(path_type=Path), help="Write Tabletop Simulator decks here.")
+@click.option("--tts-url", metavar="PREFIX", help="The web address the --tts files are put at.")
 @click.option("--dpi", type=click.IntRange(30, 600), default=150, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Use and keep no cache: lay every face out again.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, on warnings too (W0701).")
@@ -608,7 +610,7 @@ def export(
 @_COLOR_OPTION
 def print_command(
     pack: Path | None,
-    output: Path,
+    output: Path | None,
     card: str | None,
     paper: str | None,
     bleed: str | None,
@@ -617,6 +619,8 @@ def print_command(
     backs: str | None,
     only: str | None,
     png: Path | None,
+    tts: Path | None,
+    tts_url: str | None,
     dpi: int,
     no_cache: bool,
     strict: bool,
@@ -646,7 +650,7 @@ def print_command(
     }
     if calibrate or pack is None:
         sys.exit(_usage(lambda: _calibrate(pack, calibrate, output, overrides, echo())))
-    request = PrintRequest(output, overrides, only, png, dpi, strict)
+    request = PrintRequest(output, overrides, only, png, dpi, strict, tts, tts_url)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
     # SIGTERM unwinds a print as Ctrl-C does: its workers are killed, its temporary files
@@ -659,7 +663,7 @@ def print_command(
 def _calibrate(
     pack: Path | None,
     calibrate: bool,
-    output: Path,
+    output: Path | None,
     overrides: dict[str, Any],
     emit: Callable[[str], None],
 ) -> int:
@@ -673,6 +677,8 @@ def _calibrate(
         raise UsageError("missing PACK: name the pack folder to print (or use --calibrate)")
     if pack is not None:
         raise UsageError(f"--calibrate prints a page of marks, not a pack: leave out {pack}")
+    if output is None:
+        raise UsageError("--calibrate writes a PDF: give -o FILE.pdf")
     extra = [k for k, v in overrides.items() if v is not None and k not in CALIBRATE_OPTIONS]
     if extra:
         named = ", ".join("--" + name.replace("_", "-") for name in extra)

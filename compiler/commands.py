@@ -642,12 +642,23 @@ def in_pack(root: Path | None, shown: str) -> str:
 class PrintRequest:
     """What `pillbox print` was asked."""
 
-    output: Path
+    output: Path | None
     overrides: dict[str, Any]
     only: str | None = None
     png: Path | None = None
     dpi: int = 150
     strict: bool = False  # a warning (text that does not fit) fails the print too
+    tts: Path | None = None
+    tts_url: str | None = None
+
+
+def _web_prefix(url: str) -> bool:
+    return url.startswith(("http://", "https://")) and len(url.split("//", 1)[1]) > 0
+
+
+def _folder_url(url: str | None) -> str | None:
+    """The address a file's name is appended to: `--tts-url`, ending in a slash."""
+    return None if url is None else url if url.endswith("/") else url + "/"
 
 
 def print_cards(
@@ -662,8 +673,17 @@ def print_cards(
     from compiler.printing.output import unwritable
     from compiler.printing.sheets import print_pack, select
     from compiler.printing.sizes import OptionError, resolve_options
+    from compiler.printing.tts import TtsRequest
 
-    problem = unwritable(request.output, request.png)  # every output, before any is written
+    if request.output is None and request.tts is None:
+        raise UsageError(
+            "print writes a PDF (-o FILE.pdf), Tabletop Simulator decks (--tts DIR), or both"
+        )
+    if request.tts_url is not None and not _web_prefix(request.tts_url):
+        raise UsageError(f"--tts-url {request.tts_url}: give an http:// or https:// address")
+    if request.tts_url is not None and request.tts is None:
+        raise UsageError("--tts-url is the address of the --tts folder's files: give --tts DIR too")
+    problem = unwritable(request.output, request.png, request.tts)  # before any is written
     if problem is not None:
         raise UsageError(problem)
     loaded = load_checked(path, ruleset, request.only)
@@ -675,8 +695,11 @@ def print_cards(
             + f" left out {', '.join(loaded.left_out)}, which has errors: "
             + f"--only {request.only!r} is printed from the rest"
         )
+    overrides = request.overrides
+    if request.output is None:  # no sheets: a card larger than the paper is no one's problem
+        overrides = {**overrides, "layout": "single"}
     try:
-        options = resolve_options(loaded.pack.print_settings, request.overrides)
+        options = resolve_options(loaded.pack.print_settings, overrides)
     except OptionError as error:
         raise UsageError(str(error)) from None
     if request.only and not select(loaded.pack.cards, request.only):
@@ -691,27 +714,37 @@ def print_cards(
             request.dpi,
             progress,
             request.strict,
+            TtsRequest(request.tts, _folder_url(request.tts_url)) if request.tts else None,
         )
     except OSError as error:
         raise UsageError(
-            f"cannot write {error.filename or request.output}: {error.strerror}"
+            f"cannot write {error.filename or request.output or request.tts}: {error.strerror}"
         ) from None
     sources = {**loaded.sources}
     for diagnostic in printed.diagnostics:
         emit(render_text(diagnostic, sources, style) + "\n")
     if printed.failed:
         problems = "warnings (--strict)" if request.strict else "errors"
-        emit(f"nothing written: fix the {problems} above ({request.output} is unchanged)")
+        unchanged = request.output or request.tts
+        emit(f"nothing written: fix the {problems} above ({unchanged} is unchanged)")
         return EXIT_CONTENT
-    emit(
-        f"wrote {request.output}: {counted(printed.cards, 'card')} on "
-        f"{counted(printed.pages, 'page')} "
-        f"({options.card} {options.width:g} × {options.height:g} mm, {options.layout}, "
-        f"{options.paper if options.layout == 'sheet' else 'one per page'}"
-        + (f", bleed {options.bleed:g} mm" if options.bleed else "")
-        + (", duplex backs" if options.backs else "")
-        + ")"
-    )
+    if request.output is not None:
+        emit(
+            f"wrote {request.output}: {counted(printed.cards, 'card')} on "
+            f"{counted(printed.pages, 'page')} "
+            f"({options.card} {options.width:g} × {options.height:g} mm, {options.layout}, "
+            f"{options.paper if options.layout == 'sheet' else 'one per page'}"
+            + (f", bleed {options.bleed:g} mm" if options.bleed else "")
+            + (", duplex backs" if options.backs else "")
+            + ")"
+        )
     if printed.pngs:
         emit(f"wrote {counted(len(printed.pngs), 'PNG preview')} to {request.png}")
+    if printed.tts is not None:
+        sheets = sum(len(deck.sheets) for deck in printed.tts.decks)
+        emit(
+            f"wrote {counted(len(printed.tts.decks), 'Tabletop Simulator deck')} "
+            f"({counted(printed.cards, 'card')}, {counted(sheets, 'sheet')}) to {request.tts}: "
+            f"copy {printed.tts.json_name} into Tabletop Simulator's Saves/Saved Objects"
+        )
     return EXIT_CLEAN

@@ -116,11 +116,15 @@ class CardRenderer:
     def back(self, card: IR) -> Face:
         """The back of a card: the pack's for its deck (template, else image), else the pack's
         common back (template, else image), else the bundled one."""
-        kind = self.checked.ruleset.kinds.get(card["kind"])
-        deck = (kind.deck if kind is not None else None) or card["kind"]
+        deck = self.deck(card)
         if deck not in self._backs:  # a back depends on its deck alone
             self._backs[deck] = self._back_of(deck)
         return self._backs[deck]
+
+    def deck(self, card: IR) -> str:
+        """The deck a card belongs to: its kind's `deck:`, else its kind."""
+        kind = self.checked.ruleset.kinds.get(card["kind"])
+        return (kind.deck if kind is not None else None) or str(card["kind"])
 
     def _back_of(self, deck: str) -> Face:
         for stem in (f"back-{deck}", "back"):

@@ -7,9 +7,10 @@ kilobytes of PDF); so they run in a worker of their own, capped like the layout'
 each file whole under a temporary name beside its target (the previews of a `--png` folder
 that is not there yet in a hidden folder of their own); only when all are written are they
 renamed into place, the PNGs (or their new folder) first and the PDF last, each old file set
-aside under a hidden name until the last rename is done. A print that fails, or is
-interrupted, before then removes what it wrote and puts back what it had set aside, so every
-file it would have replaced is as it was and no new folder is left.
+aside under a hidden name until the last rename is done (the Tabletop Simulator folder of
+`--tts` is written as the previews are, and put in place after them). A print that fails, or
+is interrupted, before then removes what it wrote and puts back what it had set aside, so
+every file it would have replaced is as it was and no new folder is left.
 """
 
 from __future__ import annotations
@@ -25,15 +26,38 @@ from pathlib import Path
 from compiler.printing.impose import impose
 from compiler.printing.layout import PageSpec
 from compiler.printing.pdf import pdf_to_pngs, write_whole
+from compiler.printing.tts import TtsExport
 from compiler.printing.workers import can_fork, run_in_workers
 
 FINISH_MEMORY_MB = 1024
 """The worker that imposes the sheets and draws the previews may grow by this much at most."""
 
 
-def unwritable(target: Path, png_folder: Path | None) -> str | None:
-    """Why the PDF (`-o`) or the PNG folder (`--png`) could not be written, checked before any
-    is; or None."""
+def unwritable(
+    target: Path | None, png_folder: Path | None, tts_folder: Path | None = None
+) -> str | None:
+    """Why the PDF (`-o`), the PNG folder (`--png`) or the Tabletop Simulator folder (`--tts`)
+    could not be written, checked before any is; or None."""
+    if target is not None:
+        problem = _unwritable_pdf(target)
+        if problem is not None:
+            return problem
+    if png_folder is not None and tts_folder is not None and _nested(png_folder, tts_folder):
+        return f"--png {png_folder} and --tts {tts_folder}: give each a folder of its own"
+    for option, folder in (("--png", png_folder), ("--tts", tts_folder)):
+        problem = _unwritable_folder(option, folder) if folder is not None else None
+        if problem is not None:
+            return problem
+    return None
+
+
+def _nested(one: Path, other: Path) -> bool:
+    """Whether two folders are the same, or one is inside the other."""
+    first, second = one.resolve(), other.resolve()
+    return first == second or first in second.parents or second in first.parents
+
+
+def _unwritable_pdf(target: Path) -> str | None:
     folder = target.parent
     if target.suffix.lower() != ".pdf":
         return f"-o {target}: the output is a PDF file, e.g. cards.pdf"
@@ -43,17 +67,19 @@ def unwritable(target: Path, png_folder: Path | None) -> str | None:
         return f"-o {target}: is a folder; name a .pdf file"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"-o {target}: folder {folder} is not writable"
-    if png_folder is None:
-        return None
-    if png_folder.exists() and not png_folder.is_dir():
-        return f"--png {png_folder}: is a file, not a folder"
-    existing = _nearest_folder(png_folder)
+    return None
+
+
+def _unwritable_folder(option: str, folder: Path) -> str | None:
+    if folder.exists() and not folder.is_dir():
+        return f"{option} {folder}: is a file, not a folder"
+    existing = _nearest_folder(folder)
     if not existing.exists():
-        return f"--png {png_folder}: {existing} is a broken symbolic link"
+        return f"{option} {folder}: {existing} is a broken symbolic link"
     if not existing.is_dir():
-        return f"--png {png_folder}: {existing} is a file, not a folder"
+        return f"{option} {folder}: {existing} is a file, not a folder"
     if not os.access(existing, os.W_OK | os.X_OK):
-        return f"--png {png_folder}: folder {existing} is not writable"
+        return f"{option} {folder}: folder {existing} is not writable"
     return None
 
 
@@ -77,60 +103,90 @@ class Previews:
     bleed: float
 
 
+@dataclass
+class _Staged:
+    """A folder's files as they are drawn: each one's temporary and final path, the renames
+    that put them in place, and the hidden folder they are drawn in if the folder is new."""
+
+    pairs: list[tuple[Path, Path]]
+    renames: list[tuple[Path, Path]]
+    new_folder: Path | None
+
+    @classmethod
+    def of(cls, folder: Path, names: Sequence[str], token: str) -> _Staged:
+        """Temporary names beside each file, or all in a new hidden folder if there is none."""
+        finals = [folder / name for name in names]
+        if folder.is_dir():
+            pairs = [(_temporary(final, token), final) for final in finals]
+            return cls(pairs, list(pairs), None)
+        new_folder = _temporary(_nearest_folder(folder) / folder.name, token)
+        pairs = [(new_folder / final.name, final) for final in finals]
+        return cls(pairs, [(new_folder, folder)], new_folder)
+
+
 def write_outputs(
     chunks: Sequence[bytes],
     where: Sequence[tuple[int, int]],
     pages: Sequence[PageSpec],
-    target: Path,
+    target: Path | None,
     previews: Previews | None,
     deadline: float,
+    more: Sequence[TtsExport] = (),
 ) -> list[Path]:
-    """Impose the sheets into `target` and draw the previews; the PNGs written.
+    """Impose the sheets into `target` (if any), draw the previews and the Tabletop Simulator
+    folders (`more`); the PNG previews written.
 
     Raises WorkerFailed (out of memory or time: nothing was written), or OSError naming the
     file that could not be written (nothing was replaced).
     """
     token = secrets.token_hex(6)
-    pdf = _temporary(target, token)
-    pngs: list[tuple[Path, Path]] = []  # (temporary, final) of each preview
-    new_folder = None  # where the previews of a --png folder not there yet are drawn
-    renames = []
+    pdf = _temporary(target, token) if target is not None else None
+    folders: list[tuple[Path, Sequence[str]]] = [(files.folder, files.names) for files in more]
+    if previews is not None or more:
+        # Loaded before the fork: a capped worker may not map them.
+        import PIL.Image  # noqa: F401
+        import pypdfium2  # noqa: F401
     if previews is not None:
-        import pypdfium2  # noqa: F401  (loaded before the fork: a capped worker may not map it)
-
-        finals = [previews.folder / name for name in previews.names]
-        if previews.folder.is_dir():
-            pngs = [(_temporary(final, token), final) for final in finals]
-            renames = list(pngs)
-        else:
-            new_folder = _temporary(_nearest_folder(previews.folder) / previews.folder.name, token)
-            pngs = [(new_folder / final.name, final) for final in finals]
-            renames = [(new_folder, previews.folder)]
+        folders.insert(0, (previews.folder, previews.names))
+    staged = [_Staged.of(folder, names, token) for folder, names in folders]
+    drawn = staged[1:] if previews is not None else staged
 
     def make(_: int) -> None:
-        write_whole(pdf, impose(chunks, where, pages), target)
+        if pdf is not None and target is not None:
+            write_whole(pdf, impose(chunks, where, pages), target)
         if previews is not None:
-            pdf_to_pngs(chunks, previews.where, pngs, previews.dpi, previews.bleed)
+            pdf_to_pngs(chunks, previews.where, staged[0].pairs, previews.dpi, previews.bleed)
+        for files, stage in zip(more, drawn, strict=True):
+            files.draw(chunks, where, stage.pairs)
 
     try:
-        if new_folder is not None:
-            new_folder.mkdir()
+        for stage in staged:
+            if stage.new_folder is not None:
+                stage.new_folder.mkdir()
         if can_fork():
             run_in_workers(make, 1, 1, deadline, FINISH_MEMORY_MB, 1024)
         else:
             make(0)
-        made = _parents_made(renames[0][1]) if new_folder is not None else []
+        made: list[Path] = []
+        renames = [rename for stage in staged for rename in stage.renames]
+        if pdf is not None and target is not None:
+            renames.append((pdf, target))  # the PDF last: all, or none
         try:
-            _put_in_place([*renames, (pdf, target)], token)  # the PDF last: all, or none
+            for stage in staged:
+                if stage.new_folder is not None:
+                    made += _parents_made(stage.renames[0][1])
+            _put_in_place(renames, token)
         except BaseException:
             _remove_folders(made)
             raise
     finally:
-        for temporary in [pdf, *(temporary for temporary, _ in pngs)]:
+        temporaries = [temporary for stage in staged for temporary, _ in stage.pairs]
+        for temporary in [*([pdf] if pdf is not None else []), *temporaries]:
             temporary.unlink(missing_ok=True)
-        if new_folder is not None:
-            shutil.rmtree(new_folder, ignore_errors=True)
-    return [final for _, final in pngs]
+        for stage in staged:
+            if stage.new_folder is not None:
+                shutil.rmtree(stage.new_folder, ignore_errors=True)
+    return [final for _, final in staged[0].pairs] if previews is not None else []
 
 
 def _temporary(final: Path, token: str) -> Path:

@@ -300,12 +300,29 @@ def pdf_to_pngs(
     The page is the card and its bleed; only the card is shown. Each goes whole to the first
     path of its pair (a temporary file); an error names the second.
     """
+    drawn = card_images(chunks, [(chunk, page, dpi) for chunk, page in where], bleed)
+    for image, pair in zip(drawn, paths, strict=True):
+        write_png(image, pair)
+
+
+def write_png(image: Any, paths: tuple[Path, Path]) -> None:
+    """Write a PIL image as PNG, whole, to the first path; an error names the second."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    write_whole(paths[0], buffer.getvalue(), paths[1])
+
+
+def card_images(
+    chunks: Sequence[bytes], pages: Sequence[tuple[int, int, float]], bleed: float
+) -> Iterator[Any]:
+    """Each face page (its chunk PDF, page and dots per inch) drawn as a PIL image of the card
+    alone, its bleed cut off."""
     import pypdfium2 as pdfium
 
     documents: dict[int, Any] = {}
     inset = bleed * 72 / 25.4
     try:
-        for (chunk, number), (path, shown) in zip(where, paths, strict=True):
+        for chunk, number, dpi in pages:
             if chunk not in documents:
                 documents[chunk] = pdfium.PdfDocument(chunks[chunk])
             page = documents[chunk][number]
@@ -313,10 +330,7 @@ def pdf_to_pngs(
             # it had been laid out on a page of its own size.
             left, bottom, right, top = page.get_mediabox()
             page.set_cropbox(left + inset, bottom + inset, right - inset, top - inset)
-            image = page.render(scale=dpi / 72).to_pil()
-            buffer = io.BytesIO()
-            image.save(buffer, format="PNG")
-            write_whole(path, buffer.getvalue(), shown)
+            yield page.render(scale=dpi / 72).to_pil()
     finally:
         for document in documents.values():
             document.close()

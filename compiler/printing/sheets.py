@@ -28,7 +28,16 @@ from compiler.printing.render import (
     lay_out_faces,
 )
 from compiler.printing.sizes import PrintOptions
+from compiler.printing.tts import (
+    DeckCard,
+    PackDeck,
+    TtsExport,
+    TtsRequest,
+    plan_export,
+    too_large,
+)
 from compiler.printing.workers import WorkerFailed
+from compiler.rulestext import card_listing, card_text
 from dsl.spans import Diagnostic, Span
 
 IR = dict[str, Any]
@@ -47,6 +56,7 @@ class Printed:
     cards: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pngs: list[Path] = field(default_factory=list)
+    tts: TtsExport | None = None  # what `--tts` wrote
     strict: bool = False  # `print --strict`: a warning stops the job too
 
     @property
@@ -87,15 +97,16 @@ def slug(card: IR) -> str:
 def print_pack(
     checked: CheckedPack,
     options: PrintOptions,
-    target: Path,
+    target: Path | None,
     only: str | None = None,
     png_folder: Path | None = None,
     dpi: int = 150,
     progress: Progress | None = None,
     strict: bool = False,
+    tts: TtsRequest | None = None,
 ) -> Printed:
-    """Render, lay out and write the PDF (and PNGs); nothing is written if anything fails
-    (strict: if anything is even warned of)."""
+    """Render, lay out and write the PDF (and PNGs, and the Tabletop Simulator decks); nothing
+    is written if anything fails (strict: if anything is even warned of)."""
     result = Printed(strict=strict)
     cards = select(checked.cards, only)
     if not cards:
@@ -110,10 +121,15 @@ def print_pack(
         return result
     renderer = CardRenderer(checked, options)
     try:
-        faces = _faces(renderer, cards, options)
+        faces = _faces(renderer, cards, options, options.backs or tts is not None)
         laid = _LaidOut(checked, options, renderer.stylesheet())
     except TemplateProblem as problem:
         result.diagnostics.append(problem.diagnostic)
+        return result
+    decks = _tts_decks(renderer, cards, faces.card_backs) if tts is not None else []
+    oversized = too_large(decks, cards) if tts is not None else None
+    if oversized is not None:  # before any layout: the saved object alone would be gigabytes
+        result.diagnostics.append(oversized)
         return result
     try:
         laid.add(faces.items, progress)
@@ -145,8 +161,15 @@ def print_pack(
     if png_folder is not None:
         names = [f"{index:03d}-{slug(card)}.png" for index, card in enumerate(cards, 1)]
         previews = Previews(png_folder, laid.where[: len(cards)], names, dpi, options.bleed)
+    if tts is not None:
+        title = (checked.name, renderer.title)
+        size = (options.width, options.height)
+        result.tts = plan_export(tts.folder, tts.url_prefix, title, decks, size, dpi, options.bleed)
+    more = [result.tts] if result.tts is not None else []
     try:
-        result.pngs = write_outputs(laid.data, laid.where, pages, target, previews, laid.deadline)
+        result.pngs = write_outputs(
+            laid.data, laid.where, pages, target, previews, laid.deadline, more
+        )
     except WorkerFailed as failed:
         result.diagnostics.append(_too_much(checked, failed, "making the sheets", _whole_print()))
         return result
@@ -163,12 +186,16 @@ class _Faces:
     items: list[Face] = field(default_factory=list)
     copies: list[int] = field(default_factory=list)
     backs: list[int] = field(default_factory=list)
+    card_backs: list[int] = field(default_factory=list)  # each card's back, once
     overflowing: set[int] = field(default_factory=set)  # too long even at the smallest text
     smallest: set[int] = field(default_factory=set)  # already at the smallest text
 
 
-def _faces(renderer: CardRenderer, cards: list[IR], options: PrintOptions) -> _Faces:
-    """Render each card's face through its template once, and each deck's back once."""
+def _faces(
+    renderer: CardRenderer, cards: list[IR], options: PrintOptions, with_backs: bool
+) -> _Faces:
+    """Render each card's face through its template once, and (`with_backs`) each deck's back
+    once; the backs of the printed cards only for duplex backs."""
     faces = _Faces()
     fronts: list[int] = []
     back_of: list[Face] = []
@@ -180,16 +207,30 @@ def _faces(renderer: CardRenderer, cards: list[IR], options: PrintOptions) -> _F
             faces.smallest.add(index)  # already as small as text goes: no layout again for it
         faces.items.append(face)
         fronts += [index] * _copies(card)
-        if options.backs:
-            back_of += [renderer.back(card)] * _copies(card)
+        if with_backs:
+            back_of.append(renderer.back(card))
     distinct: dict[Face, int] = {}
     for back in back_of:
         if back not in distinct:
             distinct[back] = len(faces.items)
             faces.items.append(back)
     faces.copies = fronts
-    faces.backs = [distinct[back] for back in back_of]
+    faces.card_backs = [distinct[back] for back in back_of]
+    if options.backs:
+        faces.backs = [faces.card_backs[index] for index in fronts]
     return faces
+
+
+def _tts_decks(renderer: CardRenderer, cards: list[IR], backs: list[int]) -> list[PackDeck]:
+    """The pack's decks as `--tts` writes them: each card's face page (its index), title, rules
+    text and copies, and the deck's back, in the order the pack first names each deck."""
+    ruleset = renderer.checked.ruleset
+    decks: dict[str, tuple[int, list[DeckCard]]] = {}
+    for index, card in enumerate(cards):
+        _, *text = card_listing(ruleset, card_text(ruleset, card))  # not its heading: the title
+        deck = decks.setdefault(renderer.deck(card), (backs[index], []))
+        deck[1].append(DeckCard(index, card["title"], "\n".join(text), _copies(card)))
+    return [PackDeck(name, back, deck) for name, (back, deck) in decks.items()]
 
 
 LAYOUT_SECONDS = 30.0
