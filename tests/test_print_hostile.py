@@ -742,3 +742,22 @@ def test_workers_killed_at_the_end_leave_no_temporary_files(
     )
     assert len(made) == 3 and all(str(tmp_path) in folder for folder in made)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_print_of_a_million_copies_is_E0709_before_any_layout(tmp_path: Path) -> None:
+    """A ruleset may allow a million copies: the print refuses it at once, at that card, and
+    writes nothing (it ran past two minutes and a gigabyte before)."""
+    from tests.helpers import house_rules_pack
+
+    rules = "ruleset: house\ntitle: House\nversion: 1\nextends: coma-ward\n"
+    rules += "slots:\n  copies: {integer: [1, 1000000]}\n"
+    cards = 'item "Scrap" {\n    type food\n}\n\nitem "Pebble" {\n    type food\n'
+    cards += "    copies 1000000\n}\n"
+    pack = house_rules_pack(tmp_path / "pack", "house", rules, cards)
+    target = tmp_path / "out.pdf"
+    started = time.monotonic()
+    code, output = run("print", str(pack), "-o", str(target))
+    assert code == 1, output
+    assert "cards.card:5:1: error[E0709]: the print would lay out 1,000,001 cards" in output
+    assert "(1,000,000 of this one)" in output and not target.exists()
+    assert time.monotonic() - started < 60

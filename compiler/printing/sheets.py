@@ -12,6 +12,7 @@ from typing import Any
 
 from compiler.build import CheckedPack
 from compiler.pack import display_path
+from compiler.passes import kind_span
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import FaceCache
 from compiler.printing.faces import TemplateProblem
@@ -72,6 +73,25 @@ def select(cards: list[IR], only: str | None) -> list[IR]:
     return [c for c in cards if c["kind"] == only or c["title"] == only]
 
 
+MAX_PRINTED = 20_000
+"""Cards a print lays on its pages, copies included: about 2,200 A4 pages of poker cards. A
+ruleset may allow a million copies of a card; past this the sheets would take hours and
+gigabytes (two cards of a million copies ran past two minutes and 1 GB)."""
+
+
+def _too_many_copies(cards: list[IR], printed: int) -> Diagnostic:
+    """E0709 at the card of the most copies."""
+    worst = max(cards, key=_copies)
+    return Diagnostic(
+        "E0709",
+        "error",
+        f"the print would lay out {printed:,} cards, copies included ({_copies(worst):,} of "
+        f"this one): it lays out at most {MAX_PRINTED:,}",
+        kind_span(worst),
+        "print fewer copies, or a part of the pack at a time (--only KIND)",
+    )
+
+
 def _copies(card: IR) -> int:
     copies = (card.get("properties") or {}).get("copies", 1)
     return copies if isinstance(copies, int) and copies > 0 else 1
@@ -130,6 +150,9 @@ def print_pack(
     oversized = too_large(decks, cards) if tts is not None else None
     if oversized is not None:  # before any layout: the saved object alone would be gigabytes
         result.diagnostics.append(oversized)
+        return result
+    if len(faces.copies) > MAX_PRINTED:  # before any layout, as the Tabletop export's
+        result.diagnostics.append(_too_many_copies(cards, len(faces.copies)))
         return result
     try:
         laid.add(faces.items, progress)
