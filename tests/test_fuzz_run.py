@@ -434,6 +434,11 @@ def card_test(draw: st.DrawFn, options: list[str], pack_titles: list[str]) -> li
     return [f"test {quoted(name)} {{", *_indent(steps), "}"]
 
 
+def _names_a_file(pattern: Pattern) -> bool:
+    """Whether a property's pattern takes an image of the pack (`art {image}`)."""
+    return any(isinstance(e, Slot) and e.type.name == "image" for e in pattern.elements)
+
+
 def card(
     draw: st.DrawFn,
     kind_name: str,
@@ -450,6 +455,8 @@ def card(
     for name, required in kind.properties.items():
         if name == "situation" and shown is not None:
             written = shown[0]
+        elif not required and _names_a_file(rules.properties.by_name[name]):
+            continue  # a generated pack has no images: a name of one could only be E0710
         elif required or draw(st.integers(0, 2)) == 0:
             written = phrase(draw, rules.properties.by_name[name])[0]
         else:
