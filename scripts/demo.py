@@ -1,4 +1,4 @@
-"""`make demo`: the main job on a bundled pack (Coma Ward, then Lobotomy), step by step, timed.
+"""`make demo`: the main job on a bundled pack, step by step, timed.
 
 Each step is the `pillbox` command a designer would type; its output is shown as it runs. A
 step that fails stops the demo with its exit code. At the end, a table says how long each step
@@ -62,8 +62,10 @@ def steps(
                 f"{build}/{stem}-png",
                 "--dpi",
                 "100",
+                "--tts",
+                f"{build}/{stem}-tts",
             ),
-            f"{build}/{stem}.pdf and {build}/{stem}-png/",
+            f"{build}/{stem}.pdf, {build}/{stem}-png/ and {build}/{stem}-tts/",
         ),
         Step("report", ("report", pack, "-o", f"{build}/{stem}-report.html"), ""),
         *(
