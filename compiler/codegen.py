@@ -13,9 +13,11 @@ tests.
 from __future__ import annotations
 
 import ast
+import json
 import keyword
 import linecache
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -622,12 +624,38 @@ def generate(ruleset: Ruleset, cards: Sequence[IR], file: str, source: str) -> a
     return ast.fix_missing_locations(module)
 
 
+KEPT_MODULES = 128
+"""Card files whose generated code a process keeps, for the commands that compile the same
+pack again and again (`serve` at every save, the language server, a test session)."""
+_kept: OrderedDict[tuple[str, str, str, str], tuple[ast.Module, Any]] = OrderedDict()
+
+
+def _module_and_code(
+    ruleset: Ruleset, cards: Sequence[IR], file: str, source: str
+) -> tuple[ast.Module, Any]:
+    """The generated module of a card file and its code, made once for the same ruleset, file,
+    text and IR: generating is most of compiling, and running the code again is cheap."""
+    key = (ruleset.digest, file, source, json.dumps(cards, sort_keys=True, default=str))
+    kept = _kept.get(key)
+    if kept is not None:
+        _kept.move_to_end(key)
+        return kept
+    module = generate(ruleset, cards, file, source)
+    made = (module, compile(module, file, "exec", dont_inherit=True))
+    _kept[key] = made
+    if len(_kept) > KEPT_MODULES:
+        _kept.popitem(last=False)
+    return made
+
+
 def compile_file(
     ruleset: Ruleset, cards: Sequence[IR], file: str, source: str, library: Any
 ) -> CompiledFile:
-    """Generate, compile and run the module of one card file; its cards come back compiled."""
-    module = generate(ruleset, cards, file, source)
-    code = compile(module, file, "exec", dont_inherit=True)
+    """Generate, compile and run the module of one card file; its cards come back compiled.
+
+    The cards are made anew each time (the code runs again against `library`), so nothing of
+    one compiled pack is shared with another but the code."""
+    module, code = _module_and_code(ruleset, cards, file, source)
     # The card file is the code's filename: tracebacks and profilers show its lines.
     linecache.cache[file] = (len(source), None, source.splitlines(True), file)
     namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "runtime": library}

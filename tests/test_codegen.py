@@ -124,3 +124,28 @@ def test_same_seed_same_log() -> None:
 
     assert run(7) == run(7)
     assert run(7) != run(8)
+
+
+def test_a_pack_compiled_again_reuses_its_code_but_not_its_cards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Generating is most of compiling: the same file compiled again runs the kept code, into
+    new cards on the new library; a changed file is generated anew."""
+    from compiler import codegen
+
+    loaded = load_checked(TESTS / "specimens" / "coma-ward")
+    assert loaded.pack is not None
+    first = compile_pack(loaded.pack)
+    generated: list[str] = []
+    real = codegen.generate
+    monkeypatch.setattr(
+        codegen, "generate", lambda r, c, file, s: generated.append(file) or real(r, c, file, s)
+    )
+    again = compile_pack(loaded.pack)
+    assert generated == []
+    assert again.library is not first.library
+    assert all(a is not b for a, b in zip(again.cards, first.cards, strict=True))
+    changed = loaded.pack.files[0]
+    changed.text += "\n# edited\n"
+    compile_pack(loaded.pack)
+    assert generated == [changed.file]
