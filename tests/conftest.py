@@ -19,6 +19,26 @@ SPECIMEN_ROOTS = [TESTS / "specimens"] + ([SHARED_SPECIMENS] if SHARED_SPECIMENS
 EXPECT_RE = re.compile(r"#\s*expect:\s*(\d+)(?::(\d+))?\s*(.*)")
 
 
+MODULE_SECONDS = TESTS / "module-seconds.txt"
+"""CPU seconds each test module takes alone, as `/usr/bin/time` measured them: the schedule."""
+
+
+def _module_seconds() -> dict[str, float]:
+    """The recorded CPU seconds of each test module, by file name."""
+    lines = MODULE_SECONDS.read_text(encoding="utf-8").splitlines()
+    rows = (line.split() for line in lines if line.strip() and not line.startswith("#"))
+    return {name: float(seconds) for name, seconds in rows}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slowest modules first. xdist (`--dist loadscope`, `--no-loadscope-reorder`) hands
+    modules to the workers in this order, so the longest never starts near the end and runs on
+    alone while the other cores idle; a module not yet measured counts as the slowest."""
+    seconds = _module_seconds()
+    slowest = max(seconds.values(), default=0.0)
+    items.sort(key=lambda item: (-seconds.get(item.path.name, slowest), item.path.name))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`pytest --update-goldens` (or `make test UPDATE=1`) rewrites the golden files."""
     parser.addoption("--update-goldens", action="store_true", help="rewrite golden files")
