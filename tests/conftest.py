@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +96,8 @@ class BundledPrint:
 
 class BundledPrints:
     """The bundled packs, each printed from the work tree (duplex, no face cache) the first
-    time a test asks for it: a worker prints only the packs its tests read."""
+    time a test asks for it: only the packs the tests read are printed, and once a session,
+    whichever worker asks first (the others wait for it and read its files)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -103,17 +105,35 @@ class BundledPrints:
         self._made: dict[str, BundledPrint] = {}
 
     def __getitem__(self, name: str) -> BundledPrint:
+        if name not in self._made:
+            self._made[name] = self._shared(name)
+        return self._made[name]
+
+    def _shared(self, name: str) -> BundledPrint:
+        """The print another worker of this session made, or a new one it can read."""
+        import fcntl
+        import json
+
         from tests.helpers import run
 
-        if name not in self._made:
-            pdf = self.folder / f"{name}.pdf"
-            options = ("--backs", "duplex", "--no-cache")
-            code, output = run("print", str(ROOT / "content" / name), "-o", str(pdf), *options)
-            self._made[name] = BundledPrint(code, output, pdf)
-        return self._made[name]
+        pdf, told = self.folder / f"{name}.pdf", self.folder / f"{name}.json"
+        with (self.folder / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed, or when a worker dies
+            if not told.exists():
+                options = ("--backs", "duplex", "--no-cache")
+                code, output = run("print", str(ROOT / "content" / name), "-o", str(pdf), *options)
+                told.with_suffix(".tmp").write_text(json.dumps([code, output]))
+                told.with_suffix(".tmp").replace(told)
+            code, output = json.loads(told.read_text())
+        return BundledPrint(code, output, pdf)
 
 
 @pytest.fixture(scope="session")
 def bundled_prints(tmp_path_factory: pytest.TempPathFactory) -> BundledPrints:
     """Prints of the bundled packs, made when first read, for the tests that need one."""
-    return BundledPrints(tmp_path_factory.mktemp("bundled-prints"))
+    base = tmp_path_factory.getbasetemp()
+    # xdist gives each worker a folder in the session's: the prints go beside them, shared.
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "bundled-prints"
+    folder.mkdir(exist_ok=True)
+    return BundledPrints(folder)
