@@ -74,9 +74,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The suite runs on every core (pytest-xdist), a test module to a worker so that its fixtures
-# are built once; JOBS=0 runs it in one process.
+# are built once; JOBS=0 runs it in one process. The slowest modules go first, in the order
+# tests/conftest.py gives them (from tests/module-seconds.txt), not xdist's most-tests-first.
 JOBS ?= auto
-PYTEST_JOBS = -n $(JOBS) --dist loadscope
+PYTEST_JOBS = -n $(JOBS) --dist loadscope --no-loadscope-reorder
 unit: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_JOBS) $(if $(UPDATE),--update-goldens,)
 

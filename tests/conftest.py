@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,26 @@ SHARED_SPECIMENS = ROOT.parent / "shared" / "specimens"
 SPECIMEN_ROOTS = [TESTS / "specimens"] + ([SHARED_SPECIMENS] if SHARED_SPECIMENS.is_dir() else [])
 
 EXPECT_RE = re.compile(r"#\s*expect:\s*(\d+)(?::(\d+))?\s*(.*)")
+
+
+MODULE_SECONDS = TESTS / "module-seconds.txt"
+"""CPU seconds each test module takes alone, as `/usr/bin/time` measured them: the schedule."""
+
+
+def _module_seconds() -> dict[str, float]:
+    """The recorded CPU seconds of each test module, by file name."""
+    lines = MODULE_SECONDS.read_text(encoding="utf-8").splitlines()
+    rows = (line.split() for line in lines if line.strip() and not line.startswith("#"))
+    return {name: float(seconds) for name, seconds in rows}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slowest modules first. xdist (`--dist loadscope`, `--no-loadscope-reorder`) hands
+    modules to the workers in this order, so the longest never starts near the end and runs on
+    alone while the other cores idle; a module not yet measured counts as the slowest."""
+    seconds = _module_seconds()
+    slowest = max(seconds.values(), default=0.0)
+    items.sort(key=lambda item: (-seconds.get(item.path.name, slowest), item.path.name))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -75,7 +96,8 @@ class BundledPrint:
 
 class BundledPrints:
     """The bundled packs, each printed from the work tree (duplex, no face cache) the first
-    time a test asks for it: a worker prints only the packs its tests read."""
+    time a test asks for it: only the packs the tests read are printed, and once a session,
+    whichever worker asks first (the others wait for it and read its files)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -83,17 +105,35 @@ class BundledPrints:
         self._made: dict[str, BundledPrint] = {}
 
     def __getitem__(self, name: str) -> BundledPrint:
+        if name not in self._made:
+            self._made[name] = self._shared(name)
+        return self._made[name]
+
+    def _shared(self, name: str) -> BundledPrint:
+        """The print another worker of this session made, or a new one it can read."""
+        import fcntl
+        import json
+
         from tests.helpers import run
 
-        if name not in self._made:
-            pdf = self.folder / f"{name}.pdf"
-            options = ("--backs", "duplex", "--no-cache")
-            code, output = run("print", str(ROOT / "content" / name), "-o", str(pdf), *options)
-            self._made[name] = BundledPrint(code, output, pdf)
-        return self._made[name]
+        pdf, told = self.folder / f"{name}.pdf", self.folder / f"{name}.json"
+        with (self.folder / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed, or when a worker dies
+            if not told.exists():
+                options = ("--backs", "duplex", "--no-cache")
+                code, output = run("print", str(ROOT / "content" / name), "-o", str(pdf), *options)
+                told.with_suffix(".tmp").write_text(json.dumps([code, output]))
+                told.with_suffix(".tmp").replace(told)
+            code, output = json.loads(told.read_text())
+        return BundledPrint(code, output, pdf)
 
 
 @pytest.fixture(scope="session")
 def bundled_prints(tmp_path_factory: pytest.TempPathFactory) -> BundledPrints:
     """Prints of the bundled packs, made when first read, for the tests that need one."""
-    return BundledPrints(tmp_path_factory.mktemp("bundled-prints"))
+    base = tmp_path_factory.getbasetemp()
+    # xdist gives each worker a folder in the session's: the prints go beside them, shared.
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "bundled-prints"
+    folder.mkdir(exist_ok=True)
+    return BundledPrints(folder)

@@ -2,14 +2,17 @@
 
 The face cache (compiler/printing/facecache.py) keeps the chunk PDFs WeasyPrint made, keyed by
 each face's HTML, the card design and the geometry. These tests count the faces handed to
-WeasyPrint, and compare the PDFs byte for byte with prints that used no cache.
+WeasyPrint, and compare the PDFs byte for byte with prints that used no cache. A pack's first,
+cold print is made once a module (the `primed` fixtures); a test that starts from it gets the
+pack back as it was and a copy of the cache that print left.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,8 @@ AXE = "Fire Axe"
 SCALPEL = 'item "Scalpel" {\n    type weapon\n    hands 1\n    attack +1\n    damage 1\n}\n'
 
 
-@pytest.fixture
-def laid_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """How many faces each call handed to WeasyPrint."""
+def _count_layouts(patch: pytest.MonkeyPatch) -> list[int]:
+    """How many faces each call hands to WeasyPrint while the patch lasts."""
     counts: list[int] = []
     real = sheets.lay_out_faces
 
@@ -34,25 +36,109 @@ def laid_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         counts.append(len(faces))
         return real(faces, *args)
 
-    monkeypatch.setattr(sheets, "lay_out_faces", counting)
-    yield counts
+    patch.setattr(sheets, "lay_out_faces", counting)
+    return counts
 
 
 @pytest.fixture
-def pack(tmp_path: Path) -> Path:
-    """A copy of the specimens, free to edit."""
-    return Path(shutil.copytree(SPECIMENS, tmp_path / "pack"))
+def laid_out(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many faces each call handed to WeasyPrint."""
+    return _count_layouts(monkeypatch)
 
 
-@pytest.fixture
-def small(tmp_path: Path) -> Path:
+@dataclass(frozen=True)
+class Primed:
+    """A pack printed once into a cache of its own, for the tests to start from."""
+
+    source: Path
+    pack: Path  # the cache is kept per pack folder: the tests print the copy from here
+    cache: Path
+    pdf: Path
+    laid_out: int  # faces handed to WeasyPrint
+
+
+def _prime(source: Path, folder: Path, **render_settings: Any) -> Primed:
+    """Print a copy of the pack with a cold cache (and these render settings), counting
+    layouts."""
+    from compiler.printing import render
+
+    pack, cache, pdf = folder / "pack", folder / "cache", folder / "first.pdf"
+    shutil.copytree(source, pack)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PILLBOX_CACHE_DIR", str(cache))
+        counts = _count_layouts(patch)
+        for name, value in render_settings.items():
+            patch.setattr(render, name, value)
+        _print(pack, pdf)
+    return Primed(source, pack, cache, pdf, sum(counts))
+
+
+CHUNKED = {"PARALLEL_FACES": 4, "CHUNK_FACES": 2, "_cores": lambda: 2}
+"""Render settings that split the specimens' faces into chunks laid out by worker processes."""
+
+
+@pytest.fixture(scope="module")
+def primed(tmp_path_factory: pytest.TempPathFactory) -> Primed:
+    """The specimens printed once, a single chunk in this process, with a cold cache."""
+    return _prime(SPECIMENS, tmp_path_factory.mktemp("primed"))
+
+
+@pytest.fixture(scope="module")
+def primed_in_chunks(tmp_path_factory: pytest.TempPathFactory) -> Primed:
+    """The specimens printed once in several chunks by worker processes, with a cold cache."""
+    return _prime(SPECIMENS, tmp_path_factory.mktemp("primed-chunks"), **CHUNKED)
+
+
+def _resume(primed: Primed) -> Path:
+    """The pack as it was printed, with the cache that print left as this test's cache: the
+    same state as printing it here first, without laying it out again."""
+    from compiler.cache import cache_dir
+
+    shutil.rmtree(primed.pack)
+    shutil.copytree(primed.source, primed.pack)
+    shutil.copytree(primed.cache, cache_dir(), dirs_exist_ok=True)
+    return primed.pack
+
+
+def _rename_the_axe(pack: Path) -> None:
+    """Edit one card of the specimens."""
+    card = next(p for p in pack.rglob("*.card") if f'"{AXE}"' in p.read_text())
+    card.write_text(card.read_text().replace(f'"{AXE}"', '"Rusted Fire Axe"'))
+
+
+@pytest.fixture(scope="module")
+def fresh_renamed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int]:
+    """The text of the edited specimens printed with no cache, and the faces laid out for it."""
+    folder = tmp_path_factory.mktemp("fresh")
+    pack = Path(shutil.copytree(SPECIMENS, folder / "pack"))
+    _rename_the_axe(pack)
+    with pytest.MonkeyPatch.context() as patch:
+        counts = _count_layouts(patch)
+        _print(pack, folder / "fresh.pdf", "--no-cache")
+    return _pdf_text(folder / "fresh.pdf"), sum(counts)
+
+
+def _small_pack(folder: Path) -> Path:
     """Three cards of three decks: six faces with their backs, quick to lay out."""
     cards = (
         SCALPEL + 'room "Boiler Room" {\n    number 7\n}\n'
         'hallucination "The Figure" {\n    situation "It stands there."\n'
         '    option "Look away" { lose terror 1 }\n}\n'
     )
-    return make_pack(tmp_path / "small", cards=cards)
+    return make_pack(folder, cards=cards)
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """The small pack, never printed."""
+    return _small_pack(tmp_path / "small")
+
+
+@pytest.fixture(scope="module")
+def primed_small(tmp_path_factory: pytest.TempPathFactory) -> Primed:
+    """The small pack printed once with a cold cache."""
+    folder = tmp_path_factory.mktemp("primed-small")
+    return _prime(_small_pack(folder / "source"), folder)
 
 
 SMALL_FACES = 6
@@ -71,51 +157,46 @@ def _cache_folders() -> list[Path]:
 
 
 def test_a_second_print_lays_nothing_out_and_writes_the_same_bytes(
-    pack: Path, tmp_path: Path, laid_out: list[int]
+    primed: Primed, tmp_path: Path, laid_out: list[int]
 ) -> None:
-    _print(pack, tmp_path / "a.pdf")
-    assert sum(laid_out) > 20
-    laid_out.clear()
+    assert primed.laid_out > 20
+    pack = _resume(primed)
     _print(pack, tmp_path / "b.pdf")
     assert laid_out == []
-    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+    assert primed.pdf.read_bytes() == (tmp_path / "b.pdf").read_bytes()
 
 
 def test_editing_one_card_lays_out_that_face_alone(
-    pack: Path, tmp_path: Path, laid_out: list[int]
+    primed: Primed, fresh_renamed: tuple[str, int], tmp_path: Path, laid_out: list[int]
 ) -> None:
-    _print(pack, tmp_path / "a.pdf")
-    card = next(p for p in pack.rglob("*.card") if f'"{AXE}"' in p.read_text())
-    card.write_text(card.read_text().replace(f'"{AXE}"', '"Rusted Fire Axe"'))
-    laid_out.clear()
+    pack = _resume(primed)
+    _rename_the_axe(pack)
     _print(pack, tmp_path / "b.pdf")
     assert laid_out == [1]
-    fresh = tmp_path / "fresh.pdf"
-    laid_out.clear()
-    _print(pack, fresh, "--no-cache")
-    assert sum(laid_out) > 20
-    assert _pdf_text(tmp_path / "b.pdf") == _pdf_text(fresh)
-    assert "Rusted Fire Axe" in _pdf_text(fresh)
+    fresh, fresh_laid_out = fresh_renamed
+    assert fresh_laid_out > 20
+    assert _pdf_text(tmp_path / "b.pdf") == fresh
+    assert "Rusted Fire Axe" in fresh
 
 
 def test_faces_kept_from_several_worker_chunks_print_the_same(
-    pack: Path, tmp_path: Path, laid_out: list[int], monkeypatch: pytest.MonkeyPatch
+    primed_in_chunks: Primed,
+    fresh_renamed: tuple[str, int],
+    tmp_path: Path,
+    laid_out: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from compiler.printing import render
 
-    monkeypatch.setattr(render, "PARALLEL_FACES", 4)
-    monkeypatch.setattr(render, "CHUNK_FACES", 2)
-    monkeypatch.setattr(render, "_cores", lambda: 2)
-    _print(pack, tmp_path / "a.pdf")
+    for name, value in CHUNKED.items():
+        monkeypatch.setattr(render, name, value)
+    pack = _resume(primed_in_chunks)
     (folder,) = _cache_folders()
     assert len(list(folder.glob("*.pdf"))) > 2
-    card = next(p for p in pack.rglob("*.card") if f'"{AXE}"' in p.read_text())
-    card.write_text(card.read_text().replace(f'"{AXE}"', '"Rusted Fire Axe"'))
-    laid_out.clear()
+    _rename_the_axe(pack)
     _print(pack, tmp_path / "b.pdf")
     assert laid_out == [1]
-    _print(pack, tmp_path / "fresh.pdf", "--no-cache")
-    assert _pdf_text(tmp_path / "b.pdf") == _pdf_text(tmp_path / "fresh.pdf")
+    assert _pdf_text(tmp_path / "b.pdf") == fresh_renamed[0]
 
 
 def test_no_cache_lays_everything_out_and_keeps_nothing(
@@ -128,11 +209,9 @@ def test_no_cache_lays_everything_out_and_keeps_nothing(
 
 
 def test_a_new_card_design_or_card_size_misses(
-    small: Path, tmp_path: Path, laid_out: list[int]
+    primed_small: Primed, tmp_path: Path, laid_out: list[int]
 ) -> None:
-    _print(small, tmp_path / "a.pdf")
-    first = sum(laid_out)
-    laid_out.clear()
+    small, first = _resume(primed_small), primed_small.laid_out
     _print(small, tmp_path / "b.pdf", "--card", "tarot")
     assert sum(laid_out) == first
     laid_out.clear()
@@ -160,10 +239,9 @@ def test_a_changed_image_is_drawn_anew(tmp_path: Path, laid_out: list[int]) -> N
 
 
 def test_a_damaged_or_missing_chunk_is_laid_out_again(
-    small: Path, tmp_path: Path, laid_out: list[int]
+    primed_small: Primed, tmp_path: Path, laid_out: list[int]
 ) -> None:
-    _print(small, tmp_path / "a.pdf")
-    first = sum(laid_out)
+    small, first = _resume(primed_small), primed_small.laid_out
     (folder,) = _cache_folders()
     chunks = sorted(folder.glob("*.pdf"))
     data = bytearray(chunks[0].read_bytes())
@@ -174,7 +252,7 @@ def test_a_damaged_or_missing_chunk_is_laid_out_again(
     laid_out.clear()
     _print(small, tmp_path / "b.pdf")
     assert sum(laid_out) == first
-    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+    assert primed_small.pdf.read_bytes() == (tmp_path / "b.pdf").read_bytes()
 
 
 def _set_every(field: int, value: object) -> Callable[[dict[str, Any]], None]:
@@ -197,12 +275,11 @@ TAMPERINGS: dict[str, Callable[[dict[str, Any]], None]] = {
 
 
 def test_a_tampered_or_broken_index_is_a_miss_not_an_error(
-    small: Path, tmp_path: Path, laid_out: list[int]
+    primed_small: Primed, tmp_path: Path, laid_out: list[int]
 ) -> None:
     import json
 
-    _print(small, tmp_path / "a.pdf")
-    first = sum(laid_out)
+    small, first = _resume(primed_small), primed_small.laid_out
     (folder,) = _cache_folders()
     index = folder / "index.json"
     for name, tamper in TAMPERINGS.items():
@@ -212,7 +289,7 @@ def test_a_tampered_or_broken_index_is_a_miss_not_an_error(
         laid_out.clear()
         _print(small, tmp_path / "b.pdf")
         assert sum(laid_out) == first, name  # all six faces make one chunk
-        assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes(), name
+        assert primed_small.pdf.read_bytes() == (tmp_path / "b.pdf").read_bytes(), name
     index.write_text("{ not json")
     laid_out.clear()
     _print(small, tmp_path / "c.pdf")
@@ -299,9 +376,9 @@ def test_an_image_turned_into_a_fifo_never_blocks_the_cache(
 
 
 def test_a_cache_that_cannot_be_cleaned_never_fails_a_print(
-    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    primed_small: Primed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _print(small, tmp_path / "a.pdf")
+    small = _resume(primed_small)
     (folder,) = _cache_folders()
     stuck = folder / ("0" * 64 + ".pdf")
     stuck.mkdir()  # unlink() fails on it, as on a file another user owns
