@@ -704,6 +704,11 @@ def print_cards(
         raise UsageError(str(error)) from None
     if request.only and not select(loaded.pack.cards, request.only):
         raise UsageError(_only_matches_nothing(request.only, loaded.pack.cards))
+    if options.back_offset != (0.0, 0.0) and not options.backs and request.output is not None:
+        echo(style, err=True)(
+            style("note:", "note")
+            + " the back offset moves back pages, and this print has none: add --backs duplex"
+        )
     try:
         printed = print_pack(
             loaded.pack,

@@ -261,3 +261,14 @@ def test_low_ink_drops_the_full_bleed_colour(printed: dict[str, Path]) -> None:
     assert low_fronts < fronts / 5, (fronts, low_fronts)
     low = read_pdf(printed["low"])
     assert "Scalpel" in low[0].text and "ITEM" in low[1].text.upper()  # the words are kept
+
+
+def test_an_offset_without_back_pages_is_noted(printed: dict[str, Path]) -> None:
+    """pack.yaml's back offset has nothing to move in a print without backs: a note says so."""
+    folder = printed["pack"].parent
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PILLBOX_CACHE_DIR", str(folder / "cache"))
+        out = folder / "fronts.pdf"
+        code, output = run("print", str(folder / "pack"), "-o", str(out), "--only", "Scalpel")
+    assert code == 0 and out.exists(), output
+    assert "note: the back offset moves back pages, and this print has none" in output
