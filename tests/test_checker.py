@@ -114,3 +114,28 @@ def test_a_word_no_runtime_module_implements_is_W0330_and_not_executable(tmp_pat
         "verb 'howl' of ruleset 'howling' has no code in the 'coma-ward' runtime" in found.message
     )
     assert report.executable == 0.5  # the howl runs no more than `rule` text would
+
+
+def test_a_pack_loaded_again_is_not_parsed_again_and_each_load_has_its_own_ir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve` loads the pack at every save: a file unchanged since is not checked again, and
+    what one load is given is a copy no other load shares; an edited file is checked anew."""
+    from compiler.build import load_checked
+    from tests.helpers import make_pack
+
+    pack = make_pack(tmp_path / "pack", cards='item "Cup" {\n    type food\n}\n')
+    first = load_checked(pack).pack
+    checked: list[str] = []
+    real = compiler.pipeline.check_file
+    monkeypatch.setattr(
+        compiler.pipeline,
+        "check_file",
+        lambda ruleset, shown, *rest: checked.append(shown) or real(ruleset, shown, *rest),
+    )
+    second = load_checked(pack).pack
+    assert first is not None and second is not None and checked == []
+    assert second.cards == first.cards and second.cards[0] is not first.cards[0]
+    (pack / "cards.card").write_text('item "Mug" {\n    type food\n}\n')
+    third = load_checked(pack).pack
+    assert third is not None and third.cards[0]["title"] == "Mug" and len(checked) == 1
