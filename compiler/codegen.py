@@ -630,6 +630,11 @@ pack again and again (`serve` at every save, the language server, a test session
 _kept: OrderedDict[tuple[str, str, str, str], tuple[ast.Module, Any]] = OrderedDict()
 
 
+def forget_kept() -> None:
+    """Drop the generated code this process keeps (a cold benchmark starts from nothing)."""
+    _kept.clear()
+
+
 def _module_and_code(
     ruleset: Ruleset, cards: Sequence[IR], file: str, source: str
 ) -> tuple[ast.Module, Any]:

@@ -154,6 +154,11 @@ def check_files(
     return results if full_ir else [result.facts() for result in results]
 
 
+def forget_kept() -> None:
+    """Drop the check results this process keeps (a cold benchmark starts from nothing)."""
+    _kept.clear()
+
+
 def _checked_once(
     ruleset: Ruleset,
     shown: str,
