@@ -150,8 +150,9 @@ def check_files(
         except (OSError, BrokenProcessPool):
             pass  # no processes to be had here: do the work in this one
     LAST_RUN_WORKERS[0] = 1
-    results = [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
-    return results if full_ir else [result.facts() for result in results]
+    if not full_ir:  # `check` itself: one run a process, and its own cache on disk
+        return [check_file(ruleset, *job, validate_ir, card_size).facts() for job in jobs]
+    return [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
 
 
 def forget_kept() -> None:
