@@ -294,3 +294,14 @@ def test_a_card_is_checked_again_when_its_ruleset_changes(tmp_path: Path) -> Non
     assert pack is not None
     other = display_path(saved)  # the saved file's result is new too
     assert pack.results[other].diagnostics == [d for d in checked if d.span.file == other] != []
+
+
+def test_a_card_right_after_another_is_its_own_stretch() -> None:
+    """The line after a card's `}` is the next card's, with no blank line between them: the
+    missing `}` of the second card goes after it, not after the first."""
+    from compiler.lsp.incremental import stretch_at
+
+    text = 'item "A" {\n    type food\n}\nitem "B" {\n    type food\n'
+    assert stretch_at(text, 3) == (0, 27, 1)
+    assert stretch_at(text, 4) == (27, len(text), 4)
+    assert stretch_at(text, 5) == (27, len(text), 4)

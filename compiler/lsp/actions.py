@@ -10,7 +10,7 @@ from collections.abc import Callable
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from compiler.lsp.incremental import card_stretches
+from compiler.lsp.incremental import stretch_at
 from compiler.lsp.positions import lsp_range
 from dsl.spans import Diagnostic, Span
 
@@ -132,13 +132,8 @@ def _closing_brace(document: TextDocument, found: Diagnostic) -> Fix | None:
     text = document.source
     end = len(text)
     if found.help == "add the missing '}' at the end of the card":
-        stretches = card_stretches(text) or [(0, len(text))]
-        first = 1
-        for start, stop in stretches:
-            if first <= found.span.line <= first + text.count("\n", start, stop):
-                end = stop
-                break
-            first += text.count("\n", start, stop)
+        stretch = stretch_at(text, found.span.line)
+        end = stretch[1] if stretch is not None else end
     end = len(text[:end].rstrip())
     line = text.count("\n", 0, end) + 1
     column = end - (text.rfind("\n", 0, end) + 1) + 1

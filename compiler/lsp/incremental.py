@@ -49,6 +49,20 @@ def card_stretches(text: str) -> list[tuple[int, int]] | None:
     return [(start, end) for start, end in pairwise(cuts) if start < end]
 
 
+def stretch_at(text: str, line: int) -> tuple[int, int, int] | None:
+    """The (start, end) of the stretch of the card a 1-based line is in, and its first line.
+
+    A stretch ends after its last line's break, so the line after it is the next card's."""
+    stretches = card_stretches(text) or [(0, len(text))]
+    first = 1
+    for index, (start, end) in enumerate(stretches):
+        lines = text.count("\n", start, end)
+        if first <= line < first + lines or (index == len(stretches) - 1 and line >= first):
+            return start, end, first
+        first += lines
+    return None
+
+
 class CardChecker:
     """Checks edited files card by card, remembering each card's result by its text."""
 

@@ -12,7 +12,7 @@ from typing import Any
 from compiler.build import CheckedFile, CheckedPack, compile_pack
 from compiler.codegen import written_header
 from compiler.lower import LoweredCard
-from compiler.lsp.incremental import card_stretches
+from compiler.lsp.incremental import stretch_at
 from compiler.odds import odds_table, odds_text, walk_failed
 from compiler.passes import card_effects
 from compiler.pipeline import check_file
@@ -45,16 +45,12 @@ def line_notes(ruleset: Ruleset, shown: str, text: str, line: int) -> list[str]:
 
 def _card_at(ruleset: Ruleset, shown: str, text: str, line: int) -> LoweredCard | None:
     """The card a line is in, checked alone at its place in the file, with its full IR."""
-    stretches = card_stretches(text) or [(0, len(text))]
-    first = 1
-    for start, end in stretches:
-        lines = text.count("\n", start, end)
-        if first <= line <= first + lines:
-            padded = "\n" * (first - 1) + text[start:end]
-            cards = check_file(ruleset, shown, padded).cards
-            return next((c for c in cards if c.ir["at"][0] <= line <= c.ir["at"][2]), None)
-        first += lines
-    return None
+    stretch = stretch_at(text, line)
+    if stretch is None:
+        return None
+    start, end, first = stretch
+    cards = check_file(ruleset, shown, "\n" * (first - 1) + text[start:end]).cards
+    return next((c for c in cards if c.ir["at"][0] <= line <= c.ir["at"][2]), None)
 
 
 def _odds(ruleset: Ruleset, shown: str, text: str, card: LoweredCard, node: IR) -> list[str]:
