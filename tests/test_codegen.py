@@ -131,8 +131,9 @@ def test_a_pack_compiled_again_reuses_its_code_but_not_its_cards(
 ) -> None:
     """Generating is most of compiling: the same file compiled again runs the kept code, into
     new cards on the new library; a changed file is generated anew."""
-    from compiler import codegen
+    from compiler import codegen, kept
 
+    monkeypatch.setattr(kept, "_keeping", [True])  # as serve and the language server keep
     loaded = load_checked(TESTS / "specimens" / "coma-ward")
     assert loaded.pack is not None
     first = compile_pack(loaded.pack)

@@ -8,6 +8,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from compiler import __version__
+from compiler.kept import keep_in_this_process
 from compiler.lsp.actions import quick_fixes
 from compiler.lsp.completion import completions
 from compiler.lsp.definition import definitions
@@ -104,5 +105,6 @@ def _publish(ls: CardServer, uri: str) -> None:
 
 def serve() -> int:
     """Answer an editor on stdin and stdout until it shuts the server down."""
+    keep_in_this_process()  # hover compiles the pack at each request
     make_server().start_io()
     return 0

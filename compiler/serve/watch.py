@@ -19,6 +19,7 @@ from pathlib import Path
 
 from compiler.check import UsageError, resolve_targets
 from compiler.commands import Emit
+from compiler.kept import keep_in_this_process
 from compiler.render import Style, counted, plain, render_text
 from compiler.serve.app import PreviewServer, Published
 from compiler.serve.pages import Snapshot, build_snapshot
@@ -33,6 +34,7 @@ POLL_SECONDS = 0.5
 
 def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: Style = plain) -> int:
     """Serve the pack's pages on 127.0.0.1 until Ctrl-C (KeyboardInterrupt, raised on)."""
+    keep_in_this_process()  # every save loads and compiles the pack again
     folder = _pack_folder(path, ruleset)
     changes: queue.Queue[int] = queue.Queue()
     stop = threading.Event()
