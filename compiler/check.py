@@ -19,6 +19,7 @@ from compiler.pack import (
     load_pack,
     read_card_file,
     read_manifest,
+    resolved,
 )
 from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
 from compiler.sources import SourceGlob, search_sources
@@ -294,10 +295,11 @@ def _check_target(
         by_resolved = {p.resolve(): display_path(p) for p in paths}
         for entry in pack.sheets:  # a sheet names the cards its rows make, and their template
             sheet, template = pack.root / entry.file, pack.root / entry.card
-            by_resolved.setdefault(sheet.resolve(), display_path(sheet))
-            if sheet.resolve() in target.selected:
-                target.selected.add(template.resolve())
-                by_resolved.setdefault(template.resolve(), display_path(template))
+            sheet_at, template_at = resolved(sheet) or sheet, resolved(template) or template
+            by_resolved.setdefault(sheet_at, display_path(sheet))
+            if sheet_at in target.selected:
+                target.selected.add(template_at)
+                by_resolved.setdefault(template_at, display_path(template))
         outside = sorted(str(p) for p in target.selected if p not in by_resolved)
         if outside:
             raise UsageError(

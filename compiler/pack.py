@@ -44,6 +44,15 @@ def tool_file(path: Path) -> bool:
     return any(resolved.is_relative_to(folder) for folder in TOOL_FOLDERS)
 
 
+def resolved(path: Path) -> Path | None:
+    """The path with its links followed; None where they loop (RuntimeError on Python 3.11)
+    or the name is one the system cannot take (a NUL)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
 def hard_linked(path: Path, links: int | None = None) -> bool:
     """Whether a pack file has other names: a hard link may be one to a file outside the pack
     (an unpacked archive can make them), which path checks cannot see. pillbox's own files
@@ -235,10 +244,10 @@ def card_files(pack: Pack) -> tuple[list[Path], list[Diagnostic]]:
             )
         )
     found: dict[Path, None] = {}
-    templates = {(pack.root / entry.card).resolve() for entry in pack.sheets}
+    templates = {resolved(pack.root / entry.card) for entry in pack.sheets} - {None}
     for matches in search.matches:
         for path in sorted(matches):
-            if templates and path.resolve() in templates:
+            if templates and resolved(path) in templates:
                 continue  # a sheet's template: card text with placeholders, filled by its rows
             found[path] = None
             if len(found) > MAX_FILES:

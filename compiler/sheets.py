@@ -32,6 +32,7 @@ from compiler.pack import (
     hard_link_refused,
     hard_linked,
     read_card_file,
+    resolved,
 )
 from dsl.spans import Diagnostic, Span
 
@@ -242,8 +243,8 @@ def read_entries(pack: Pack, problems: list[Diagnostic]) -> list[SheetEntry]:
     for entry in pack.sheets:
         refused = False
         for relative in (entry.file, entry.card):
-            path = pack.root / relative
-            if not path.resolve().is_relative_to(pack.root.resolve()):
+            found, root = resolved(pack.root / relative), resolved(pack.root)
+            if found is None or root is None or not found.is_relative_to(root):
                 problems.append(
                     _error(
                         "E0250",

@@ -175,7 +175,11 @@ def test_art_is_found_inside_the_pack_only(tmp_path: Path, monkeypatch: pytest.M
     shutil.copy(FIXTURE / "images" / "own.png", root / "images" / "twin.png")
     os.link(root / "images" / "twin.png", tmp_path / "twin-outside.png")  # one file, two names
     (root / "images" / "huge.png").write_bytes(_png_header(20_000, 20_000))
+    (root / "images" / "loop.png").symlink_to(root / "images" / "loop.png")
     reasons = {
+        ".": "outside",
+        "./": "outside",
+        "images/loop.png": "missing",
         "images/ok.png": None,
         "./images/../images/ok.png": None,
         "images/none.png": "missing",

@@ -221,6 +221,9 @@ def test_a_sheet_outside_the_pack_is_refused(sheet_pack: SheetPack, tmp_path: Pa
     (folder / "link.csv").unlink()
     os.symlink(outside, folder / "link.csv")
     assert diagnostics(folder) == [("E0250", "pack.yaml", 6, 5)]
+    (folder / "link.csv").unlink()
+    os.symlink(folder / "link.csv", folder / "link.csv")  # a link to itself: resolving loops
+    assert diagnostics(folder) == [("E0250", "pack.yaml", 6, 5)]
 
 
 def test_a_changed_sheet_is_checked_again(sheet_pack: SheetPack) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from compiler.pack import Pack, display_path, hard_linked
+from compiler.pack import Pack, display_path, hard_linked, resolved
 from compiler.passes import kind_span
 from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, refused_image
 from dsl.spans import Diagnostic, Span
@@ -59,11 +59,12 @@ _HELP = {
 def art_file(root: Path, written: str) -> tuple[Path | None, str | None]:
     """The pack file a written art name leads to, or None and why it is refused."""
     name = PurePosixPath(written)
-    if not written or name.is_absolute() or "\\" in written or ":" in name.parts[0]:
-        return None, "outside"  # absolute, a Windows path or a URL: nothing of the pack
+    if not name.parts or name.is_absolute() or "\\" in written or ":" in name.parts[0]:
+        return None, "outside"  # empty, `.`, absolute, a Windows path or a URL: no pack file
+    base, path = resolved(root), resolved(root / name)
+    if base is None or path is None:
+        return None, "missing"  # links that loop, or a name the system cannot take
     try:
-        base = root.resolve()
-        path = (base / name).resolve()
         if not path.is_relative_to(base):
             return None, "outside"
         if not path.is_file():
