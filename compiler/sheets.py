@@ -34,6 +34,7 @@ from compiler.pack import (
     read_card_file,
     resolved,
 )
+from dsl.parser import KEYWORDS
 from dsl.spans import Diagnostic, Span
 
 if TYPE_CHECKING:
@@ -51,10 +52,7 @@ MAX_SHEET_BYTES = 5_000_000
 MAX_WORKBOOK_UNPACKED = 50_000_000
 """Bytes the parts of an `.xlsx` workbook (a zip archive) may unpack to."""
 
-RESERVED = frozenset(
-    {"option", "choose", "may", "if", "else", "check", "roll", "repeat", "say", "rule", "test"}
-    | {"and", "or", "not"}
-)
+RESERVED = KEYWORDS
 """Words a cell may not put outside quotes: each would change the structure around it."""
 
 _PLACEHOLDER = re.compile(r"\{([^\W\d][\w.-]*(?: [\w.-]+)*)\}")

@@ -328,3 +328,17 @@ def test_text_that_leaves_no_room_for_the_art_prints_without_it(tmp_path: Path) 
     face, overflow, _ = renderer.face(loaded.pack.cards[0], "0")
     assert not overflow and 'class="art"' not in face.html and "pillbox-art" not in face.html
     assert [d.code for d in renderer.no_room_for_art.values()] == ["W0711"]
+
+
+def test_a_face_drawn_again_at_the_smallest_text_counts_its_art_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from compiler.printing.cards import CardRenderer
+
+    loaded = load_checked(FIXTURE)
+    assert loaded.pack is not None
+    renderer = CardRenderer(loaded.pack, resolve_options({}, {}))
+    card = next(c for c in loaded.pack.cards if renderer.art(c))
+    monkeypatch.setattr("compiler.printing.cards.MAX_ART_CHARS", len(renderer.art(card) or ""))
+    renderer.face(card, "0")
+    renderer.face(card, "0", smallest=True)  # print's second try at a cut-off face

@@ -56,6 +56,7 @@ class CardRenderer:
     # card text can spell a token drawn afresh for each print.
     _art_token: str = field(init=False, default_factory=lambda: f"pillbox-art-{token_hex(8)}")
     _art_chars: int = field(init=False, default=0)  # of the faces' `data:` URLs, in all
+    _art_counted: set[str] = field(init=False, default_factory=set)  # a face drawn again: once
     # W0711 for each card printed without its art, its text taking the room (by its place).
     no_room_for_art: dict[tuple[Any, ...], Diagnostic] = field(init=False, default_factory=dict)
 
@@ -87,7 +88,8 @@ class CardRenderer:
     def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
         art = self.art(card)
-        if art:
+        if art and key not in self._art_counted:
+            self._art_counted.add(key)
             self._art_chars += len(art)
             if self._art_chars > MAX_ART_CHARS:
                 raise TemplateProblem(too_much_art(card, MAX_ART_CHARS))
