@@ -649,7 +649,9 @@ def print_command(
         "low_ink": low_ink,
     }
     if calibrate or pack is None:
-        sys.exit(_usage(lambda: _calibrate(pack, calibrate, output, overrides, echo())))
+        others: dict[str, Any] = {"only": only, "png": png, "tts": tts, "tts_url": tts_url}
+        others |= {"ruleset": ruleset, "strict": strict or None}
+        sys.exit(_usage(lambda: _calibrate(pack, calibrate, output, overrides, others, echo())))
     request = PrintRequest(output, overrides, only, png, dpi, strict, tts, tts_url)
     progress = _progress_bar if sys.stderr.isatty() else None
     style = _style(color)
@@ -665,9 +667,11 @@ def _calibrate(
     calibrate: bool,
     output: Path | None,
     overrides: dict[str, Any],
+    others: dict[str, Any],
     emit: Callable[[str], None],
 ) -> int:
-    """`print --calibrate`: the calibration page, from --paper and --back-offset alone."""
+    """`print --calibrate`: the calibration page, from --paper and --back-offset alone
+    (`others`: the print's options that are no layout setting, refused here when given)."""
     from compiler.check import UsageError
     from compiler.printing.calibrate import write_calibration
     from compiler.printing.output import unwritable
@@ -679,7 +683,8 @@ def _calibrate(
         raise UsageError(f"--calibrate prints a page of marks, not a pack: leave out {pack}")
     if output is None:
         raise UsageError("--calibrate writes a PDF: give -o FILE.pdf")
-    extra = [k for k, v in overrides.items() if v is not None and k not in CALIBRATE_OPTIONS]
+    given = {**overrides, **others}.items()
+    extra = [k for k, v in given if v is not None and k not in CALIBRATE_OPTIONS]
     if extra:
         named = ", ".join("--" + name.replace("_", "-") for name in extra)
         raise UsageError(f"--calibrate takes only --paper and --back-offset, not {named}")

@@ -124,6 +124,8 @@ def test_calibrate_takes_no_pack_and_print_needs_one(tmp_path: Path) -> None:
     assert code == 2 and "leave out" in output, output
     code, output = run("print", "--calibrate", "--bleed", "3mm", "-o", out)
     assert code == 2 and "not --bleed" in output, output
+    code, output = run("print", "--calibrate", "--tts", str(tmp_path / "tts"), "-o", out)
+    assert code == 2 and "not --tts" in output, output  # an option it would ignore is refused
     assert not (tmp_path / "calib.pdf").exists()
 
 
