@@ -158,6 +158,11 @@ def test_pictures_are_laid_out_once_and_again_only_for_a_changed_face(
     (laid_out, _), (redone, _) = stand_in.calls
     assert len(laid_out) == 2 and len(redone) == 1 and "No. 7" in redone[0]
     assert len(list(pictures.folder.glob("*.png"))) == 3
+    # A file a face may fetch (a template's font or image) changed: every face is drawn again.
+    (folder / "templates").mkdir(exist_ok=True)
+    (folder / "templates" / "grain.png").write_bytes(b"an image a stylesheet names")
+    fetched = build_snapshot(folder, None, pictures, 6)
+    assert fetched.pending is not None and fetched.pending(7).redrawn == 2
 
 
 def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(

@@ -159,10 +159,7 @@ class FaceCache:
 
     def key(self, face: Face) -> str:
         """What the face's page depends on, hashed (not which card it is: that is not drawn)."""
-        digest = hashlib.sha256(self.design.encode())
-        for part in (face.kind, face.html, face.image):
-            digest.update(b"\0" + part.encode())
-        return digest.hexdigest()
+        return face_key(self.design, face)
 
     def find(self, face: Face) -> Hit | None:
         """The face's page from an earlier print, if its chunk is still as it was written."""
@@ -376,3 +373,11 @@ def _mtime(path: Path) -> float | None:
         return path.stat().st_mtime
     except OSError:
         return None
+
+
+def face_key(design: str, face: Face) -> str:
+    """A face and the design it is laid out in, hashed: not which card it is, not drawn."""
+    digest = hashlib.sha256(design.encode("utf-8", "surrogatepass"))
+    for part in (face.kind, face.html, face.image):
+        digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()

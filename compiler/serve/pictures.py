@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from compiler.printing.cards import CardRenderer
-from compiler.printing.layout import Face, face_css
+from compiler.printing.facecache import face_key
+from compiler.printing.layout import face_css
 from compiler.printing.pdf import pdf_to_pngs
 from compiler.printing.sheets import LaidOut
 
@@ -45,10 +47,11 @@ class Pictures:
         would (TemplateProblem if a template or the layout fails)."""
         options = renderer.options
         stylesheet = renderer.stylesheet()
-        design = f"{stylesheet}\0{face_css(options)}\0{DPI}"
+        fetched = pack_files(renderer.checked.root) if renderer.checked.root else ""
+        design = f"{stylesheet}\0{face_css(options)}\0{DPI}\0{fetched}"
         rendered = [renderer.face(card, str(index)) for index, card in enumerate(cards)]
         faces = [face for face, _, _ in rendered]
-        names: list[str | None] = [_key(design, face) + ".png" for face in faces]
+        names: list[str | None] = [face_key(design, face) + ".png" for face in faces]
         missing = [
             index for index, name in enumerate(names) if not (self.folder / str(name)).is_file()
         ]
@@ -75,9 +78,28 @@ class Pictures:
         return names
 
 
-def _key(design: str, face: Face) -> str:
-    """What a face's picture depends on, hashed: not which card it is, which is not drawn."""
-    digest = hashlib.sha256(design.encode("utf-8", "surrogatepass"))
-    for part in (face.kind, face.html, face.image):
-        digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+NOT_DRAWN = (".card", ".card-template", ".csv", ".xlsx", ".yaml", ".yml", ".json", ".md")
+"""Files of a pack no face fetches: a face's own text is in its key already."""
+
+MAX_FILES = 10_000
+"""Files of a pack looked at for the pictures' key; past it, the rest are not."""
+
+
+def pack_files(root: Path) -> str:
+    """The name, size and time of every pack file a face may fetch (a font, an image of a
+    template's stylesheet), hashed: an edited one draws every picture again."""
+    digest = hashlib.sha256()
+    for count, path in enumerate(sorted(root.rglob("*"))):
+        if count >= MAX_FILES:
+            break
+        hidden = any(part.startswith(".") for part in path.relative_to(root).parts)
+        if path.suffix in NOT_DRAWN or hidden:
+            continue
+        try:
+            status = path.stat()
+        except OSError:  # gone meanwhile, or a link that loops
+            continue
+        if not stat.S_ISREG(status.st_mode):
+            continue  # a folder's time changes with any file saved in it
+        digest.update(f"{path}\0{status.st_size}\0{status.st_mtime_ns}\n".encode(errors="replace"))
     return digest.hexdigest()
