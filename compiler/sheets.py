@@ -34,7 +34,7 @@ from compiler.pack import (
     read_card_file,
     resolved,
 )
-from dsl.parser import KEYWORDS
+from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
 
 if TYPE_CHECKING:
@@ -52,8 +52,9 @@ MAX_SHEET_BYTES = 5_000_000
 MAX_WORKBOOK_UNPACKED = 50_000_000
 """Bytes the parts of an `.xlsx` workbook (a zip archive) may unpack to."""
 
-RESERVED = KEYWORDS
-"""Words a cell may not put outside quotes: each would change the structure around it."""
+RESERVED = STATEMENT_KEYWORDS | CONDITION_KEYWORDS
+"""Words a cell may not put outside quotes: each would change the structure around it (the
+words of tests and variants are not: `use` stands inside phrases such as "spend a use")."""
 
 _PLACEHOLDER = re.compile(r"\{([^\W\d][\w.-]*(?: [\w.-]+)*)\}")
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
