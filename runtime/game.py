@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import count
 from typing import Any
 
-from runtime.card_blocks import BlockIndex
+from runtime.card_blocks import BlockIndex, Condition
 from runtime.cards import BlockDef, CardDef, CardInstance, Effect
 from runtime.checks import (
     ROLL,
@@ -38,7 +38,7 @@ from runtime.dice import (
     roll_pool,
 )
 from runtime.events import Event, EventLog, Listener
-from runtime.module import GameModule
+from runtime.module import GameModule, Modifier
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
 from runtime.stats import Stats
@@ -46,6 +46,9 @@ from runtime.world import ActorKind, Phase, TrackRule
 
 DEFAULT_BUDGET = 10_000
 """Steps a run may take before it is stopped as a runaway (a card that draws itself...)."""
+
+ModifierPlan = tuple[tuple[Condition, tuple[tuple[Modifier, dict[str, Any]], ...]], ...]
+"""A card's modifier blocks where it is: each block's condition and its modifiers' rules."""
 
 MAX_DEPTH = 40
 """Cards resolving inside cards (a trigger that draws a card that triggers...) before a stop."""
@@ -109,6 +112,9 @@ class Game:
         self.ended = False
         self._current_card: str | None = None
         self.blocks = BlockIndex(rules)
+        self._carried_plans: dict[int, ModifierPlan] = {}
+        self._owned_plans: dict[int, ModifierPlan] = {}
+        self._planned: list[CardDef] = []
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -225,17 +231,42 @@ class Game:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
         stats = player.stats
-        for cards, where in ((player.items, "carried"), (player.owned, "owned")):
+        for cards, plans in (
+            (player.items, self._carried_plans),
+            (player.owned, self._owned_plans),
+        ):
             for card in cards:
-                for applying in self.blocks.of(card.definition).applying_when(where):
-                    if not applying.condition.holds(card, stats):
+                plan = plans.get(id(card.definition))
+                if plan is None:
+                    plan = self._modifier_plan(card.definition, plans)
+                for condition, modifiers in plan:
+                    if not condition.holds(card, stats):
                         continue
-                    for modifier in applying.block.modifiers:
-                        apply = self.module.modifiers.get(modifier.name)
-                        change = apply(self, player, modifier.args) if apply else None
+                    for apply, args in modifiers:
+                        change = apply(self, player, args)
                         if change is not None and change[0] == name:
                             bonus += change[1]
         return bonus
+
+    def _modifier_plan(self, definition: CardDef, plans: dict[int, ModifierPlan]) -> ModifierPlan:
+        """The card's modifier blocks where `plans` says (carried, owned), each with the
+        module's rule for every modifier it has one for: read once per card and game, since
+        stats are asked for hundreds of times a turn and most cards modify none."""
+        where = "carried" if plans is self._carried_plans else "owned"
+        plan = tuple(
+            (
+                applying.condition,
+                tuple(
+                    (apply, modifier.args)
+                    for modifier in applying.block.modifiers
+                    if (apply := self.module.modifiers.get(modifier.name)) is not None
+                ),
+            )
+            for applying in self.blocks.of(definition).applying_when(where)
+        )
+        plans[id(definition)] = plan
+        self._planned.append(definition)  # kept alive, so that its id is not reused
+        return plan
 
     def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
         """Whether a block is in force now: its stat window, its band, the side it is on."""
@@ -249,6 +280,11 @@ class Game:
             self.event("stat", f"{player.name} has no {name}", stat=name, actor=player.name)
             return
         was_dead = player.dead
+        if not (self.logging or self.listeners):
+            player.stats.change(name, delta)  # no one hears its sentences
+            if player.dead and not was_dead:
+                self._died(player)
+            return
         before = dict(player.stats.values)
         sentences = player.stats.change(name, delta)
         # What the change did to every stat (an overflow reaches another), for the figures
@@ -325,7 +361,10 @@ class Game:
         index = self.decisions.decide(
             Decision(kind, prompt, tuple(choices), default, seat, offered)
         )
-        self.event("decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index])
+        if self.logging or self.listeners:
+            self.event(
+                "decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index]
+            )
         return index
 
     def choose(self, card: CardInstance, titles: tuple[str, ...]) -> int:
@@ -363,7 +402,8 @@ class Game:
     def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:
         """The dice of a prepared check, logged (the odds walker branches here instead)."""
         rolled = procedure.roll(self, prepared)
-        self.event(rolled.kind, rolled.text, check=call.rule.name, **dict(rolled.data))
+        if self.logging or self.listeners:
+            self.event(rolled.kind, rolled.text, check=call.rule.name, **dict(rolled.data))
         return rolled
 
     def roll(self, card: CardInstance, count: int, sides: int, arms: tuple[Arm, ...] = ()) -> int:
@@ -395,7 +435,8 @@ class Game:
     def say(self, card: CardInstance, text: str) -> None:
         """Flavour text the narrator reads."""
         self.step()
-        self.event("say", f"“{text}”")
+        if self.logging or self.listeners:
+            self.event("say", f"“{text}”")
 
     def rule(self, card: CardInstance, text: str) -> None:
         """A rule printed on the card that the simulator does not run."""
@@ -408,7 +449,8 @@ class Game:
         self.step()
         if self.depth >= MAX_DEPTH:
             raise RunawayError("depth", MAX_DEPTH)
-        self.event("resolve", f"{card.definition.label}: {what}", uid=card.uid)
+        if self.logging or self.listeners:
+            self.event("resolve", f"{card.definition.label}: {what}", uid=card.uid)
         outer, self._current_card = self._current_card, card.title
         self.depth += 1
         try:
@@ -426,8 +468,11 @@ class Game:
         reaction = self.module.reactions.get(trigger)
         if reaction is not None:
             reaction(self)
+        index = self.blocks
         for card in list(cards):
-            for started in self.blocks.of(card.definition).started_by(trigger):
+            # Most cards have no block the trigger starts: one lookup each, no calls.
+            started_by = (index.read.get(id(card.definition)) or index.of(card.definition)).started
+            for started in started_by.get(trigger, ()):
                 if not started.condition.holds(card, self.actor.stats):
                     continue
                 if started.rule.once:
@@ -496,13 +541,14 @@ class Game:
                 self.event("draw", f"the {deck} deck is empty")
                 return
             card = pile.pop()
-            self.event(
-                "draw",
-                f"draw {deck}: {card.definition.label}",
-                deck=deck,
-                uid=card.uid,
-                title=card.title,
-            )
+            if self.logging or self.listeners:
+                self.event(
+                    "draw",
+                    f"draw {deck}: {card.definition.label}",
+                    deck=deck,
+                    uid=card.uid,
+                    title=card.title,
+                )
             handler = self.module.drawn.get(card.kind) or self.module.drawn["*"]
             if handler(self, card) is False:
                 return
@@ -533,7 +579,8 @@ class Game:
         deck = self.deck_of(card)
         if deck is not None:
             self.state.discards.setdefault(deck, []).append(card)
-        self.event("discard", f"discard {card.definition.label}", uid=card.uid)
+        if self.logging or self.listeners:
+            self.event("discard", f"discard {card.definition.label}", uid=card.uid)
 
     def at_place(self, where: str | None, place: str | None) -> bool:
         """Whether a location is a place, or one of that place's spaces (either way round)."""
@@ -580,7 +627,8 @@ class Game:
         if player.turn_over:
             return
         player.turn_over = True
-        self.event("turn", f"{player.name}'s turn ends")
+        if self.logging or self.listeners:
+            self.event("turn", f"{player.name}'s turn ends")
         self.hook("turn_ended", player)
 
     # -- actors, places, tracks ----------------------------------------------------------
