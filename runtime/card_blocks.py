@@ -31,6 +31,11 @@ class Condition:
         return self.flipped is None or self.flipped == card.flipped
 
 
+ALWAYS = Condition()
+"""The condition of a block always in force: the one object, so that the hot loops that ask
+whether a block holds can skip the question with an identity test."""
+
+
 def condition_of(rules: GameRules, block: BlockDef, rule: BlockRule) -> Condition:
     """The condition a block's rule and its header's slots (band, side) put on it."""
     windows = [rule.while_stat] if rule.while_stat else []
@@ -38,6 +43,8 @@ def condition_of(rules: GameRules, block: BlockDef, rule: BlockRule) -> Conditio
     if band is not None and band in rules.bands:
         windows.append(rules.bands[band])
     side = (block.args.get("side") is not None) if rule.sided else None
+    if not windows and side is None:
+        return ALWAYS
     return Condition(tuple(windows), side)
 
 

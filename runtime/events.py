@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Event:
-    """One step: what kind of step, a sentence that explains it, and its facts."""
+class Event(NamedTuple):
+    """One step: what kind of step, a sentence that explains it, and its facts (a named tuple:
+    a game makes thousands, and a tuple is made three times faster than a frozen dataclass)."""
 
     kind: str
     text: str

@@ -8,13 +8,14 @@ counted against the step budget.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Any
 
-from runtime.card_blocks import BlockIndex, Condition
+from runtime.card_blocks import ALWAYS, BlockIndex, Condition
 from runtime.cards import BlockDef, CardDef, CardInstance, Effect
 from runtime.checks import (
     ROLL,
@@ -74,6 +75,37 @@ class RunEnded(Exception):
     """The current player died: whatever was resolving stops, as play would."""
 
 
+@dataclass
+class _Tables:
+    """What a game reads off its cards once, shared by every game of the same ruleset and
+    module (a sweep plays thousands): each card's blocks and modifier plans."""
+
+    blocks: BlockIndex
+    carried: dict[int, ModifierPlan] = field(default_factory=dict)
+    owned: dict[int, ModifierPlan] = field(default_factory=dict)
+    planned: list[CardDef] = field(default_factory=list)
+
+
+_SHARED: OrderedDict[tuple[int, int], tuple[GameRules, GameModule, _Tables]] = OrderedDict()
+"""The tables of the last few rulesets and modules played, by their ids (the entry holds both,
+so that no other object takes an id while it is here)."""
+
+_SHARED_LIMIT = 8
+
+
+def _tables(rules: GameRules, module: GameModule) -> _Tables:
+    """The shared tables of this ruleset and module."""
+    key = (id(rules), id(module))
+    entry = _SHARED.get(key)
+    if entry is None:
+        entry = _SHARED[key] = (rules, module, _Tables(BlockIndex(rules)))
+        while len(_SHARED) > _SHARED_LIMIT:
+            _SHARED.popitem(last=False)
+    else:
+        _SHARED.move_to_end(key)
+    return entry[2]
+
+
 class Game:
     """One deterministic run: the same seed, cards and answers give the same log."""
 
@@ -111,10 +143,11 @@ class Game:
         self._shuffler = random.Random(f"shuffle:{seed}")
         self.ended = False
         self._current_card: str | None = None
-        self.blocks = BlockIndex(rules)
-        self._carried_plans: dict[int, ModifierPlan] = {}
-        self._owned_plans: dict[int, ModifierPlan] = {}
-        self._planned: list[CardDef] = []
+        tables = _tables(rules, module)
+        self.blocks = tables.blocks
+        self._carried_plans = tables.carried
+        self._owned_plans = tables.owned
+        self._planned = tables.planned
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -240,7 +273,7 @@ class Game:
                 if plan is None:
                     plan = self._modifier_plan(card.definition, plans)
                 for condition, modifiers in plan:
-                    if not condition.holds(card, stats):
+                    if condition is not ALWAYS and not condition.holds(card, stats):
                         continue
                     for apply, args in modifiers:
                         change = apply(self, player, args)
@@ -473,7 +506,8 @@ class Game:
             # Most cards have no block the trigger starts: one lookup each, no calls.
             started_by = (index.read.get(id(card.definition)) or index.of(card.definition)).started
             for started in started_by.get(trigger, ()):
-                if not started.condition.holds(card, self.actor.stats):
+                condition = started.condition
+                if condition is not ALWAYS and not condition.holds(card, self.actor.stats):
                     continue
                 if started.rule.once:
                     if started.block.name in card.spent:
