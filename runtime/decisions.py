@@ -83,24 +83,28 @@ class ScriptedDecisions:
         return self._answers[self._next :]
 
 
+def draw_below(generator: random.Random, count: int) -> int:
+    """`generator.randrange(count)`, drawn the way it draws it (the same numbers), without its
+    argument checks: a game asks hundreds of times a turn, and the checks cost more than the
+    draw."""
+    if count <= 1:
+        return generator.randrange(count)  # its error for none; its draw for one
+    width = count.bit_length()
+    drawn = generator.getrandbits(width)
+    while drawn >= count:
+        drawn = generator.getrandbits(width)
+    return drawn
+
+
 class RandomDecisions:
     """Answers picked by a seeded generator: the same seed, the same answers."""
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)
-        self._bits = self._random.getrandbits
 
     def decide(self, decision: Decision) -> int:
-        """Any answer, uniformly: the number `randrange` gives, drawn the way it draws it (a
-        game asks hundreds of times a turn, and randrange's checks cost more than the draw)."""
-        count = len(decision.choices)
-        if count <= 1:
-            return self._random.randrange(count)  # its error for none; no draw for one
-        width = count.bit_length()
-        drawn = self._bits(width)
-        while drawn >= count:
-            drawn = self._bits(width)
-        return drawn
+        """Any answer, uniformly."""
+        return draw_below(self._random, len(decision.choices))
 
 
 class FirstChoice:

@@ -135,6 +135,9 @@ class Game:
         # the listeners, and with none, no event is made at all.
         self.logging = log
         self.listeners: list[Listener] = []
+        # The kinds of events the listeners read, when they say so (a sweep reads a few): the
+        # others are not made at all. None: every kind.
+        self.listening: frozenset[str] | None = None
         self.budget = budget
         self.steps = 0
         self.depth = 0
@@ -223,9 +226,18 @@ class Game:
         current player."""
         return self.state.acting or self.state.player
 
+    def hears(self, kind: str) -> bool:
+        """Whether an event of this kind would reach anyone, kept in the log or read by a
+        listener: if not, a caller need not make its text (most of a sweep's cost)."""
+        return self.logging or (
+            bool(self.listeners) and (self.listening is None or kind in self.listening)
+        )
+
     def event(self, kind: str, text: str, **data: Any) -> None:
         """Log one step, under the card being resolved, and tell the listeners."""
-        if not self.logging and not self.listeners:
+        if not self.logging and (
+            not self.listeners or (self.listening is not None and kind not in self.listening)
+        ):
             return
         event = Event(kind, text, data, self._current_card, self.depth)
         if self.logging:
@@ -239,10 +251,12 @@ class Game:
         (for rules that read what just happened: the damage an attack dealt)."""
         events: list[Event] = []
         self.listeners.append(events.append)
+        listening, self.listening = self.listening, None  # this listener reads every kind
         try:
             yield events
         finally:
             self.listeners.remove(events.append)
+            self.listening = listening
 
     def step(self) -> None:
         """Count one step against the budget; nothing more happens once the run has ended."""
@@ -313,7 +327,7 @@ class Game:
             self.event("stat", f"{player.name} has no {name}", stat=name, actor=player.name)
             return
         was_dead = player.dead
-        if not (self.logging or self.listeners):
+        if not self.hears("stat"):
             player.stats.change(name, delta)  # no one hears its sentences
             if player.dead and not was_dead:
                 self._died(player)
@@ -394,7 +408,7 @@ class Game:
         index = self.decisions.decide(
             Decision(kind, prompt, tuple(choices), default, seat, offered)
         )
-        if self.logging or self.listeners:
+        if self.hears("decide"):
             self.event(
                 "decide", f"{prompt}: {choices[index]}", question=prompt, answer=choices[index]
             )
@@ -435,7 +449,7 @@ class Game:
     def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:
         """The dice of a prepared check, logged (the odds walker branches here instead)."""
         rolled = procedure.roll(self, prepared)
-        if self.logging or self.listeners:
+        if self.hears(rolled.kind):
             self.event(rolled.kind, rolled.text, check=call.rule.name, **dict(rolled.data))
         return rolled
 
@@ -468,7 +482,7 @@ class Game:
     def say(self, card: CardInstance, text: str) -> None:
         """Flavour text the narrator reads."""
         self.step()
-        if self.logging or self.listeners:
+        if self.hears("say"):
             self.event("say", f"“{text}”")
 
     def rule(self, card: CardInstance, text: str) -> None:
@@ -482,7 +496,7 @@ class Game:
         self.step()
         if self.depth >= MAX_DEPTH:
             raise RunawayError("depth", MAX_DEPTH)
-        if self.logging or self.listeners:
+        if self.hears("resolve"):
             self.event("resolve", f"{card.definition.label}: {what}", uid=card.uid)
         outer, self._current_card = self._current_card, card.title
         self.depth += 1
@@ -575,7 +589,7 @@ class Game:
                 self.event("draw", f"the {deck} deck is empty")
                 return
             card = pile.pop()
-            if self.logging or self.listeners:
+            if self.hears("draw"):
                 self.event(
                     "draw",
                     f"draw {deck}: {card.definition.label}",
@@ -613,7 +627,7 @@ class Game:
         deck = self.deck_of(card)
         if deck is not None:
             self.state.discards.setdefault(deck, []).append(card)
-        if self.logging or self.listeners:
+        if self.hears("discard"):
             self.event("discard", f"discard {card.definition.label}", uid=card.uid)
 
     def at_place(self, where: str | None, place: str | None) -> bool:
@@ -661,7 +675,7 @@ class Game:
         if player.turn_over:
             return
         player.turn_over = True
-        if self.logging or self.listeners:
+        if self.hears("turn"):
             self.event("turn", f"{player.name}'s turn ends")
         self.hook("turn_ended", player)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
-from runtime.decisions import Decision, DecisionError
+from runtime.decisions import Decision, DecisionError, draw_below
 from runtime.game import Game
 from runtime.state import Actor
 
@@ -101,4 +101,4 @@ class RandomPolicy:
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """Any answer, each as likely."""
-        return seat.random.randrange(len(decision.choices))
+        return draw_below(seat.random, len(decision.choices))

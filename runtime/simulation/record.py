@@ -64,6 +64,10 @@ class GameRecord:
     error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
 
 
+READ = frozenset({"round", "turn", "stat", "draw", "death", PHASE_OVER})
+"""The kinds of events a game's record is read from (`_read_log`): the game makes no others."""
+
+
 def play_game(
     whole: WholeGame, rules: GameRules, cards: Sequence[CardDef], sweep: Sweep, index: int
 ) -> GameRecord:
@@ -77,6 +81,7 @@ def play_game(
         heard: list[Event] = []
         game.logging = False
         game.listeners.append(heard.append)
+        game.listening = READ
         seat_policies(game, [policy_named(name) for name in sweep.policies])
         starts = {p.name: dict(p.stats.values) for p in game.state.players}
         whole.play(game, sweep.until)
