@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from compiler.build import CompiledPack
@@ -18,7 +20,10 @@ from runtime.policies import (
     policy_named,
     seat_policies,
 )
+from runtime.whole import whole_game
 from tests.helpers import card, compiled, make_pack
+
+COMA_WARD = Path(__file__).resolve().parent.parent / "content" / "coma-ward"
 
 # Two cards of the Coma Ward pack as printed (their tests left out), and cards whose titles
 # and effects pull apart, so that reading titles and reading the odds disagree.
@@ -230,3 +235,42 @@ def test_odds_reads_the_variant_drawn(pack: CompiledPack) -> None:
         game.state.decks["hallucination"] = [game.new_instance(drawn)]
         game.draw("hallucination")
         assert answers(game) == [wanted]
+
+
+@pytest.fixture(scope="module")
+def coma_ward() -> CompiledPack:
+    return compiled(COMA_WARD)
+
+
+@pytest.mark.parametrize("name", ["cautious", "bold"])
+def test_a_games_own_procedure_is_answered_as_its_rules_answer_it(
+    coma_ward: CompiledPack, name: str
+) -> None:
+    """Where to step next is no card's words: a cautious seat that read `stop` as holding back
+    never walked anywhere, and its prologues ran to the round limit."""
+    game = coma_ward.new_game(seed=0, players=2)
+    seat_policies(game, policy_named(name))
+    assert game.decide("move", "3 moves left: step", ("stop", "hallway-1"), default=1) == 1
+    assert game.decide("main", "main action", ("rummage", "attack player 2"), default=0) == 0
+    # A card's own decision is still read: its words are the player's to weigh.
+    doors = ("Leave quietly", "Open the door")
+    assert game.decide("option", "pick", doors, default=None) == (0 if name == "cautious" else 1)
+
+
+@pytest.mark.parametrize("name", ["bold", "odds"])
+def test_whole_prologues_under_a_policy_reach_the_phenomenon(
+    coma_ward: CompiledPack, name: str
+) -> None:
+    """Every seat the same policy, four players: the third clue is found, well before the round
+    limit (the odds policy is asked the hallucinations' options, and walks them)."""
+    whole = whole_game("coma-ward")
+    for seed in range(3):
+        game = whole.new_game(coma_ward.rules, coma_ward.cards, 4, seed)
+        game.logging = False
+        policy = policy_named(name)
+        seat_policies(game, policy)
+        whole.play(game, "prologue")
+        assert "phenomenon_revealed" in game.state.flags, (name, seed)
+        assert game.state.round < 40, (name, seed, game.state.round)
+    if isinstance(policy, OddsPolicy):
+        assert policy.walks > 0

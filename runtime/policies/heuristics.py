@@ -115,6 +115,19 @@ def read_all(texts: tuple[str, ...], rules: tuple[StatRule, ...]) -> tuple[Readi
     return tuple(read(text, rules) for text in texts)
 
 
+READ_KINDS = frozenset({"option", "yes-no", "item", "defence"})
+"""The decisions whose answers' words are a card's or a fight's (`runtime.decisions.Decision`'s
+kinds): what the readings read. Any other kind is a game's own procedure (where to step next,
+which free action first), whose words (`stop`, `move`) say nothing of stakes or daring."""
+
+
+def procedural(decision: Decision) -> bool:
+    """Whether a decision is one of a game's own procedure with an answer its rules give: the
+    heuristics take that answer, as the game's own players do (reading `stop` as holding back,
+    a cautious seat would never walk anywhere)."""
+    return decision.kind not in READ_KINDS and decision.default is not None
+
+
 def in_danger(seat: Seat) -> bool:
     """Whether one of the seat's stats is a step from a death rule (its lowest value kills,
     or pushing past its top)."""
@@ -143,6 +156,9 @@ class CautiousPolicy:
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """The answer whose words risk the least."""
+        if procedural(decision):
+            assert decision.default is not None
+            return decision.default
         return best(seat, [cautious_score(r) for r in readings(seat, decision)], decision)
 
 
@@ -151,5 +167,8 @@ class BoldPolicy:
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """The answer whose words dare the most, unless a death rule is a step away."""
+        if procedural(decision):
+            assert decision.default is not None
+            return decision.default
         score = cautious_score if in_danger(seat) else bold_score
         return best(seat, [score(r) for r in readings(seat, decision)], decision)
