@@ -41,6 +41,8 @@ from runtime.events import Event  # noqa: E402
 from runtime.game import Game  # noqa: E402
 from runtime.games.coma_ward_game import new_game, play_prologue  # noqa: E402
 from runtime.policies import POLICIES, policy_named, seat_policies  # noqa: E402
+from runtime.simulation.record import Sweep as SweepOf  # noqa: E402
+from runtime.simulation.record import play_game  # noqa: E402
 from runtime.whole import game_seed, whole_game  # noqa: E402
 
 PACK = ROOT / "content" / "coma-ward"
@@ -122,6 +124,31 @@ def load() -> str:
         return "unknown"
 
 
+def shape(pack: CompiledPack, policy: str | None, games: int = 50) -> tuple[float, float]:
+    """The mean rounds and seated turns of a prologue under a policy (None: the game's own
+    random decisions), counted apart from the timed runs: a rate of prologues says little
+    without how long they are (random play wanders, and often everyone dies)."""
+    rounds = turns = 0
+    for index in range(games):
+        game = new_game(pack.rules, pack.cards, SEATS, game_seed(0, index))
+        game.logging = False
+        begun: list[Event] = []
+        game.listeners.append(begun.append)
+        game.listening = frozenset({"turn"})
+        if policy is not None:
+            seat_policies(game, policy_named(policy))
+        play_prologue(game)
+        rounds += game.state.round
+        turns += sum(1 for event in begun if "actor" in event.data)  # its start, not its end
+    return rounds / games, turns / games
+
+
+def lasting(pack: CompiledPack, policy: str | None, played: Rate) -> str:
+    """How long the prologues of a rate last, and the turns a second that makes."""
+    rounds, turns = shape(pack, policy)
+    return f"{rounds:.0f} rounds, {turns:.0f} turns each: {played.cpu * turns:,.0f} turns/s"
+
+
 def what_a_game_does(pack: CompiledPack, games: int = 50) -> None:
     """Average turns, decisions and events of a prologue (counted by a listener, log off)."""
     kinds: Counter[str] = Counter()
@@ -150,7 +177,8 @@ def prologue_figures(pack: CompiledPack, games: int) -> None:
     off = rate(lambda seed: prologue(pack, seed, log=False), games)
     print(
         f"prologues, log off: {off}, ratio {off.cpu / GOAL_PROLOGUES:.2f} "
-        f"(goal >= {GOAL_PROLOGUES:g}/s) {verdict(off.cpu >= GOAL_PROLOGUES)}",
+        f"(goal >= {GOAL_PROLOGUES:g}/s) {verdict(off.cpu >= GOAL_PROLOGUES)}; "
+        f"{lasting(pack, None, off)}",
         flush=True,
     )
     on = rate(lambda seed: prologue(pack, seed, log=True), games)
@@ -164,11 +192,19 @@ def prologue_figures(pack: CompiledPack, games: int) -> None:
         print(
             f"prologues, policy {name} for every seat, log off: {played}, ratio "
             f"{played.cpu / GOAL_PROLOGUES:.2f} (goal >= {GOAL_PROLOGUES:g}/s) "
-            f"{verdict(played.cpu >= GOAL_PROLOGUES)}",
+            f"{verdict(played.cpu >= GOAL_PROLOGUES)}; {lasting(pack, name, played)}",
             flush=True,
         )
     played = rate(lambda seed: whole(pack, seed), games)
     print(f"whole games (to {whole_game(GAME).phases[-1]!r}), log off: {played}", flush=True)
+    rules = whole_game(GAME)
+    sweep_of = SweepOf(0, SEATS, ("random",) * SEATS, rules.phases[-1], rules.phases)
+    recorded = rate(lambda index: play_game(rules, pack.rules, pack.cards, sweep_of, index), games)
+    print(
+        f"whole games as `simulate` plays them (policy random, each game's record read from "
+        f"its events): {recorded}",
+        flush=True,
+    )
 
 
 def whole(pack: CompiledPack, seed: int) -> str:
@@ -228,7 +264,16 @@ def sweep(games: int, workers: int, seed: int = 0) -> Sweep:
 
 
 def process_figures(games: int, speedup_games: int) -> None:
-    """The 10,000-game sweep over 2 workers, and the speed-up from 1 worker to 2."""
+    """The 10,000-game sweep over 2 workers, and the speed-up from 1 worker to 2 (either
+    left out when its number of games is 0)."""
+    if speedup_games > 0:
+        speedup_figures(speedup_games)
+    if games > 0:
+        sweep_figures(games)
+
+
+def speedup_figures(speedup_games: int) -> None:
+    """The speed-up of a sweep from 1 worker to 2."""
     one, two = sweep(speedup_games, 1), sweep(speedup_games, 2)
     speedup = one.wall / two.wall
     print(
@@ -238,6 +283,10 @@ def process_figures(games: int, speedup_games: int) -> None:
         f"{one.cpu / (two.cpu / 2):.2f}x on two free cores (load {load()})",
         flush=True,
     )
+
+
+def sweep_figures(games: int) -> None:
+    """A sweep of whole games over 2 workers."""
     run = sweep(games, 2)
     how = ", ".join(f"{count} {why}" for why, count in run.ended.most_common())
     print(
