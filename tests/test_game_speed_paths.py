@@ -23,7 +23,8 @@ PACK = ROOT / "content" / "coma-ward"
 # (seats, seed, policy or None for the game's own RandomDecisions) -> digest of the log and the
 # final snapshot. Taken first on main 50f886c, before the fast paths, and taken again when the
 # games changed on purpose: a defender answering their own questions, a card's waiting bonus
-# given anew, the phenomenon act's aims, the event data simulate reads.
+# given anew, the phenomenon act's aims, the event data simulate reads, and cautious and bold
+# answering a game's own procedure (where to step) by its rules.
 GAMES = {
     (4, 0, None): "a01c2d4a3a4fd00135479f78",
     (4, 1, None): "cc4329b8be2f198b5b1d8e04",
@@ -31,10 +32,10 @@ GAMES = {
     (2, 3, None): "2fbb5c2fb919737f3ad33372",
     (6, 4, None): "6b44b43f978308138242554a",
     (4, 5, "random"): "96a877995e47375b0bd69362",
-    (4, 6, "cautious"): "d66150d3e813a6a432c9d301",
-    (4, 7, "bold"): "ba0bc52cecd8f81124bbc911",
-    (4, 8, "odds"): "ddea0ba44a0d20cd5d3f5728",
-    (3, 9, "odds"): "70eedd3a82e0c4465f14b33a",
+    (4, 6, "cautious"): "6261528cb4290e8ccce9ac41",
+    (4, 7, "bold"): "22768cbd353c34fd31bdccb6",
+    (4, 8, "odds"): "169e0fb4868da63de9c2a4f1",
+    (3, 9, "odds"): "69af0b515b9988f49fdede6a",
 }
 
 
