@@ -30,6 +30,7 @@ from runtime.checks import (
     Rolled,
     RulesView,
     stats_named,
+    text_is_read,
 )
 from runtime.dice import PoolFaces, pool_size
 from runtime.distributions import check_outcomes, pool_work
@@ -66,9 +67,25 @@ def make_pool(
 
 
 def faces_of(params: Mapping[str, Any]) -> PoolFaces:
-    """The faces a check's params give its pool."""
-    faces = params.get("faces") or {}
-    return _faces(tuple((kind, tuple(faces.get(kind, ()))) for kind in FACE_KINDS))
+    """The faces a check's params give its pool (read once per ruleset entry: every pool of
+    a game asks, and a ruleset's params do not change)."""
+    # By identity, as the params hold lists and cannot be hashed: each entry keeps its params
+    # alive, so no other object can take its id while it is kept.
+    known = _FACES_OF_PARAMS.get(id(params))
+    if known is None:
+        if len(_FACES_OF_PARAMS) >= FACES_KEPT:
+            _FACES_OF_PARAMS.clear()
+        faces = params.get("faces") or {}
+        read = _faces(tuple((kind, tuple(faces.get(kind, ()))) for kind in FACE_KINDS))
+        known = _FACES_OF_PARAMS[id(params)] = (params, read)
+    return known[1]
+
+
+FACES_KEPT = 64
+"""The params whose faces `faces_of` keeps (a process compiles a few packs; past this, it
+forgets them all and reads them again)."""
+
+_FACES_OF_PARAMS: dict[int, tuple[Mapping[str, Any], PoolFaces]] = {}
 
 
 @lru_cache(maxsize=64)
@@ -115,7 +132,9 @@ def roll_pool(game: Game, pool: Pool) -> Rolled:
         ("rounds", result.rounds),
         ("successes", result.successes),
     )
-    return Rolled(result.successes, result.explain(), data=data)
+    # Explaining every re-roll takes as long as rolling them: only for a log that is read.
+    text = result.explain() if text_is_read(game) else ""
+    return Rolled(result.successes, text, data=data)
 
 
 def pool_odds(pool: Pool) -> list[Branch]:
