@@ -15,7 +15,9 @@ from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_pool
 from runtime.games.coma_ward_game import new_game, setup
+from runtime.games.coma_ward_phenomena import act_goals
 from runtime.games.coma_ward_pool import faces_of, pool_rule, stat_check
+from runtime.world import Board
 from tests.conftest import ROOT
 from tests.helpers import compiled
 
@@ -96,7 +98,27 @@ def test_faces_are_read_once_per_ruleset_entry(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(coma_ward_pool, "_faces", counting)
     params: Mapping[str, Any] = pool_rule(_game(log=False)).params
-    coma_ward_pool._FACES_OF_PARAMS.clear()
+    coma_ward_pool._faces_of_params.clear()
     first = faces_of(params)
     assert faces_of(params) is first and faces_of(dict(params)) == first
     assert len(made) == 2  # the ruleset's entry once, and the copy of it once
+
+
+def test_the_acts_aims_read_the_board_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = _game(log=False)
+    card = game.find("Discharge Papers")
+    assert card is not None and card.properties.get("heads_for") == "nurses-station"
+    game.play(card)
+    board = game.rules.world.board
+    expected = {s for s in board.places if board.is_in(s, "nurses-station")}
+    assert act_goals(game) == expected
+    asked: list[str] = []
+    is_in = Board.is_in
+
+    def counting(self: Board, place: str, area: str) -> bool:
+        asked.append(place)
+        return is_in(self, place, area)
+
+    monkeypatch.setattr(Board, "is_in", counting)
+    assert act_goals(game) == expected and act_goals(game) is not act_goals(game)
+    assert asked == []

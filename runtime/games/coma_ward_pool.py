@@ -35,6 +35,7 @@ from runtime.checks import (
 from runtime.dice import PoolFaces, pool_size
 from runtime.distributions import check_outcomes, pool_work
 from runtime.game import Game
+from runtime.identity_cache import IdentityCache
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
@@ -69,23 +70,15 @@ def make_pool(
 def faces_of(params: Mapping[str, Any]) -> PoolFaces:
     """The faces a check's params give its pool (read once per ruleset entry: every pool of
     a game asks, and a ruleset's params do not change)."""
-    # By identity, as the params hold lists and cannot be hashed: each entry keeps its params
-    # alive, so no other object can take its id while it is kept.
-    known = _FACES_OF_PARAMS.get(id(params))
-    if known is None:
-        if len(_FACES_OF_PARAMS) >= FACES_KEPT:
-            _FACES_OF_PARAMS.clear()
-        faces = params.get("faces") or {}
-        read = _faces(tuple((kind, tuple(faces.get(kind, ()))) for kind in FACE_KINDS))
-        known = _FACES_OF_PARAMS[id(params)] = (params, read)
-    return known[1]
+    return _faces_of_params(params)
 
 
-FACES_KEPT = 64
-"""The params whose faces `faces_of` keeps (a process compiles a few packs; past this, it
-forgets them all and reads them again)."""
+def _read_faces(params: Mapping[str, Any]) -> PoolFaces:
+    faces = params.get("faces") or {}
+    return _faces(tuple((kind, tuple(faces.get(kind, ()))) for kind in FACE_KINDS))
 
-_FACES_OF_PARAMS: dict[int, tuple[Mapping[str, Any], PoolFaces]] = {}
+
+_faces_of_params = IdentityCache(_read_faces)
 
 
 @lru_cache(maxsize=64)
