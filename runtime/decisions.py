@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from runtime.cards import CardDef
-from runtime.dice import draws_below
 
 YES_NO = ("yes", "no")
 
@@ -89,11 +88,11 @@ class RandomDecisions:
     """Answers picked by a seeded generator: the same seed, the same answers."""
 
     def __init__(self, seed: int | str) -> None:
-        self._below = draws_below(random.Random(seed))  # randrange's answers, drawn faster
+        self._random = random.Random(seed)
 
     def decide(self, decision: Decision) -> int:
         """Any answer, uniformly."""
-        return self._below(len(decision.choices))
+        return self._random.randrange(len(decision.choices))
 
 
 class FirstChoice:

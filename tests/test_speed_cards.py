@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from runtime.decisions import Decision, RandomDecisions
 from runtime.dice import PoolFaces, PoolResult, SeededDice, draws_below
 from runtime.events import Event
 from runtime.game import Game
@@ -43,13 +42,6 @@ def test_seeded_dice_give_randints_faces() -> None:
     dice, slow = SeededDice(99), random.Random(99)
     for sides in [6, 6, 4, 8, 10, 12, 20, 100, 1, 3] * 100:
         assert dice.roll(sides) == slow.randint(1, sides)
-
-
-def test_random_decisions_give_randranges_answers() -> None:
-    decisions, slow = RandomDecisions("decisions:3"), random.Random("decisions:3")
-    for count in [2, 3, 5, 1, 9, 4] * 100:
-        choices = tuple(str(n) for n in range(count))
-        assert decisions.decide(Decision("option", "pick", choices)) == slow.randrange(count)
 
 
 def _game(log: bool) -> Game:
