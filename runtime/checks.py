@@ -95,6 +95,12 @@ class Rolled:
     kind: str = "check"  # the event's kind
 
 
+def text_is_read(game: Game) -> bool:
+    """Whether the log line of a roll is read: the log is kept, or someone listens. Else
+    `Game.event` drops it unread, and a roll may leave it unwritten (its `text` empty)."""
+    return game.logging or bool(game.listeners)
+
+
 @dataclass(frozen=True)
 class Branch:
     """One result of a prepared check with its exact probability (and its `after`)."""

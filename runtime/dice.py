@@ -9,7 +9,7 @@ one failed die, if one is left. Re-rolling can only help, so it is always taken.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -92,16 +92,39 @@ class DiceSource(Protocol):
         ...
 
 
+def draws_below(generator: random.Random) -> Callable[[int], int]:
+    """What `generator.randrange(n)` gives (and `randint(1, n)`, less one), drawn faster.
+
+    A game rolls and decides tens of thousands of times, and `randrange` takes three layers of
+    calls to do this: bits of the length of `n`, drawn again until a number below `n` comes
+    up. The numbers must stay randrange's, as seeded games are replayed from them (a test of
+    tests/test_speed_cards.py checks that they are); `n` under 1 is refused as randrange does.
+    """
+    bits = generator.getrandbits
+
+    def below(n: int) -> int:
+        if n < 1:
+            return generator.randrange(n)
+        length = n.bit_length()
+        drawn = bits(length)
+        while drawn >= n:
+            drawn = bits(length)
+        return drawn
+
+    return below
+
+
 class SeededDice:
     """Faces from a seeded generator: the same seed gives the same faces, run after run."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._random = random.Random(seed)
+        self._below = draws_below(self._random)
 
     def roll(self, sides: int) -> int:
-        """One die's face, from 1 to `sides`."""
-        return self._random.randint(1, sides)
+        """One die's face, from 1 to `sides`: the face `randint(1, sides)` would give."""
+        return self._below(sides) + 1
 
 
 class ForcedDice:
@@ -201,22 +224,31 @@ def roll_pool(dice: int, faces: PoolFaces, source: DiceSource, label: str) -> Po
         return result
     successes = 0
     failed: list[int] = []  # faces of failed dice still on the table
-    current = [source.roll(faces.sides) for _ in range(dice)]
+    roll, sides = source.roll, faces.sides
+    success, suspended, failure = faces.success, faces.suspense, faces.failure
+    current = [roll(sides) for _ in range(dice)]
     picked: list[tuple[int, ...]] = []
     for _ in range(MAX_REROLL_ROUNDS):
         result.rounds.append(current)
         if picked:
             result.rerolled.append(picked)
-        suspense = [f for f in current if f in faces.suspense]
-        successes += sum(1 for f in current if f in faces.success)
-        failed += [f for f in current if f in faces.failure]
+        suspense: list[int] = []
+        # One pass over the faces sorts them (each test apart: a face of two kinds, which a
+        # ruleset's check refuses, would count as both, as it always has).
+        for face in current:
+            if face in success:
+                successes += 1
+            if face in suspended:
+                suspense.append(face)
+            if face in failure:
+                failed.append(face)
         result.totals.append(successes)
         if not suspense:
             return result
         # Each suspense die is picked up with one failed die, while failed dice last.
         partners, failed = failed[: len(suspense)], failed[len(suspense) :]
         picked = _pairs(suspense, partners)
-        current = [source.roll(faces.sides) for pair in picked for _ in pair]
+        current = [roll(sides) for pair in picked for _ in pair]
     raise EndlessSuspense(label, MAX_REROLL_ROUNDS)
 
 

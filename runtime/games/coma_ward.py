@@ -7,6 +7,7 @@ come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.m
 from __future__ import annotations
 
 from contextlib import suppress
+from functools import lru_cache
 from typing import Any
 
 from runtime.cards import CardInstance
@@ -36,7 +37,11 @@ SEARCH_STAT = "focus"
 
 def search_arms(game: Game) -> tuple[Arm, ...]:
     """How a search's check branches: failed below the successes that pass, found from them."""
-    needed = passing(pool_rule(game), SEARCH_STAT) or 1
+    return _arms_passing_at(passing(pool_rule(game), SEARCH_STAT) or 1)
+
+
+@lru_cache(maxsize=16)
+def _arms_passing_at(needed: int) -> tuple[Arm, ...]:
     return (Arm(0, needed - 1, f"0..{needed - 1}"), Arm(needed, None, f"{needed}+"))
 
 

@@ -34,10 +34,11 @@ from contextlib import contextmanager, suppress
 from runtime.cards import CardInstance
 from runtime.game import Game, RunEnded
 from runtime.games.coma_ward_enemies import ENEMY_VERBS, actor_at, everyone_on
+from runtime.identity_cache import IdentityCache
 from runtime.module import ValueDef
 from runtime.rounds import take_turn as round_turn
 from runtime.state import Player
-from runtime.world import SEATED
+from runtime.world import SEATED, Board
 
 PHENOMENON = "phenomenon"
 """The slot of the phenomenon card among the cards in play."""
@@ -110,12 +111,24 @@ def act_goals(game: Game) -> set[str]:
     if card is None or ACT not in game.state.flags:
         return set()
     properties = card.definition.properties
-    board = game.rules.world.board
     place, kind = properties.get("heads_for"), properties.get("heads_for_actor")
-    aims = {space for space in board.places if isinstance(place, str) and board.is_in(space, place)}
+    aims = set(_spaces_in(game.rules.world.board, place)) if isinstance(place, str) else set()
     if isinstance(kind, str):
         aims |= {actor.location for actor in game.actors_of(kind) if actor.location}
     return aims
+
+
+def _spaces_in(board: Board, place: str) -> tuple[str, ...]:
+    """The spaces of a place (or the place itself), in board order: asked before every move
+    of the act, and worked out once, as a board never changes."""
+    known = _spaces_of_board(board)
+    spaces = known.get(place)
+    if spaces is None:
+        spaces = known[place] = tuple(s for s in board.places if board.is_in(s, place))
+    return spaces
+
+
+_spaces_of_board: IdentityCache[Board, dict[str, tuple[str, ...]]] = IdentityCache(lambda board: {})
 
 
 # -- the act's moments ------------------------------------------------------------------

@@ -30,10 +30,12 @@ from runtime.checks import (
     Rolled,
     RulesView,
     stats_named,
+    text_is_read,
 )
 from runtime.dice import PoolFaces, pool_size
 from runtime.distributions import check_outcomes, pool_work
 from runtime.game import Game
+from runtime.identity_cache import IdentityCache
 from runtime.rules import ProcedureRule
 from runtime.state import Player
 
@@ -66,9 +68,17 @@ def make_pool(
 
 
 def faces_of(params: Mapping[str, Any]) -> PoolFaces:
-    """The faces a check's params give its pool."""
+    """The faces a check's params give its pool (read once per ruleset entry: every pool of
+    a game asks, and a ruleset's params do not change)."""
+    return _faces_of_params(params)
+
+
+def _read_faces(params: Mapping[str, Any]) -> PoolFaces:
     faces = params.get("faces") or {}
     return _faces(tuple((kind, tuple(faces.get(kind, ()))) for kind in FACE_KINDS))
+
+
+_faces_of_params = IdentityCache(_read_faces)
 
 
 @lru_cache(maxsize=64)
@@ -115,7 +125,9 @@ def roll_pool(game: Game, pool: Pool) -> Rolled:
         ("rounds", result.rounds),
         ("successes", result.successes),
     )
-    return Rolled(result.successes, result.explain(), data=data)
+    # Explaining every re-roll takes as long as rolling them: only for a log that is read.
+    text = result.explain() if text_is_read(game) else ""
+    return Rolled(result.successes, text, data=data)
 
 
 def pool_odds(pool: Pool) -> list[Branch]:
