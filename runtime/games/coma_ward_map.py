@@ -13,7 +13,9 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
+from functools import cached_property
 
 from runtime.game import Game
 from runtime.state import Player
@@ -22,6 +24,9 @@ from runtime.world import Board, Lift
 STOP = "stop"
 """The answer that ends a move before its last space."""
 
+REMEMBERED_BOARDS = 100
+"""Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
+
 
 @dataclass(frozen=True)
 class Step:
@@ -29,11 +34,17 @@ class Step:
 
     to: str
     lift: Lift | None = None
+    slot_deck: str | None = None  # walking into a slot: the deck its room tile comes from
 
-    @property
+    @cached_property
     def label(self) -> str:
         """How the step is offered to the player."""
         return f"{self.lift.name} to {self.to}" if self.lift else f"walk to {self.to}"
+
+
+# A board never changes, so the steps from each of its places are made once (a turn takes a
+# few): by the board's identity, the board kept beside them so that an identity is not reused.
+_STEPS: dict[int, tuple[Board, dict[str, tuple[Step, ...]]]] = {}
 
 
 def board(game: Game) -> Board:
@@ -54,27 +65,47 @@ def hidden_slots(game: Game) -> list[str]:
 
 def steps_from(game: Game, place: str) -> list[Step]:
     """Every move possible from a place: its neighbours, then the other stops of its lifts."""
-    found = board(game)
-    slots, laid, decks = found.slots, game.state.in_play, game.state.decks
-    steps = [
-        Step(near)
-        for near in sorted(found.neighbours(place))
-        if near not in slots or near in laid or decks.get(slots[near])
+    laid, decks = game.state.in_play, game.state.decks
+    return [
+        step
+        for step in _board_steps(board(game), place)
+        if step.slot_deck is None or step.to in laid or decks.get(step.slot_deck)
     ]
-    for lift in found.lifts_at(place):
-        steps += [Step(stop, lift) for stop in lift.places if stop != place]
+
+
+def _board_steps(found: Board, place: str) -> tuple[Step, ...]:
+    """Every step the board has from a place, whatever the state: walking to each neighbour
+    (a slot's deck named), then riding each lift to its other stops."""
+    kept = _STEPS.get(id(found))
+    if kept is None or kept[0] is not found:
+        if len(_STEPS) >= REMEMBERED_BOARDS:
+            _STEPS.clear()
+        kept = _STEPS[id(found)] = (found, {})
+    steps = kept[1].get(place)
+    if steps is None:
+        walks = [
+            Step(near, slot_deck=found.slots.get(near)) for near in sorted(found.neighbours(place))
+        ]
+        rides = [
+            Step(stop, lift)
+            for lift in found.lifts_at(place)
+            for stop in lift.places
+            if stop != place
+        ]
+        steps = kept[1][place] = (*walks, *rides)
     return steps
 
 
-def nearest_goal(game: Game, steps: list[Step], goals: set[str]) -> int | None:
+def nearest_goal(game: Game, steps: list[Step], goals: Set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
-    best: tuple[int, int] | None = None
-    found, targets = board(game), frozenset(goals)
+    best: int | None = None
+    nearest = 0
+    found, targets = board(game), frozenset(goals)  # a frozenset already is not copied
     for index, step in enumerate(steps):
         reach = found.reach(step.to, targets)
-        if reach is not None and (best is None or reach < best[0]):
-            best = (reach, index)
-    return None if best is None else best[1]
+        if reach is not None and (best is None or reach < nearest):
+            best, nearest = index, reach
+    return best
 
 
 def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
@@ -82,9 +113,10 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
     nearest of `goals`); the hidden slot the move ended on, if it did."""
     start = player.location
     left = moves
+    targets = frozenset(goals)  # the goals stay the same all the move: hashed once
     while left > 0 and not game.ended and player.location is not None:
         steps = steps_from(game, player.location)
-        towards = nearest_goal(game, steps, goals) if player.location not in goals else None
+        towards = nearest_goal(game, steps, targets) if player.location not in targets else None
         picked = game.decide(
             "move",
             f"{left} move{'s' if left > 1 else ''} left from {player.location}",
