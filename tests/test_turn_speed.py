@@ -8,7 +8,8 @@ import pytest
 from compiler.build import CompiledPack
 from runtime.decisions import Defaults, PresetThenAsk
 from runtime.game import Game
-from runtime.games.coma_ward_game import new_game, setup
+from runtime.games import coma_ward_game
+from runtime.games.coma_ward_game import _anywhere_to_go, _goals, new_game, play_prologue, setup
 from runtime.games.coma_ward_map import steps_from
 from tests.conftest import ROOT
 from tests.helpers import compiled
@@ -57,3 +58,44 @@ def test_the_steps_made_once_still_follow_the_state_of_the_room_deck(pack: Compi
     )
     labels = [step.label for step in steps_from(game, "f2-east")]
     assert labels == ["walk to f2-elevator", "walk to f2-room-4", "walk to nurses-station"]
+
+
+def test_whether_there_is_anywhere_to_go_is_whether_there_are_goals(pack: CompiledPack) -> None:
+    game = _game(pack)
+    player = game.state.players[0]
+    room = next(c for c in pack.cards if c.kind == "room")
+    item = next(c for c in pack.cards if c.kind == "item")
+    assert _anywhere_to_go(game, player) and _goals(game, player)  # slots to reveal
+    game.state.decks["room"] = []
+    assert not _anywhere_to_go(game, player) and not _goals(game, player)
+    game.state.floor["f1-west"] = [game.new_instance(item)]
+    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-west"}
+    game.state.floor.clear()
+    game.state.in_play["f1-room-1"] = game.new_instance(room)
+    game.state.flags.add("searched:f1-room-1")
+    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-room-1"}  # again
+
+
+def test_where_to_head_is_worked_out_only_for_a_move(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worked_out: list[str] = []
+    walks: list[int] = []
+    goals, walk = coma_ward_game._goals, coma_ward_game.walk
+
+    def counted_goals(game: Game, player: coma_ward_game.Player) -> set[str]:
+        worked_out.append(player.name)
+        return goals(game, player)
+
+    def counted_walk(
+        game: Game, player: coma_ward_game.Player, moves: int, aims: set[str]
+    ) -> str | None:
+        walks.append(moves)
+        return walk(game, player, moves, aims)
+
+    monkeypatch.setattr(coma_ward_game, "_goals", counted_goals)
+    monkeypatch.setattr(coma_ward_game, "walk", counted_walk)
+    game = new_game(pack.rules, pack.cards, 4, 3)
+    game.logging = False
+    play_prologue(game)
+    assert walks and len(worked_out) == len(walks)

@@ -38,7 +38,7 @@ from runtime.games.coma_ward import (
     rummage,
 )
 from runtime.games.coma_ward_combat import attack
-from runtime.games.coma_ward_map import board, hidden_slots, walk
+from runtime.games.coma_ward_map import board, walk
 from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
@@ -64,8 +64,9 @@ ROUND_LIMIT = 200
 def narrator(game: Game, player: Player) -> Player:
     """The living player to the left of `player`, who reads their hallucinations."""
     seats = game.state.players
+    seat = seats.index(player)
     for step in range(1, len(seats) + 1):
-        other = seats[(seats.index(player) + step) % len(seats)]
+        other = seats[(seat + step) % len(seats)]
         if not other.dead:
             return other
     return player
@@ -106,14 +107,16 @@ def take_turn(game: Game, player: Player) -> None:
         free = [a for a in FREE_ACTIONS if a not in done and _can(game, player, a)]
         if not free:
             break
-        goals = _goals(game, player) if "move" in free else set()
-        default = 1 if goals else 0
+        # Where to head is worked out only for a move; the default needs only whether there
+        # is anywhere (a move is first in `free` when it is there).
+        default = 1 if free[0] == "move" and _anywhere_to_go(game, player) else 0
         picked = game.decide("free", "a free action, or on", [MAIN, *free], default=default)
         if picked == 0:
             break
         action = free[picked - 1]
         done.add(action)
         if action == "move":
+            goals = _goals(game, player)
             revealing = walk(game, player, game.stat("dexterity", player), goals)
             if revealing is not None:
                 break
@@ -144,12 +147,32 @@ def _goals(game: Game, player: Player) -> set[str]:
     aims = act_goals(game)
     if aims:
         return aims
-    slots, state = board(game).slots, game.state
-    rooms = {place for place in state.in_play if place in slots}
-    unsearched = {place for place in rooms if f"searched:{place}" not in state.flags}
-    dropped = {place for place, items in state.floor.items() if items}
-    hidden = {slot for slot in hidden_slots(game) if state.decks.get(slots[slot])}
-    return hidden | unsearched | (dropped if dropped and _fits(game, player) else set()) or rooms
+    state = game.state
+    laid, flags, decks = state.in_play, state.flags, state.decks
+    rooms: set[str] = set()
+    wanted: set[str] = set()  # the slots to reveal and the rooms to search
+    for slot, deck in board(game).slots.items():
+        if slot in laid:
+            rooms.add(slot)
+            if f"searched:{slot}" not in flags:
+                wanted.add(slot)
+        elif decks.get(deck):
+            wanted.add(slot)
+    dropped = {place for place, items in state.floor.items() if items and place not in wanted}
+    if dropped and _fits(game, player):
+        wanted |= dropped
+    return wanted or rooms
+
+
+def _anywhere_to_go(game: Game, player: Player) -> bool:
+    """Whether `_goals` has any place, without working them out: any room laid (to rummage
+    again at worst), a slot to reveal, or an item on the floor there is room for."""
+    if act_goals(game):
+        return True
+    laid, decks = game.state.in_play, game.state.decks
+    if any(slot in laid or decks.get(deck) for slot, deck in board(game).slots.items()):
+        return True
+    return any(game.state.floor.values()) and _fits(game, player)
 
 
 def _others_here(game: Game, player: Player) -> list[Player]:
