@@ -9,10 +9,18 @@ from compiler.build import CompiledPack
 from runtime.decisions import Defaults, PresetThenAsk
 from runtime.game import Game
 from runtime.games import coma_ward_game
-from runtime.games.coma_ward_game import _anywhere_to_go, _goals, new_game, play_prologue, setup
+from runtime.games.coma_ward_game import (
+    _anywhere_to_go,
+    _free_actions,
+    _goals,
+    _prologue_over,
+    new_game,
+    play_prologue,
+    setup,
+)
 from runtime.games.coma_ward_map import steps_from
 from tests.conftest import ROOT
-from tests.helpers import compiled
+from tests.helpers import card, compiled
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -99,3 +107,33 @@ def test_where_to_head_is_worked_out_only_for_a_move(
     game.logging = False
     play_prologue(game)
     assert walks and len(worked_out) == len(walks)
+
+
+def test_the_free_actions_open_are_those_not_taken_the_player_can_take(pack: CompiledPack) -> None:
+    game = _game(pack)
+    player, other = game.state.players
+    assert _free_actions(game, player, set()) == ["move", "trade"]  # both at the start
+    other.location = "roof"
+    player.items.append(game.new_instance(card(pack, "Lead Apron")))  # nothing to use
+    assert _free_actions(game, player, set()) == ["move", "drop"]
+    player.items.append(game.new_instance(card(pack, "First Aid Tin")))
+    assert _free_actions(game, player, set()) == ["move", "use items", "drop"]
+    assert _free_actions(game, player, {"move", "drop"}) == ["use items"]
+    other.location = player.location
+    other.stats.dead = True  # the dead do not trade
+    assert _free_actions(game, player, {"move", "use items", "drop"}) == []
+
+
+def test_the_prologue_is_over_at_the_phenomenon_or_when_everyone_is_dead(
+    pack: CompiledPack,
+) -> None:
+    game = _game(pack)
+    first, second = game.state.players
+    assert not _prologue_over(game)
+    second.stats.dead = True
+    assert not _prologue_over(game)
+    first.stats.dead = True
+    assert _prologue_over(game)
+    first.stats.dead = second.stats.dead = False
+    game.state.flags.add("phenomenon_revealed")
+    assert _prologue_over(game)
