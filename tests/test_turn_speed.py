@@ -50,6 +50,7 @@ def test_the_steps_from_a_place_are_made_once_for_every_game_on_the_board(
     ]
     again = steps_from(second, "f2-east")
     assert all(mine is theirs for mine, theirs in zip(steps, again, strict=True))
+    assert again is steps  # every step open: the board's own, whose choices are made once too
     rides = steps_from(first, "f2-elevator")
     assert [step.label for step in rides] == [
         "walk to f2-east",

@@ -13,7 +13,7 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -42,9 +42,18 @@ class Step:
         return f"{self.lift.name} to {self.to}" if self.lift else f"walk to {self.to}"
 
 
+@dataclass(frozen=True)
+class _Moves:
+    """The steps a board has from one place, whatever the state, and what a move there offers
+    when every one of them is open (as until the room deck runs out)."""
+
+    steps: tuple[Step, ...]
+    choices: tuple[str, ...]  # STOP, then each step's label
+
+
 # A board never changes, so the steps from each of its places are made once (a turn takes a
 # few): by the board's identity, the board kept beside them so that an identity is not reused.
-_STEPS: dict[int, tuple[Board, dict[str, tuple[Step, ...]]]] = {}
+_MOVES: dict[int, tuple[Board, dict[str, _Moves]]] = {}
 
 
 def board(game: Game) -> Board:
@@ -63,26 +72,33 @@ def hidden_slots(game: Game) -> list[str]:
     return [slot for slot in board(game).slots if slot not in laid]
 
 
-def steps_from(game: Game, place: str) -> list[Step]:
+def steps_from(game: Game, place: str) -> Sequence[Step]:
     """Every move possible from a place: its neighbours, then the other stops of its lifts."""
+    return _open_steps(game, _board_moves(board(game), place))
+
+
+def _open_steps(game: Game, moves: _Moves) -> Sequence[Step]:
+    """The steps open now: a slot with no tile is not entered once its deck is empty. When
+    every step is, the board's own tuple (so its choices are known)."""
     laid, decks = game.state.in_play, game.state.decks
-    return [
+    steps = [
         step
-        for step in _board_steps(board(game), place)
+        for step in moves.steps
         if step.slot_deck is None or step.to in laid or decks.get(step.slot_deck)
     ]
+    return moves.steps if len(steps) == len(moves.steps) else steps
 
 
-def _board_steps(found: Board, place: str) -> tuple[Step, ...]:
+def _board_moves(found: Board, place: str) -> _Moves:
     """Every step the board has from a place, whatever the state: walking to each neighbour
     (a slot's deck named), then riding each lift to its other stops."""
-    kept = _STEPS.get(id(found))
+    kept = _MOVES.get(id(found))
     if kept is None or kept[0] is not found:
-        if len(_STEPS) >= REMEMBERED_BOARDS:
-            _STEPS.clear()
-        kept = _STEPS[id(found)] = (found, {})
-    steps = kept[1].get(place)
-    if steps is None:
+        if len(_MOVES) >= REMEMBERED_BOARDS:
+            _MOVES.clear()
+        kept = _MOVES[id(found)] = (found, {})
+    moves = kept[1].get(place)
+    if moves is None:
         walks = [
             Step(near, slot_deck=found.slots.get(near)) for near in sorted(found.neighbours(place))
         ]
@@ -92,11 +108,12 @@ def _board_steps(found: Board, place: str) -> tuple[Step, ...]:
             for stop in lift.places
             if stop != place
         ]
-        steps = kept[1][place] = (*walks, *rides)
-    return steps
+        steps = (*walks, *rides)
+        moves = kept[1][place] = _Moves(steps, (STOP, *(step.label for step in steps)))
+    return moves
 
 
-def nearest_goal(game: Game, steps: list[Step], goals: Set[str]) -> int | None:
+def nearest_goal(game: Game, steps: Sequence[Step], goals: Set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
     best: int | None = None
     nearest = 0
@@ -113,14 +130,16 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
     nearest of `goals`); the hidden slot the move ended on, if it did."""
     start = player.location
     left = moves
-    targets = frozenset(goals)  # the goals stay the same all the move: hashed once
+    found, targets = board(game), frozenset(goals)  # the goals stay the same: hashed once
     while left > 0 and not game.ended and player.location is not None:
-        steps = steps_from(game, player.location)
+        options = _board_moves(found, player.location)
+        steps = _open_steps(game, options)
         towards = nearest_goal(game, steps, targets) if player.location not in targets else None
+        choices = options.choices if steps is options.steps else (STOP, *(s.label for s in steps))
         picked = game.decide(
             "move",
             f"{left} move{'s' if left > 1 else ''} left from {player.location}",
-            [STOP, *(step.label for step in steps)],
+            choices,
             default=0 if towards is None else towards + 1,
         )
         if picked == 0:
