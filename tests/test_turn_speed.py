@@ -18,7 +18,7 @@ from runtime.games.coma_ward_game import (
     play_prologue,
     setup,
 )
-from runtime.games.coma_ward_map import steps_from
+from runtime.games.coma_ward_map import _board_moves, nearest_goal, steps_from
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
 
@@ -138,3 +138,16 @@ def test_the_prologue_is_over_at_the_phenomenon_or_when_everyone_is_dead(
     first.stats.dead = second.stats.dead = False
     game.state.flags.add("phenomenon_revealed")
     assert _prologue_over(game)
+
+
+def test_the_step_nearest_a_set_of_goals_is_remembered_and_is_the_nearest(
+    pack: CompiledPack,
+) -> None:
+    game = _game(pack)
+    board = pack.rules.world.board
+    moves = _board_moves(board, "f2-east")
+    goals = frozenset({"f2-room-1", "roof"})
+    nearest = moves.nearest(board, goals)
+    assert nearest == nearest_goal(game, steps_from(game, "f2-east"), goals) == 3  # the station
+    assert moves.towards[goals] == nearest
+    assert moves.nearest(board, frozenset({"nowhere"})) is None

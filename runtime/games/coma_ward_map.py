@@ -14,7 +14,7 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from runtime.game import Game
@@ -26,6 +26,9 @@ STOP = "stop"
 
 REMEMBERED_BOARDS = 100
 """Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
+
+REMEMBERED_GOALS = 1_000
+"""Sets of goals a place keeps its nearest step towards before it forgets them all."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,19 @@ class _Moves:
 
     steps: tuple[Step, ...]
     choices: tuple[str, ...]  # STOP, then each step's label
+    # The step nearest each set of goals: most moves head for a set some move already did.
+    towards: dict[frozenset[str], int | None] = field(default_factory=dict, compare=False)
+
+    def nearest(self, found: Board, goals: frozenset[str]) -> int | None:
+        """The index of the step nearest the goals, when every step is open (remembered)."""
+        try:
+            return self.towards[goals]
+        except KeyError:
+            pass
+        if len(self.towards) >= REMEMBERED_GOALS:
+            self.towards.clear()
+        nearest = self.towards[goals] = _nearest(found, self.steps, goals)
+        return nearest
 
 
 # A board never changes, so the steps from each of its places are made once (a turn takes a
@@ -115,9 +131,13 @@ def _board_moves(found: Board, place: str) -> _Moves:
 
 def nearest_goal(game: Game, steps: Sequence[Step], goals: Set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
+    return _nearest(board(game), steps, frozenset(goals))
+
+
+def _nearest(found: Board, steps: Sequence[Step], targets: frozenset[str]) -> int | None:
+    """`nearest_goal` on a board, the goals already a frozenset."""
     best: int | None = None
     nearest = 0
-    found, targets = board(game), frozenset(goals)  # a frozenset already is not copied
     for index, step in enumerate(steps):
         reach = found.reach(step.to, targets)
         if reach is not None and (best is None or reach < nearest):
@@ -134,8 +154,12 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
     while left > 0 and not game.ended and player.location is not None:
         options = _board_moves(found, player.location)
         steps = _open_steps(game, options)
-        towards = nearest_goal(game, steps, targets) if player.location not in targets else None
-        choices = options.choices if steps is options.steps else (STOP, *(s.label for s in steps))
+        every = steps is options.steps  # every step open: its choices and nearest are known
+        if player.location in targets:
+            towards = None
+        else:
+            towards = options.nearest(found, targets) if every else _nearest(found, steps, targets)
+        choices = options.choices if every else (STOP, *(step.label for step in steps))
         picked = game.decide(
             "move",
             f"{left} move{'s' if left > 1 else ''} left from {player.location}",
