@@ -27,8 +27,9 @@ STOP = "stop"
 REMEMBERED_BOARDS = 100
 """Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
 
-REMEMBERED_GOALS = 1_000
-"""Sets of goals a place keeps its nearest step towards before it forgets them all."""
+REMEMBERED_GOALS = 100
+"""Sets of goals a place keeps its nearest step towards before it forgets them all: four in
+five moves of a long sweep still find theirs, and a board of many places stays small."""
 
 
 @dataclass(frozen=True)
