@@ -72,10 +72,13 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
 
 def _tick(game: Game, actor: Actor) -> None:
     """Tokens that count on by themselves each turn of the card's owner (a cooldown down)."""
+    ticking = [track for track in game.rules.world.tracks.values() if track.each_turn]
+    if not ticking:
+        return  # most games have no such tokens: no turn need look at every card for them
     for card in [*actor.items, *actor.owned]:
-        for track in game.rules.world.tracks.values():
+        for track in ticking:
             end = track.low if track.each_turn < 0 else track.high
-            if track.each_turn and card.tokens.get(track.name, end) != end:
+            if card.tokens.get(track.name, end) != end:
                 game.add_tokens(card, track.name, track.each_turn)
 
 

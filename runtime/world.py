@@ -96,13 +96,16 @@ class Board:
         """The fewest moves from `start` to the nearest of `targets`, or None if none can be
         walked to."""
         key = (start, targets)
-        if key not in self._reached:
-            if len(self._reached) >= REMEMBERED_REACHES:
-                self._reached.clear()
-            distances = self.distances(start)
-            near = [distances[place] for place in targets if place in distances]
-            self._reached[key] = min(near, default=None)
-        return self._reached[key]
+        try:
+            return self._reached[key]  # asked at every step of every move: one look-up
+        except KeyError:
+            pass
+        if len(self._reached) >= REMEMBERED_REACHES:
+            self._reached.clear()
+        distances = self.distances(start)
+        near = [distances[place] for place in targets if place in distances]
+        reached = self._reached[key] = min(near, default=None)
+        return reached
 
     def _walk(self, start: str) -> dict[str, int]:
         found = {start: 0}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from contextlib import suppress
+from operator import attrgetter
 
 from runtime.cards import CardDef, CardInstance
 from runtime.game import Game, RunEnded
@@ -38,7 +39,7 @@ from runtime.games.coma_ward import (
     rummage,
 )
 from runtime.games.coma_ward_combat import attack
-from runtime.games.coma_ward_map import board, hidden_slots, walk
+from runtime.games.coma_ward_map import board, walk
 from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
@@ -64,8 +65,9 @@ ROUND_LIMIT = 200
 def narrator(game: Game, player: Player) -> Player:
     """The living player to the left of `player`, who reads their hallucinations."""
     seats = game.state.players
+    seat = seats.index(player)
     for step in range(1, len(seats) + 1):
-        other = seats[(seats.index(player) + step) % len(seats)]
+        other = seats[(seat + step) % len(seats)]
         if not other.dead:
             return other
     return player
@@ -103,17 +105,19 @@ def take_turn(game: Game, player: Player) -> None:
     traded: set[str] = set()
     revealing = None
     while not game.ended and not player.turn_over and not player.dead:
-        free = [a for a in FREE_ACTIONS if a not in done and _can(game, player, a)]
+        free = _free_actions(game, player, done)
         if not free:
             break
-        goals = _goals(game, player) if "move" in free else set()
-        default = 1 if goals else 0
+        # Where to head is worked out only for a move; the default needs only whether there
+        # is anywhere (a move is first in `free` when it is there).
+        default = 1 if free[0] == "move" and _anywhere_to_go(game, player) else 0
         picked = game.decide("free", "a free action, or on", [MAIN, *free], default=default)
         if picked == 0:
             break
         action = free[picked - 1]
         done.add(action)
         if action == "move":
+            goals = _goals(game, player)
             revealing = walk(game, player, game.stat("dexterity", player), goals)
             if revealing is not None:
                 break
@@ -127,14 +131,19 @@ def take_turn(game: Game, player: Player) -> None:
         main_action(game, player, revealing, traded)
 
 
-def _can(game: Game, player: Player, action: str) -> bool:
-    if action == "trade":
-        return bool(_others_here(game, player))
-    if action == "use items":
-        return any(game.usable(item) for item in player.items)
-    if action == "drop":
-        return bool(player.items)
-    return True
+def _free_actions(game: Game, player: Player, done: set[str]) -> list[str]:
+    """The free actions the player has not taken this turn and can take, in their order."""
+    # Asked before every free action of every turn: each test is the cheapest that answers.
+    move, trade, use, drop = FREE_ACTIONS
+    items = player.items
+    free = [] if move in done else [move]
+    if trade not in done and _others_here(game, player):
+        free.append(trade)
+    if items and use not in done and any(game.usable(item) for item in items):
+        free.append(use)
+    if items and drop not in done:
+        free.append(drop)
+    return free
 
 
 def _goals(game: Game, player: Player) -> set[str]:
@@ -144,19 +153,41 @@ def _goals(game: Game, player: Player) -> set[str]:
     aims = act_goals(game)
     if aims:
         return aims
-    slots, state = board(game).slots, game.state
-    rooms = {place for place in state.in_play if place in slots}
-    unsearched = {place for place in rooms if f"searched:{place}" not in state.flags}
-    dropped = {place for place, items in state.floor.items() if items}
-    hidden = {slot for slot in hidden_slots(game) if state.decks.get(slots[slot])}
-    return hidden | unsearched | (dropped if dropped and _fits(game, player) else set()) or rooms
+    state = game.state
+    laid, flags, decks = state.in_play, state.flags, state.decks
+    rooms: set[str] = set()
+    wanted: set[str] = set()  # the slots to reveal and the rooms to search
+    for slot, deck in board(game).slots.items():
+        if slot in laid:
+            rooms.add(slot)
+            if f"searched:{slot}" not in flags:
+                wanted.add(slot)
+        elif decks.get(deck):
+            wanted.add(slot)
+    dropped = {place for place, items in state.floor.items() if items and place not in wanted}
+    if dropped and _fits(game, player):
+        wanted |= dropped
+    return wanted or rooms
+
+
+def _anywhere_to_go(game: Game, player: Player) -> bool:
+    """Whether `_goals` has any place, without working them out: any room laid (to rummage
+    again at worst), a slot to reveal, or an item on the floor there is room for."""
+    if act_goals(game):
+        return True
+    laid, decks = game.state.in_play, game.state.decks
+    for slot, deck in board(game).slots.items():
+        if slot in laid or decks.get(deck):
+            return True  # a room laid, or a slot to lay one on: the first slot mostly says
+    return any(game.state.floor.values()) and _fits(game, player)
 
 
 def _others_here(game: Game, player: Player) -> list[Player]:
+    here = player.location
     return [
         other
         for other in game.state.players
-        if other is not player and not other.dead and other.location == player.location
+        if other.location == here and other is not player and not other.dead
     ]
 
 
@@ -315,7 +346,10 @@ def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
 
 
 def _prologue_over(game: Game) -> bool:
-    return REVEALED in game.state.flags or game.ended or all(p.dead for p in game.state.players)
+    if REVEALED in game.state.flags or game.ended:
+        return True
+    # Asked after every turn: all() over map() runs in C, over a generator it costs twice that.
+    return all(map(attrgetter("dead"), game.state.players))
 
 
 def narrated(game: Game, card: CardInstance) -> bool:

@@ -13,7 +13,9 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence, Set
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from runtime.game import Game
 from runtime.state import Player
@@ -22,6 +24,13 @@ from runtime.world import Board, Lift
 STOP = "stop"
 """The answer that ends a move before its last space."""
 
+REMEMBERED_BOARDS = 100
+"""Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
+
+REMEMBERED_GOALS = 100
+"""Sets of goals a place keeps its nearest step towards before it forgets them all: four in
+five moves of a long sweep still find theirs, and a board of many places stays small."""
+
 
 @dataclass(frozen=True)
 class Step:
@@ -29,11 +38,39 @@ class Step:
 
     to: str
     lift: Lift | None = None
+    slot_deck: str | None = None  # walking into a slot: the deck its room tile comes from
 
-    @property
+    @cached_property
     def label(self) -> str:
         """How the step is offered to the player."""
         return f"{self.lift.name} to {self.to}" if self.lift else f"walk to {self.to}"
+
+
+@dataclass(frozen=True)
+class _Moves:
+    """The steps a board has from one place, whatever the state, and what a move there offers
+    when every one of them is open (as until the room deck runs out)."""
+
+    steps: tuple[Step, ...]
+    choices: tuple[str, ...]  # STOP, then each step's label
+    # The step nearest each set of goals: most moves head for a set some move already did.
+    towards: dict[frozenset[str], int | None] = field(default_factory=dict, compare=False)
+
+    def nearest(self, found: Board, goals: frozenset[str]) -> int | None:
+        """The index of the step nearest the goals, when every step is open (remembered)."""
+        try:
+            return self.towards[goals]
+        except KeyError:
+            pass
+        if len(self.towards) >= REMEMBERED_GOALS:
+            self.towards.clear()
+        nearest = self.towards[goals] = _nearest(found, self.steps, goals)
+        return nearest
+
+
+# A board never changes, so the steps from each of its places are made once (a turn takes a
+# few): by the board's identity, the board kept beside them so that an identity is not reused.
+_MOVES: dict[int, tuple[Board, dict[str, _Moves]]] = {}
 
 
 def board(game: Game) -> Board:
@@ -52,29 +89,61 @@ def hidden_slots(game: Game) -> list[str]:
     return [slot for slot in board(game).slots if slot not in laid]
 
 
-def steps_from(game: Game, place: str) -> list[Step]:
+def steps_from(game: Game, place: str) -> Sequence[Step]:
     """Every move possible from a place: its neighbours, then the other stops of its lifts."""
-    found = board(game)
-    slots, laid, decks = found.slots, game.state.in_play, game.state.decks
+    return _open_steps(game, _board_moves(board(game), place))
+
+
+def _open_steps(game: Game, moves: _Moves) -> Sequence[Step]:
+    """The steps open now: a slot with no tile is not entered once its deck is empty. When
+    every step is, the board's own tuple (so its choices are known)."""
+    laid, decks = game.state.in_play, game.state.decks
     steps = [
-        Step(near)
-        for near in sorted(found.neighbours(place))
-        if near not in slots or near in laid or decks.get(slots[near])
+        step
+        for step in moves.steps
+        if step.slot_deck is None or step.to in laid or decks.get(step.slot_deck)
     ]
-    for lift in found.lifts_at(place):
-        steps += [Step(stop, lift) for stop in lift.places if stop != place]
-    return steps
+    return moves.steps if len(steps) == len(moves.steps) else steps
 
 
-def nearest_goal(game: Game, steps: list[Step], goals: set[str]) -> int | None:
+def _board_moves(found: Board, place: str) -> _Moves:
+    """Every step the board has from a place, whatever the state: walking to each neighbour
+    (a slot's deck named), then riding each lift to its other stops."""
+    kept = _MOVES.get(id(found))
+    if kept is None or kept[0] is not found:
+        if len(_MOVES) >= REMEMBERED_BOARDS:
+            _MOVES.clear()
+        kept = _MOVES[id(found)] = (found, {})
+    moves = kept[1].get(place)
+    if moves is None:
+        walks = [
+            Step(near, slot_deck=found.slots.get(near)) for near in sorted(found.neighbours(place))
+        ]
+        rides = [
+            Step(stop, lift)
+            for lift in found.lifts_at(place)
+            for stop in lift.places
+            if stop != place
+        ]
+        steps = (*walks, *rides)
+        moves = kept[1][place] = _Moves(steps, (STOP, *(step.label for step in steps)))
+    return moves
+
+
+def nearest_goal(game: Game, steps: Sequence[Step], goals: Set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
-    best: tuple[int, int] | None = None
-    found, targets = board(game), frozenset(goals)
+    return _nearest(board(game), steps, frozenset(goals))
+
+
+def _nearest(found: Board, steps: Sequence[Step], targets: frozenset[str]) -> int | None:
+    """`nearest_goal` on a board, the goals already a frozenset."""
+    best: int | None = None
+    nearest = 0
     for index, step in enumerate(steps):
         reach = found.reach(step.to, targets)
-        if reach is not None and (best is None or reach < best[0]):
-            best = (reach, index)
-    return None if best is None else best[1]
+        if reach is not None and (best is None or reach < nearest):
+            best, nearest = index, reach
+    return best
 
 
 def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
@@ -82,13 +151,20 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
     nearest of `goals`); the hidden slot the move ended on, if it did."""
     start = player.location
     left = moves
+    found, targets = board(game), frozenset(goals)  # the goals stay the same: hashed once
     while left > 0 and not game.ended and player.location is not None:
-        steps = steps_from(game, player.location)
-        towards = nearest_goal(game, steps, goals) if player.location not in goals else None
+        options = _board_moves(found, player.location)
+        steps = _open_steps(game, options)
+        every = steps is options.steps  # every step open: its choices and nearest are known
+        if player.location in targets:
+            towards = None
+        else:
+            towards = options.nearest(found, targets) if every else _nearest(found, steps, targets)
+        choices = options.choices if every else (STOP, *(step.label for step in steps))
         picked = game.decide(
             "move",
             f"{left} move{'s' if left > 1 else ''} left from {player.location}",
-            [STOP, *(step.label for step in steps)],
+            choices,
             default=0 if towards is None else towards + 1,
         )
         if picked == 0:

@@ -1,0 +1,153 @@
+"""Coma Ward's turn loop made cheaper, playing the same: steps made once a board, where to head
+worked out only for a move, and no look at every card for tokens no track counts on."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.decisions import Defaults, PresetThenAsk
+from runtime.game import Game
+from runtime.games import coma_ward_game
+from runtime.games.coma_ward_game import (
+    _anywhere_to_go,
+    _free_actions,
+    _goals,
+    _prologue_over,
+    new_game,
+    play_prologue,
+    setup,
+)
+from runtime.games.coma_ward_map import _board_moves, nearest_goal, steps_from
+from tests.conftest import ROOT
+from tests.helpers import card, compiled
+
+PACK = ROOT / "content" / "coma-ward"
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def _game(pack: CompiledPack, seed: int = 0) -> Game:
+    game = new_game(pack.rules, pack.cards, 2, seed)
+    game.decisions = PresetThenAsk([], Defaults())
+    setup(game)
+    return game
+
+
+def test_the_steps_from_a_place_are_made_once_for_every_game_on_the_board(
+    pack: CompiledPack,
+) -> None:
+    first, second = _game(pack), _game(pack, 1)
+    steps = steps_from(first, "f2-east")
+    assert [step.label for step in steps] == [
+        "walk to f2-elevator",
+        "walk to f2-room-3",
+        "walk to f2-room-4",
+        "walk to nurses-station",
+    ]
+    again = steps_from(second, "f2-east")
+    assert all(mine is theirs for mine, theirs in zip(steps, again, strict=True))
+    assert again is steps  # every step open: the board's own, whose choices are made once too
+    rides = steps_from(first, "f2-elevator")
+    assert [step.label for step in rides] == [
+        "walk to f2-east",
+        "elevator to f1-elevator",
+        "elevator to f3-elevator",
+    ]
+
+
+def test_the_steps_made_once_still_follow_the_state_of_the_room_deck(pack: CompiledPack) -> None:
+    game = _game(pack)
+    game.state.decks["room"] = []  # no tile left: an empty slot cannot be entered
+    game.state.in_play["f2-room-4"] = game.new_instance(
+        next(c for c in pack.cards if c.kind == "room")
+    )
+    labels = [step.label for step in steps_from(game, "f2-east")]
+    assert labels == ["walk to f2-elevator", "walk to f2-room-4", "walk to nurses-station"]
+
+
+def test_whether_there_is_anywhere_to_go_is_whether_there_are_goals(pack: CompiledPack) -> None:
+    game = _game(pack)
+    player = game.state.players[0]
+    room = next(c for c in pack.cards if c.kind == "room")
+    item = next(c for c in pack.cards if c.kind == "item")
+    assert _anywhere_to_go(game, player) and _goals(game, player)  # slots to reveal
+    game.state.decks["room"] = []
+    assert not _anywhere_to_go(game, player) and not _goals(game, player)
+    game.state.floor["f1-west"] = [game.new_instance(item)]
+    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-west"}
+    game.state.floor.clear()
+    game.state.in_play["f1-room-1"] = game.new_instance(room)
+    game.state.flags.add("searched:f1-room-1")
+    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-room-1"}  # again
+
+
+def test_where_to_head_is_worked_out_only_for_a_move(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worked_out: list[str] = []
+    walks: list[int] = []
+    goals, walk = coma_ward_game._goals, coma_ward_game.walk
+
+    def counted_goals(game: Game, player: coma_ward_game.Player) -> set[str]:
+        worked_out.append(player.name)
+        return goals(game, player)
+
+    def counted_walk(
+        game: Game, player: coma_ward_game.Player, moves: int, aims: set[str]
+    ) -> str | None:
+        walks.append(moves)
+        return walk(game, player, moves, aims)
+
+    monkeypatch.setattr(coma_ward_game, "_goals", counted_goals)
+    monkeypatch.setattr(coma_ward_game, "walk", counted_walk)
+    game = new_game(pack.rules, pack.cards, 4, 3)
+    game.logging = False
+    play_prologue(game)
+    assert walks and len(worked_out) == len(walks)
+
+
+def test_the_free_actions_open_are_those_not_taken_the_player_can_take(pack: CompiledPack) -> None:
+    game = _game(pack)
+    player, other = game.state.players
+    assert _free_actions(game, player, set()) == ["move", "trade"]  # both at the start
+    other.location = "roof"
+    player.items.append(game.new_instance(card(pack, "Lead Apron")))  # nothing to use
+    assert _free_actions(game, player, set()) == ["move", "drop"]
+    player.items.append(game.new_instance(card(pack, "First Aid Tin")))
+    assert _free_actions(game, player, set()) == ["move", "use items", "drop"]
+    assert _free_actions(game, player, {"move", "drop"}) == ["use items"]
+    other.location = player.location
+    other.stats.dead = True  # the dead do not trade
+    assert _free_actions(game, player, {"move", "use items", "drop"}) == []
+
+
+def test_the_prologue_is_over_at_the_phenomenon_or_when_everyone_is_dead(
+    pack: CompiledPack,
+) -> None:
+    game = _game(pack)
+    first, second = game.state.players
+    assert not _prologue_over(game)
+    second.stats.dead = True
+    assert not _prologue_over(game)
+    first.stats.dead = True
+    assert _prologue_over(game)
+    first.stats.dead = second.stats.dead = False
+    game.state.flags.add("phenomenon_revealed")
+    assert _prologue_over(game)
+
+
+def test_the_step_nearest_a_set_of_goals_is_remembered_and_is_the_nearest(
+    pack: CompiledPack,
+) -> None:
+    game = _game(pack)
+    board = pack.rules.world.board
+    moves = _board_moves(board, "f2-east")
+    goals = frozenset({"f2-room-1", "roof"})
+    nearest = moves.nearest(board, goals)
+    assert nearest == nearest_goal(game, steps_from(game, "f2-east"), goals) == 3  # the station
+    assert moves.towards[goals] == nearest
+    assert moves.nearest(board, frozenset({"nowhere"})) is None
