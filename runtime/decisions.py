@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple, Protocol
 
 from runtime.cards import CardDef
+from runtime.dice import draws_below
 
 YES_NO = ("yes", "no")
 
@@ -83,28 +84,16 @@ class ScriptedDecisions:
         return self._answers[self._next :]
 
 
-def draw_below(generator: random.Random, count: int) -> int:
-    """`generator.randrange(count)`, drawn the way it draws it (the same numbers), without its
-    argument checks: a game asks hundreds of times a turn, and the checks cost more than the
-    draw."""
-    if count <= 1:
-        return generator.randrange(count)  # its error for none; its draw for one
-    width = count.bit_length()
-    drawn = generator.getrandbits(width)
-    while drawn >= count:
-        drawn = generator.getrandbits(width)
-    return drawn
-
-
 class RandomDecisions:
     """Answers picked by a seeded generator: the same seed, the same answers."""
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)
+        self._below = draws_below(self._random)
 
     def decide(self, decision: Decision) -> int:
         """Any answer, uniformly."""
-        return draw_below(self._random, len(decision.choices))
+        return self._below(len(decision.choices))
 
 
 class FirstChoice:

@@ -52,7 +52,8 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
     else:
         game.state.acting = actor
     try:
-        game.event("turn", f"{actor.name}'s turn begins", actor=actor.name)
+        if game.hears("turn"):
+            game.event("turn", f"{actor.name}'s turn begins", actor=actor.name)
         if phase.actions is not None:
             rule = actor.stats.rules[phase.actions]
             actor.stats.set(phase.actions, rule.start)
@@ -65,7 +66,8 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
         if seated:
             game.end_turn()
         else:
-            game.event("turn", f"{actor.name}'s turn ends", actor=actor.name)
+            if game.hears("turn"):
+                game.event("turn", f"{actor.name}'s turn ends", actor=actor.name)
     finally:
         game.state.acting = None
 

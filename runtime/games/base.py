@@ -143,7 +143,7 @@ def carry(game: Game, card: CardInstance) -> bool:
 def narrate(game: Game, card: CardInstance) -> None:
     """Read what the kind narrates first and the option titles only; resolve the one picked."""
     name = game.rules.narrated.get(card.kind)
-    if name is not None and name in card.definition.properties:
+    if name is not None and name in card.definition.properties and game.hears("narrate"):
         game.event("narrate", f"“{card.definition.properties[name]}”")
     options = card.definition.options
     if not options:  # the checker lets a card of a kind with options have none

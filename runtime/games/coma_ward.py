@@ -71,7 +71,10 @@ def place_pill(game: Game, card: CardInstance) -> None:
     """`place pill on this`."""
     game.step()
     card.tokens["pill"] = card.tokens.get("pill", 0) + 1
-    game.event("token", f"a pill on {card.title}: {card.tokens['pill']}", pills=card.tokens["pill"])
+    if game.hears("token"):
+        game.event(
+            "token", f"a pill on {card.title}: {card.tokens['pill']}", pills=card.tokens["pill"]
+        )
 
 
 def bonus_next(game: Game, card: CardInstance, *, check_name: str, modifier: int) -> None:
@@ -93,7 +96,8 @@ def bonus_next(game: Game, card: CardInstance, *, check_name: str, modifier: int
             game.event("bonus", f"{card.title}'s bonus still waits: it is given anew, not twice")
     player.bonuses.append((check_name, modifier))
     game.state.flags.add(f"{prefix}{turn}:{modifier}")
-    game.event("bonus", f"{modifier:+d} dice on the next {check_name} check", check=check_name)
+    if game.hears("bonus"):
+        game.event("bonus", f"{modifier:+d} dice on the next {check_name} check", check=check_name)
 
 
 def found_symbols(game: Game) -> list[str]:
@@ -241,7 +245,8 @@ def drop_to_limit(game: Game, card: CardInstance) -> None:
         ]
         player.items.remove(drop)
         game.state.floor.setdefault(player.location or "", []).append(drop)
-        game.event("drop", f"drop {drop.definition.label}", uid=drop.uid)
+        if game.hears("drop"):
+            game.event("drop", f"drop {drop.definition.label}", uid=drop.uid)
 
 
 CLUES_TO_REVEAL = 3

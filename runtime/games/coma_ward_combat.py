@@ -237,7 +237,8 @@ def attack_pool(
         parts.append(f"bonus {bonus:+d}")
     dice = stat + gear.attack + bonus
     rolls = ", ".join(parts)
-    game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
+    if game.hears("pool"):
+        game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
     return make_pool(dice, rule.params, label, player.name)
 
 
@@ -253,7 +254,8 @@ def dodge_pool(
     dice = value + base + bonus
     shown = f", bonus {bonus:+d}" if bonus else ""
     rolls = f"{stat} {value}, dodge {base:+d}{shown}"
-    game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
+    if game.hears("pool"):
+        game.event("pool", f"{player.name} rolls {rolls} = {dice} dice", player=player.name)
     return make_pool(dice, rule.params, f"{player.name} dodges", player.name)
 
 

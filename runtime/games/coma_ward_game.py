@@ -245,7 +245,8 @@ def drop_items(game: Game, player: Player) -> None:
             return
         item = player.items.pop(picked - 1)
         game.state.floor.setdefault(player.location or "", []).append(item)
-        game.event("drop", f"drop {item.definition.label}", uid=item.uid)
+        if game.hears("drop"):
+            game.event("drop", f"drop {item.definition.label}", uid=item.uid)
 
 
 def main_action(game: Game, player: Player, revealing: str | None, traded: set[str]) -> None:
@@ -264,10 +265,12 @@ def main_action(game: Game, player: Player, revealing: str | None, traded: set[s
     choices += [f"{verb} {o.name}" for o in targets for verb in ("attack", "steal from")]
     if not choices:
         if room is not None:
-            game.event("main", "no main action is possible: rummage the searched room again")
+            if game.hears("main"):
+                game.event("main", "no main action is possible: rummage the searched room again")
             focus_search(game, room)
         else:
-            game.event("main", f"no main action is possible at {here}")
+            if game.hears("main"):
+                game.event("main", f"no main action is possible at {here}")
         return
     # By default: search, then pick up what fits; a fight only when nothing else is left.
     default = 1 if choices[0] == "pick up" and not _fits(game, player) and len(choices) > 1 else 0
@@ -290,7 +293,8 @@ def pick_up(game: Game, player: Player) -> None:
     items, game.state.floor[here] = game.state.floor.get(here, []), []
     for item in items:
         player.items.append(item)
-        game.event("pick up", f"pick up {item.definition.label}", uid=item.uid)
+        if game.hears("pick up"):
+            game.event("pick up", f"pick up {item.definition.label}", uid=item.uid)
     if items:
         drop_to_limit(game, items[0])
 
@@ -355,7 +359,8 @@ def _prologue_over(game: Game) -> bool:
 def narrated(game: Game, card: CardInstance) -> bool:
     """A hallucination, read by the player to the left of the one it happens to."""
     reader = narrator(game, game.player)
-    game.event("narrator", f"{reader.name} narrates", narrator=reader.name)
+    if game.hears("narrator"):
+        game.event("narrator", f"{reader.name} narrates", narrator=reader.name)
     return hallucinate(game, card)
 
 

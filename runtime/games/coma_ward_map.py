@@ -174,12 +174,15 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
         if step.lift is not None:
             face = game.roll_dice(1, step.lift.sides).faces[0]
             if face in step.lift.fails:
-                game.event("move", f"the {step.lift.name} rolls {face}: it does not move")
+                if game.hears("move"):
+                    game.event("move", f"the {step.lift.name} rolls {face}: it does not move")
                 continue
-        game.event("move", f"move: {player.location} → {step.to}", to=step.to)
+        if game.hears("move"):
+            game.event("move", f"move: {player.location} → {step.to}", to=step.to)
         player.location = step.to
         if is_hidden(game, step.to):
-            game.event("move", f"{step.to} has no room tile yet: the move ends")
+            if game.hears("move"):
+                game.event("move", f"{step.to} has no room tile yet: the move ends")
             break
     if player.location != start:
         game.hook("move_ended", player)

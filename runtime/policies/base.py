@@ -9,12 +9,13 @@ seed, so a game is reproducible from its seed whatever the policies.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Protocol
 
-from runtime.decisions import Decision, DecisionError, draw_below
+from runtime.decisions import Decision, DecisionError
+from runtime.dice import draws_below
 from runtime.game import Game
 from runtime.state import Actor
 
@@ -26,6 +27,11 @@ class Seat:
     index: int
     player: Actor
     random: random.Random
+    # randrange of the seat's stream, drawn faster (`runtime.dice.draws_below`)
+    below: Callable[[int], int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.below = draws_below(self.random)
 
 
 class Policy(Protocol):
@@ -101,4 +107,4 @@ class RandomPolicy:
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """Any answer, each as likely."""
-        return draw_below(seat.random, len(decision.choices))
+        return seat.below(len(decision.choices))
