@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from compiler.build import CompiledPack
 from runtime.dice import PoolFaces, PoolResult, SeededDice, draws_below
 from runtime.events import Event
 from runtime.game import Game
@@ -44,8 +45,12 @@ def test_seeded_dice_give_randints_faces() -> None:
         assert dice.roll(sides) == slow.randint(1, sides)
 
 
-def _game(log: bool) -> Game:
-    pack = compiled(PACK)
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def _game(pack: CompiledPack, log: bool) -> Game:
     game = new_game(pack.rules, pack.cards, 2, 5)
     game.logging = log
     setup(game)
@@ -56,11 +61,13 @@ def _checks(game: Game) -> list[str]:
     return [e.text for e in game.log.events if e.kind == "check"]
 
 
-def test_a_pool_is_explained_only_for_a_log_that_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pool_is_explained_only_for_a_log_that_is_read(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def unread(result: PoolResult) -> str:
         raise AssertionError("explained for nobody")
 
-    game = _game(log=False)
+    game = _game(pack, log=False)
     card = game.player.owned[0]
     with monkeypatch.context() as patched:
         patched.setattr(PoolResult, "explain", unread)
@@ -72,15 +79,17 @@ def test_a_pool_is_explained_only_for_a_log_that_is_read(monkeypatch: pytest.Mon
     assert len(texts) == 1 and texts[0].startswith("check focus (")
 
 
-def test_a_pool_logged_reads_as_it_always_has() -> None:
-    game = _game(log=True)
+def test_a_pool_logged_reads_as_it_always_has(pack: CompiledPack) -> None:
+    game = _game(pack, log=True)
     stat_check(game, game.player.owned[0], "focus")
     (text,) = _checks(game)
     faces = next(e.data["rounds"] for e in game.log.events if e.kind == "check")
     assert text.startswith(f"check focus ({len(faces[0])} dice): {' '.join(map(str, faces[0]))}")
 
 
-def test_faces_are_read_once_per_ruleset_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_faces_are_read_once_per_ruleset_entry(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     made: list[Any] = []
     read = coma_ward_pool._faces
 
@@ -89,15 +98,17 @@ def test_faces_are_read_once_per_ruleset_entry(monkeypatch: pytest.MonkeyPatch) 
         return read(faces)
 
     monkeypatch.setattr(coma_ward_pool, "_faces", counting)
-    params: Mapping[str, Any] = pool_rule(_game(log=False)).params
+    params: Mapping[str, Any] = pool_rule(_game(pack, log=False)).params
     coma_ward_pool._faces_of_params.clear()
     first = faces_of(params)
     assert faces_of(params) is first and faces_of(dict(params)) == first
     assert len(made) == 2  # the ruleset's entry once, and the copy of it once
 
 
-def test_the_acts_aims_read_the_board_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    game = _game(log=False)
+def test_the_acts_aims_read_the_board_once(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = _game(pack, log=False)
     card = game.find("Discharge Papers")
     assert card is not None and card.properties.get("heads_for") == "nurses-station"
     game.play(card)
