@@ -48,6 +48,7 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
     if seated:
         assert actor.seat is not None
         game.state.current = actor.seat
+        game.state.turns += 1
         actor.turn_over = False
     else:
         game.state.acting = actor

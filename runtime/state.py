@@ -63,6 +63,7 @@ class GameState:
     others: list[Actor] = field(default_factory=list)  # monsters, a warden: actors no one plays
     tracks: dict[str, int] = field(default_factory=dict)  # the game's counters
     round: int = 0  # rounds begun; 0 before the first
+    turns: int = 0  # the seated actors' turns begun, all rounds together
     phase: str | None = None  # the part of the round under way
     acting: Actor | None = None  # an actor not seated whose turn it is (a monster)
     target: Actor | None = None  # what `the target` names

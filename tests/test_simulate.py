@@ -368,3 +368,24 @@ def test_the_results_of_each_label_value_are_printed() -> None:
     assert (
         "wins (2 games): seat 1 (bold) 50.0 % (1), seat 2 (odds) 0.0 % (0); balance 0.500" in lines
     )
+
+
+def test_a_records_turns_per_phase_are_the_seated_turns_its_log_shows(pack: CompiledPack) -> None:
+    """A sweep counts turns from the state, not from their events (which it no longer makes):
+    the counts are those of the turns begun in each phase of the same game, logged."""
+    whole = whole_game("coma-ward")
+    sweep = Sweep(11, 3, ("random",) * 3, "end", whole.phases)
+    for index in range(3):
+        record = play_game(whole, pack.rules, pack.cards, sweep, index)
+        game = whole.new_game(pack.rules, pack.cards, 3, game_seed(11, index))
+        seat_policies(game, [policy_named("random")] * 3)
+        whole.play(game, "end")
+        seats = {player.name for player in game.state.players}
+        logged: Counter[str] = Counter()
+        part = 0
+        for event in game.log.events:
+            if event.kind == "phase over":
+                part += 1
+            elif event.kind == "turn" and event.data.get("actor") in seats:
+                logged[whole.phases[min(part, len(whole.phases) - 1)]] += 1
+        assert record.turns == dict(logged) and sum(logged.values()) > 0

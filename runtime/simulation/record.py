@@ -64,8 +64,10 @@ class GameRecord:
     error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
 
 
-READ = frozenset({"round", "turn", "stat", "draw", "death", PHASE_OVER})
-"""The kinds of events a game's record is read from (`_read_log`): the game makes no others."""
+READ = frozenset({"round", "stat", "draw", "death", PHASE_OVER})
+"""The kinds of events a game's record is read from (`_read_log`): the game makes no others.
+Turns are counted by the state (`GameState.turns`), not from their events: a game makes two
+events a turn, more than of all these kinds together."""
 
 
 def play_game(
@@ -79,8 +81,15 @@ def play_game(
         game = whole.new_game(rules, cards, sweep.players, seed)
         # The events are read as they happen, not kept: a sweep holds no game's whole log.
         heard: list[Event] = []
+        turns_at: list[int] = []  # the seated turns begun when each phase was over
+
+        def hear(event: Event) -> None:
+            heard.append(event)
+            if event.kind == PHASE_OVER:
+                turns_at.append(game.state.turns)
+
         game.logging = False
-        game.listeners.append(heard.append)
+        game.listeners.append(hear)
         game.listening = READ
         seat_policies(game, [policy_named(name) for name in sweep.policies])
         starts = {p.name: dict(p.stats.values) for p in game.state.players}
@@ -97,6 +106,7 @@ def play_game(
     record.tallies = dict(outcome.tallies)
     record.stopped = outcome.stopped
     _read_log(record, heard, whole.phases, starts)
+    _read_turns(record, whole.phases, turns_at, game.state.turns)
     return record
 
 
@@ -125,9 +135,6 @@ def _read_log(
                 close_round()
             this_round = int(data.get("round", this_round + 1))
             record.rounds[phase] = record.rounds.get(phase, 0) + 1
-        elif event.kind == "turn" and data.get("actor") in values:
-            # a seated turn begins (its end is logged without an actor)
-            record.turns[phase] = record.turns.get(phase, 0) + 1
         elif event.kind == "stat" and "changed" in data:
             actor = values.get(str(data.get("actor")))
             tally = _tally(record, event.card)
@@ -145,6 +152,20 @@ def _read_log(
             part += 1
     if this_round:
         close_round()
+
+
+def _read_turns(
+    record: GameRecord, phases: Sequence[str], turns_at: Sequence[int], turns: int
+) -> None:
+    """The seated turns of each phase: those begun before it was over, less the earlier
+    phases'; the phase under way when the game stopped has the rest (a phase with none has
+    no entry)."""
+    begun = 0
+    for part, total in enumerate([*turns_at, turns]):
+        phase = phases[min(part, len(phases) - 1)]
+        if total > begun:
+            record.turns[phase] = record.turns.get(phase, 0) + total - begun
+        begun = total
 
 
 def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] | None:
