@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LATEST := .venv-latest
 SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
 
-.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench fuzz grammar rulesets clean
+.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets clean
 
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
@@ -86,7 +86,13 @@ $(VSCODE_TEST_MODULES): $(VSCODE_TEST)/package-lock.json
 		cd $(VSCODE_TEST) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
 	else echo "npm not found: the VS Code grammar test will be skipped"; fi
 
-bench: $(STAMP)
+# The runtime compiled with mypyc in build/compiled/ (never in the source tree), rebuilt only when
+# the runtime's sources changed; `simulate`'s workers and the games bench use it when it is fresh.
+# Optional: `make test` never needs it. Needs gcc and the Python headers (a few minutes).
+compiled: $(STAMP)
+	$(BIN)/python -m compiler.simulate.compiled
+
+bench: $(STAMP) compiled
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/effects.py
 	$(BIN)/python bench/printing.py

@@ -14,6 +14,7 @@ from typing import NamedTuple, Protocol
 
 from runtime.cards import CardDef
 from runtime.dice import draws_below
+from runtime.native import mypyc_attr
 
 YES_NO = ("yes", "no")
 
@@ -30,6 +31,7 @@ class Decision(NamedTuple):
     card: CardDef | None = None  # the card whose options are offered, when it is one
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # `pillbox play` raises its own
 class DecisionError(Exception):
     """A decision could not be made: no answer is left, or the answer does not fit."""
 

@@ -40,6 +40,7 @@ from runtime.dice import (
 )
 from runtime.events import Event, EventLog, Listener
 from runtime.module import GameModule, Modifier
+from runtime.native import mypyc_attr
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
 from runtime.stats import Stats
@@ -106,6 +107,7 @@ def _tables(rules: GameRules, module: GameModule) -> _Tables:
     return entry[2]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # odds walks and tests subclass it
 class Game:
     """One deterministic run: the same seed, cards and answers give the same log."""
 

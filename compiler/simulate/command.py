@@ -18,6 +18,7 @@ from compiler.check import UsageError
 from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.report.report import check_html_output
+from compiler.simulate.compiled import stale_note
 from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
 from compiler.simulate.text import difference_lines, figure_lines
 from dsl.spans import Diagnostic, Span
@@ -67,6 +68,8 @@ def simulate(
         raise UsageError("--scheduler names a dask cluster: add --engine dask")
     if request.report is not None:
         check_html_output(request.report, "--report")
+    if request.engine != "dask" and (note := stale_note()) is not None:
+        echo(style, err=True)(note)  # on stderr, so that --json stays data
     report_to = echo(style, err=True) if request.as_json else emit
     played = [_play(path, ruleset, request, report_to, style, progress)]
     if request.compare is not None and played[0] is not None:

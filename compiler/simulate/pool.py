@@ -1,11 +1,13 @@
 """The games of a sweep played in a pool of worker processes, in batches of game indices.
 
 Each worker holds the compiled pack once: a forked worker has the parent's (compiled before the
-pool starts), any other compiles it when it starts. A task is a batch of game indices and a
-reply the batch's totals (counts of values, `runtime.simulation.totals`), so nothing but
-numbers crosses between processes, and the parent holds counts, never the games. Which worker
-plays which game changes nothing: a game's seed is derived from the sweep's seed and the game's
-index, and totals merged in any order are equal.
+pool starts), any other compiles it when it starts. When `make compiled` has built a fresh
+mypyc-compiled runtime (`compiler.simulate.compiled`), the workers are spawned afresh with it
+first on their path, so that they play on it: the same games, about twice as fast. A task is a
+batch of game indices and a reply the batch's totals (counts of values,
+`runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
+holds counts, never the games. Which worker plays which game changes nothing: a game's seed is
+derived from the sweep's seed and the game's index, and totals merged in any order are equal.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.printing.workers import cap_address_space, die_with
+from compiler.simulate.compiled import first_on_path, usable_build
 from runtime.cards import CardDef
 from runtime.rules import GameRules
 from runtime.simulation.record import Sweep, play_game
@@ -114,14 +117,18 @@ def run_sweep(
             if progress:
                 progress(totals.games, games)
         return totals
+    compiled = usable_build()
     methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # A fork would bring the parent's pure runtime along: the compiled one needs a fresh start.
+    fork = compiled is None and "fork" in methods
+    context = multiprocessing.get_context("fork" if fork else "spawn")
     _PLAYING = playing
     pool = ProcessPoolExecutor(
         min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
     )
     try:
-        waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
+        with first_on_path(compiled):  # spawned workers start while it is first on the path
+            waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
         while waiting:
             done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
             for future in done:

@@ -1,0 +1,22 @@
+"""What the runtime's sources tell mypyc when `make compiled` builds them; nothing in pure Python.
+
+The compiled runtime (`compiler/simulate/compiled.py`) is optional: the pure sources must run
+without mypy_extensions, which only the dev lock installs. So `mypyc_attr` is the real one
+where it is importable (and always for mypy and mypyc, which see through the fallback) and a
+decorator that changes nothing where it is not.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr as mypyc_attr
+else:
+    try:
+        from mypy_extensions import mypyc_attr
+    except ImportError:  # a pure install: the attributes only mean something to mypyc
+
+        def mypyc_attr(*flags, **settings):
+            """A class decorator that returns the class as it is."""
+            return lambda cls: cls

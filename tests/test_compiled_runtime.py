@@ -1,0 +1,114 @@
+"""The optional mypyc-compiled runtime: when a build counts as fresh, that the workers of a sweep
+import it only then, and that the pure sources run without mypy_extensions. None of these builds
+anything: the last test runs only where `make compiled` has left a fresh build."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
+
+from compiler.build import CompiledPack
+from compiler.simulate import command, compiled, pool
+from compiler.simulate.command import SimulateRequest
+from runtime.simulation.record import Sweep
+from runtime.whole import whole_game
+from tests.conftest import ROOT
+from tests.test_simulate import PACK, _simulate
+from tests.test_simulate import pack as pack  # the module's fixture, shared
+
+
+def _build(tmp_path: Path, *, fresh: bool) -> tuple[Path, Path]:
+    """A source tree and a build of it whose runtime cannot be imported (so that a worker
+    importing it breaks the pool), stamped fresh or stale."""
+    root, build = tmp_path / "src", tmp_path / "build"
+    (root / "runtime").mkdir(parents=True)
+    (root / "runtime" / "__init__.py").write_text('"""The runtime."""\n', encoding="utf-8")
+    (build / "runtime").mkdir(parents=True)
+    (build / "runtime" / "__init__.py").write_text("raise ImportError('the build')\n", "utf-8")
+    stamp = compiled.sources_digest(root) if fresh else "0" * 64
+    (build / compiled.STAMP).write_text(stamp + "\n", encoding="utf-8")
+    return root, build
+
+
+def test_a_build_is_fresh_only_while_the_sources_are_the_ones_it_was_built_from(
+    tmp_path: Path,
+) -> None:
+    root, build = _build(tmp_path, fresh=True)
+    assert compiled.freshness(root, build) == "fresh"
+    assert compiled.usable_build(root, build, environ={}) == build
+    assert compiled.stale_note(root, build, environ={}) is None
+    (root / "runtime" / "game.py").write_text('"""A module more."""\n', encoding="utf-8")
+    assert compiled.freshness(root, build) == "stale"
+    assert compiled.usable_build(root, build, environ={}) is None
+    note = compiled.stale_note(root, build, environ={})
+    assert note is not None and "pure runtime" in note and "\n" not in note
+    (build / compiled.STAMP).unlink()
+    assert compiled.freshness(root, build) == "absent"
+    assert compiled.stale_note(root, build, environ={}) is None
+
+
+def test_pillbox_pure_runtime_refuses_even_a_fresh_build(tmp_path: Path) -> None:
+    root, build = _build(tmp_path, fresh=True)
+    assert compiled.usable_build(root, build, environ={compiled.PURE_ENV: "1"}) is None
+    assert compiled.usable_build(root, build, environ={compiled.PURE_ENV: "0"}) == build
+
+
+def test_first_on_path_puts_the_build_first_and_takes_it_away(tmp_path: Path) -> None:
+    before = list(sys.path)
+    with compiled.first_on_path(tmp_path):
+        assert sys.path[0] == str(tmp_path)
+    assert sys.path == before
+    with compiled.first_on_path(None):
+        assert sys.path == before
+
+
+SWEEP = Sweep(seed=1, players=2, policies=("random", "random"), until="end")
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_the_workers_of_a_sweep_import_a_fresh_build_and_never_a_stale_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pack: CompiledPack, fresh: bool
+) -> None:
+    root, build = _build(tmp_path, fresh=fresh)
+    monkeypatch.setattr(pool, "usable_build", lambda: compiled.usable_build(root, build, {}))
+    playing = pool.Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    if fresh:  # its runtime raises on import: the workers started on it fail
+        with pytest.raises(BrokenProcessPool):
+            pool.run_sweep(playing, (PACK, None), SWEEP, 2, 2)
+    else:
+        assert pool.run_sweep(playing, (PACK, None), SWEEP, 2, 2).games == 2
+
+
+def test_the_pure_sources_need_no_mypy_extensions() -> None:
+    script = (
+        "import sys; sys.modules['mypy_extensions'] = None\n"
+        "from runtime.native import mypyc_attr\n"
+        "class Base: pass\n"
+        "assert mypyc_attr(allow_interpreted_subclasses=True)(Base) is Base\n"
+        "import runtime.game, runtime.decisions\n"
+        "class Mine(runtime.game.Game): pass\n"
+        "class Refused(runtime.decisions.DecisionError): pass\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(compiled.freshness() != "fresh", reason="no fresh `make compiled` build")
+def test_a_sweep_on_the_compiled_runtime_gives_the_figures_of_the_pure_one(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request = SimulateRequest(8, 5, players=4, as_json=True, workers=2)
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    pure_code, pure = _simulate(pack, monkeypatch, request)
+    monkeypatch.setenv(compiled.PURE_ENV, "0")
+    assert command.stale_note() is None
+    fast_code, fast = _simulate(pack, monkeypatch, request)
+    assert pure_code == fast_code == 0, pure
+    assert fast == pure and json.loads(fast)["games"] == 8
