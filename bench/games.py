@@ -24,6 +24,7 @@ import argparse
 import gc
 import os
 import resource
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -314,6 +315,64 @@ def profile(pack: CompiledPack, games: int = 100) -> None:
         stats.sort_stats(order).print_stats(30)
 
 
+GOAL_WHOLE_PER_CORE = SWEEP / GOAL_SWEEP_SECONDS / 2
+"""Whole games a second of CPU time one core must play for the sweep's goal on two."""
+
+
+def compiled_figures(games: int) -> None:
+    """After the pure figures, the log-off prologues, whole games and the 2-worker sweep again on
+    the mypyc-compiled runtime, when `make compiled` has a fresh build (`make bench` makes it),
+    in a process that imports it first; or, when there is no fresh build, why not."""
+    from compiler.simulate.compiled import BUILD, freshness
+
+    state = freshness()
+    if state != "fresh":
+        print(f"compiled runtime: {state} ({BUILD}); `make compiled` builds it", flush=True)
+        return
+    # On the path before the checkout: the script's own `sys.path` insert then finds ROOT there.
+    path = os.pathsep.join([str(BUILD), str(ROOT)])
+    script = [sys.executable, str(Path(__file__).resolve()), "--sweep", str(games)]
+    compiled_env = {**os.environ, "PYTHONPATH": path}
+    subprocess.run([*script, "--compiled-part"], env=compiled_env, check=False)
+
+
+def compiled_part(games: int) -> int:
+    """In the compiled runtime's process: log-off prologues and whole games a second, and the
+    sweep of whole games on 2 workers (forked, so on the compiled runtime too)."""
+    import runtime.game as engine
+
+    global _PACK
+    where = Path(engine.__file__ or "")
+    if where.suffix == ".py":
+        print(f"compiled runtime: not imported ({where} is its source); nothing timed")
+        return 0
+    pack = _PACK = compiled_pack()  # forked workers start with it
+    play = partial(prologue, pack, log=False)
+    off = rate(play, batch_size(play))
+    print(
+        f"compiled runtime: prologues, log off: {off}, ratio {off.cpu / GOAL_PROLOGUES:.2f} "
+        f"(goal >= {GOAL_PROLOGUES:g}/s) {verdict(off.cpu >= GOAL_PROLOGUES)}",
+        flush=True,
+    )
+    played = rate(partial(whole, pack), batch_size(partial(whole, pack)))
+    print(
+        f"compiled runtime: whole games, log off: {played}, ratio "
+        f"{played.cpu / GOAL_WHOLE_PER_CORE:.2f} (goal >= {GOAL_WHOLE_PER_CORE:.0f}/s a core, "
+        f"for the sweep's) {verdict(played.cpu >= GOAL_WHOLE_PER_CORE)}",
+        flush=True,
+    )
+    run = sweep(games, 2)
+    how = ", ".join(f"{count} {why}" for why, count in run.ended.most_common())
+    print(
+        f"compiled runtime: {games} whole games, 2 workers: {run.wall:.1f} s wall ({how}), "
+        f"ratio {run.wall / GOAL_SWEEP_SECONDS:.2f} (goal < {GOAL_SWEEP_SECONDS:g} s) "
+        f"{verdict(run.wall < GOAL_SWEEP_SECONDS)}; the workers' CPU {run.cpu:.1f} s, "
+        f"{run.cpu / 2:.1f} s each on 2 free cores (load {load()})",
+        flush=True,
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the figures; always 0."""
     parser = argparse.ArgumentParser(description="Benchmark whole games.")
@@ -322,7 +381,10 @@ def main(argv: list[str] | None = None) -> int:
         "--speedup-games", type=int, default=SPEEDUP_GAMES, help="games of the 1 -> 2 run"
     )
     parser.add_argument("--profile", action="store_true", help="also print a profile")
+    parser.add_argument("--compiled-part", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.compiled_part:  # the compiled runtime's figures, in the process compiled_figures runs
+        return compiled_part(args.sweep)
     global _PACK
     started = time.perf_counter()
     pack = _PACK = compiled_pack()  # forked workers start with it
@@ -330,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     what_a_game_does(pack)
     prologue_figures(pack, batch_size(lambda seed: prologue(pack, seed, log=False)))
     process_figures(args.sweep, args.speedup_games)
+    compiled_figures(args.sweep)
     print(f"(games bench took {time.perf_counter() - started:.0f} s)")
     if args.profile:
         profile(pack)
