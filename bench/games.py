@@ -338,7 +338,7 @@ def compiled_figures(games: int) -> None:
 
 def compiled_part(games: int) -> int:
     """In the compiled runtime's process: log-off prologues and whole games a second, and the
-    sweep of whole games on 2 workers (forked, so on the compiled runtime too)."""
+    sweep of whole games on 2 workers (forked, so on the compiled runtime too; none if 0)."""
     import runtime.game as engine
 
     global _PACK
@@ -361,15 +361,9 @@ def compiled_part(games: int) -> int:
         f"for the sweep's) {verdict(played.cpu >= GOAL_WHOLE_PER_CORE)}",
         flush=True,
     )
-    run = sweep(games, 2)
-    how = ", ".join(f"{count} {why}" for why, count in run.ended.most_common())
-    print(
-        f"compiled runtime: {games} whole games, 2 workers: {run.wall:.1f} s wall ({how}), "
-        f"ratio {run.wall / GOAL_SWEEP_SECONDS:.2f} (goal < {GOAL_SWEEP_SECONDS:g} s) "
-        f"{verdict(run.wall < GOAL_SWEEP_SECONDS)}; the workers' CPU {run.cpu:.1f} s, "
-        f"{run.cpu / 2:.1f} s each on 2 free cores (load {load()})",
-        flush=True,
-    )
+    if games > 0:
+        print("compiled runtime: ", end="", flush=True)
+        sweep_figures(games)
     return 0
 
 

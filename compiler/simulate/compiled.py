@@ -44,6 +44,7 @@ COMPILED = (
     "runtime/dice.py",
     "runtime/events.py",
     "runtime/game.py",
+    "runtime/identity_cache.py",
     "runtime/module.py",
     "runtime/rounds.py",
     "runtime/rules.py",
@@ -53,7 +54,6 @@ COMPILED = (
     "runtime/world.py",
     "runtime/policies/__init__.py",
     "runtime/policies/base.py",
-    "runtime/policies/exact.py",
     "runtime/policies/heuristics.py",
     "runtime/games/base.py",
     "runtime/games/base_checks.py",
@@ -68,8 +68,9 @@ COMPILED = (
 """The modules mypyc compiles: the engine's hot ones and the one game whose sweeps are
 benchmarked, whose games scripts/game_fingerprint.py proves the same compiled. The rest stay
 interpreted: the records and totals a worker pickles for a parent that may run the pure
-runtime (runtime/simulation/), the shim only mypyc reads (runtime/native.py), and the other
-games' modules, which mypyc fails on or changes (a generic frozen dataclass loses its
+runtime (runtime/simulation/), the shim only mypyc reads (runtime/native.py), the odds policy
+(runtime/policies/exact.py: mypyc 1.x fails on its loop over the log's named tuples), and the
+other games' modules, which mypyc fails on or changes (a generic frozen dataclass loses its
 `__dict__`), until each is proven the same."""
 
 MYPYC_CONFIG = "[mypy]\npython_version = 3.11\nstrict = True\nignore_missing_imports = True\n"
@@ -89,8 +90,12 @@ def runtime_sources(root: Path = ROOT) -> list[str]:
 
 
 def sources_digest(root: Path = ROOT) -> str:
-    """The digest of the runtime's sources under `root`: their paths and contents."""
+    """The digest of the runtime's sources under `root` (their paths and contents) and of how
+    they are compiled (the modules, mypyc's settings, this Python's version): a change to any
+    makes a build stale."""
     digest = hashlib.sha256()
+    recipe = [sys.implementation.cache_tag or "", MYPYC_CONFIG, *COMPILED]
+    digest.update("\n".join(recipe).encode() + b"\0")
     for name in runtime_sources(root):
         digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
     return digest.hexdigest()
