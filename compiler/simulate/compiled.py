@@ -133,7 +133,7 @@ def stale_note(
     runtime was asked for)."""
     if forced_pure(environ) or freshness(root, build) != "stale":
         return None
-    return f"note: {build} was compiled from other runtime sources; playing on the pure runtime"
+    return f"note: {build} is stale (`make compiled` builds it anew); playing on the pure runtime"
 
 
 @contextmanager
