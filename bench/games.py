@@ -10,12 +10,19 @@ The figures, each with its goal, the ratio to it and PASS or MISS:
 - a sweep of 10,000 whole games over 2 worker processes (goal under 60 s, the workers' start
   included: forked, they share the bench's compiled pack, started afresh they load it), and
   the speed-up from 1 to 2 workers on a smaller sweep (goal ≥ 1.8×), with what the workers'
-  CPU time says it would be on two free cores. A game that raises is counted by its error.
+  CPU time says it would be on two free cores. A game that raises is counted by its error;
+- each policy's prologues with how long they last (rounds, turns) and the turns a second, and
+  whole games as `simulate` plays them (each game's record read from its events);
+- the same prologues, whole games and sweep on the mypyc-compiled runtime when `make compiled`
+  has a fresh build (`make bench` makes it), in a process that imports it first;
+- `pillbox simulate` itself, 10,000 games on 2 workers, on the pure and the compiled runtime:
+  the sweep a user runs (goal under 60 s).
 Before timing, what an average prologue does is counted (turns, decisions, events), which says
 what a game a second costs. Other processes on the machine slow the figures down: the load
 average is printed with them. It always exits 0: it reports, it does not gate. Run
-`python bench/games.py` or `make bench`; `--sweep N` and `--speedup-games N` make the
-process runs shorter, `--profile` prints cProfile's top functions of the log-off batch.
+`python bench/games.py` or `make bench`; `--sweep N`, `--speedup-games N` and `--simulate N`
+make the process runs shorter (0 leaves one out), `--profile` prints cProfile's top functions
+of the log-off batch.
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ GOAL_PROLOGUES = 500.0
 GOAL_SWEEP_SECONDS = 60.0
 GOAL_SPEEDUP = 1.8
 SWEEP = 10_000
-SPEEDUP_GAMES = 1_000
+SPEEDUP_GAMES = 2_000
 BATCH_SECONDS = 3.0
 """Each rate's batch runs about this long (after a short batch says how long a game takes)."""
 CHUNK = 50
@@ -367,12 +374,53 @@ def compiled_part(games: int) -> int:
     return 0
 
 
+def simulate_figures(games: int) -> None:
+    """`pillbox simulate` itself, the sweep a user runs (its pool, each game's record read from
+    its events, the figures): `games` four-player games on 2 workers, on the pure runtime and,
+    when `make compiled` has a fresh build, on the compiled one."""
+    from compiler.simulate.compiled import PURE_ENV, freshness
+
+    runs = [("pure runtime", "1")]
+    if freshness() == "fresh":
+        runs.append(("compiled runtime", ""))
+    command = [sys.executable, "-m", "compiler", "simulate", str(PACK), "--json"]
+    command += ["--games", str(games), "--players", str(SEATS), "--workers", "2"]
+    for name, pure in runs:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            command,
+            env={**os.environ, PURE_ENV: pure},
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - start
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
+        if done.returncode != 0:
+            print(f"pillbox simulate on the {name} failed: {done.stderr.strip()[-300:]}")
+            continue
+        print(
+            f"pillbox simulate, {games} games of {SEATS} players, 2 workers, {name}: "
+            f"{wall:.1f} s wall, ratio {wall / GOAL_SWEEP_SECONDS:.2f} (goal < "
+            f"{GOAL_SWEEP_SECONDS:g} s) {verdict(wall < GOAL_SWEEP_SECONDS)}; {cpu:.1f} s of CPU "
+            f"in all (load {load()})",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the figures; always 0."""
     parser = argparse.ArgumentParser(description="Benchmark whole games.")
     parser.add_argument("--sweep", type=int, default=SWEEP, help="games of the 2-worker sweep")
     parser.add_argument(
         "--speedup-games", type=int, default=SPEEDUP_GAMES, help="games of the 1 -> 2 run"
+    )
+    parser.add_argument(
+        "--simulate", type=int, default=SWEEP, help="games of the `pillbox simulate` runs (0: none)"
     )
     parser.add_argument("--profile", action="store_true", help="also print a profile")
     parser.add_argument("--compiled-part", action="store_true", help=argparse.SUPPRESS)
@@ -387,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     prologue_figures(pack, batch_size(lambda seed: prologue(pack, seed, log=False)))
     process_figures(args.sweep, args.speedup_games)
     compiled_figures(args.sweep)
+    if args.simulate > 0:
+        simulate_figures(args.simulate)
     print(f"(games bench took {time.perf_counter() - started:.0f} s)")
     if args.profile:
         profile(pack)
