@@ -140,14 +140,11 @@ def shape(pack: CompiledPack, policy: str | None, games: int = 50) -> tuple[floa
     for index in range(games):
         game = new_game(pack.rules, pack.cards, SEATS, game_seed(0, index))
         game.logging = False
-        begun: list[Event] = []
-        game.listeners.append(begun.append)
-        game.listening = frozenset({"turn"})
         if policy is not None:
             seat_policies(game, policy_named(policy))
         play_prologue(game)
         rounds += game.state.round
-        turns += sum(1 for event in begun if "actor" in event.data)  # its start, not its end
+        turns += game.state.turns
     return rounds / games, turns / games
 
 
@@ -160,7 +157,7 @@ def lasting(pack: CompiledPack, policy: str | None, played: Rate) -> str:
 def what_a_game_does(pack: CompiledPack, games: int = 50) -> None:
     """Average turns, decisions and events of a prologue (counted by a listener, log off)."""
     kinds: Counter[str] = Counter()
-    rounds = 0
+    rounds = turns = 0
     for seed in range(games):
         game = new_game(pack.rules, pack.cards, SEATS, seed)
         game.logging = False
@@ -171,7 +168,7 @@ def what_a_game_does(pack: CompiledPack, games: int = 50) -> None:
         game.listeners.append(count)
         play_prologue(game)
         rounds += game.state.round
-    turns = kinds["turn"] / 2  # a turn begins and ends
+        turns += game.state.turns
     print(
         f"a {SEATS}-player prologue, average of {games}: {rounds / games:.0f} rounds, "
         f"{turns / games:.0f} turns, {kinds['decide'] / games:.0f} decisions, "

@@ -95,13 +95,6 @@ class Rolled:
     kind: str = "check"  # the event's kind
 
 
-def text_is_read(game: Game, kind: str = "check") -> bool:
-    """Whether the log line of a roll (an event of `kind`) is read: the log is kept, or a
-    listener reads that kind (`Game.hears`). Else `Game.event` drops it unread, and a roll may
-    leave it unwritten (its `text` empty)."""
-    return game.hears(kind)
-
-
 @dataclass(frozen=True)
 class Branch:
     """One result of a prepared check with its exact probability (and its `after`)."""

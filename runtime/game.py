@@ -84,7 +84,6 @@ class _Tables:
     blocks: BlockIndex
     carried: dict[int, ModifierPlan] = field(default_factory=dict)
     owned: dict[int, ModifierPlan] = field(default_factory=dict)
-    planned: list[CardDef] = field(default_factory=list)
 
 
 _SHARED: OrderedDict[tuple[int, int], tuple[GameRules, GameModule, _Tables]] = OrderedDict()
@@ -152,7 +151,6 @@ class Game:
         self.blocks = tables.blocks
         self._carried_plans = tables.carried
         self._owned_plans = tables.owned
-        self._planned = tables.planned
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -280,14 +278,14 @@ class Game:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
         stats = player.stats
-        for cards, plans in (
-            (player.items, self._carried_plans),
-            (player.owned, self._owned_plans),
+        for cards, plans, where in (
+            (player.items, self._carried_plans, "carried"),
+            (player.owned, self._owned_plans, "owned"),
         ):
             for card in cards:
                 plan = plans.get(id(card.definition))
                 if plan is None:
-                    plan = self._modifier_plan(card.definition, plans)
+                    plan = plans[id(card.definition)] = self._modifier_plan(card.definition, where)
                 for condition, modifiers in plan:
                     if condition is not ALWAYS and not condition.holds(card, stats):
                         continue
@@ -297,12 +295,12 @@ class Game:
                             bonus += change[1]
         return bonus
 
-    def _modifier_plan(self, definition: CardDef, plans: dict[int, ModifierPlan]) -> ModifierPlan:
-        """The card's modifier blocks where `plans` says (carried, owned), each with the
-        module's rule for every modifier it has one for: read once per card and game, since
-        stats are asked for hundreds of times a turn and most cards modify none."""
-        where = "carried" if plans is self._carried_plans else "owned"
-        plan = tuple(
+    def _modifier_plan(self, definition: CardDef, where: str) -> ModifierPlan:
+        """The card's modifier blocks that apply where it is (carried, owned), each with the
+        module's rule for every modifier it has one for: read once per card and ruleset, since
+        stats are asked for hundreds of times a turn and most cards modify none. (Kept by the
+        card's id: the block index holds the definition, so no other object takes its id.)"""
+        return tuple(
             (
                 applying.condition,
                 tuple(
@@ -313,9 +311,6 @@ class Game:
             )
             for applying in self.blocks.of(definition).applying_when(where)
         )
-        plans[id(definition)] = plan
-        self._planned.append(definition)  # kept alive, so that its id is not reused
-        return plan
 
     def holds(self, card: CardInstance, block: BlockDef, rule: BlockRule, player: Player) -> bool:
         """Whether a block is in force now: its stat window, its band, the side it is on."""

@@ -83,12 +83,6 @@ def is_hidden(game: Game, place: str) -> bool:
     return place in board(game).slots and place not in game.state.in_play
 
 
-def hidden_slots(game: Game) -> list[str]:
-    """The slots still waiting for a room tile, in board order."""
-    laid = game.state.in_play
-    return [slot for slot in board(game).slots if slot not in laid]
-
-
 def steps_from(game: Game, place: str) -> Sequence[Step]:
     """Every move possible from a place: its neighbours, then the other stops of its lifts."""
     return _open_steps(game, _board_moves(board(game), place))

@@ -30,7 +30,6 @@ from runtime.checks import (
     Rolled,
     RulesView,
     stats_named,
-    text_is_read,
 )
 from runtime.dice import PoolFaces, pool_size
 from runtime.distributions import check_outcomes, pool_work
@@ -126,7 +125,7 @@ def roll_pool(game: Game, pool: Pool) -> Rolled:
         ("successes", result.successes),
     )
     # Explaining every re-roll takes as long as rolling them: only for a log that is read.
-    text = result.explain() if text_is_read(game) else ""
+    text = result.explain() if game.hears("check") else ""
     return Rolled(result.successes, text, data=data)
 
 
