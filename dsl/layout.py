@@ -164,9 +164,11 @@ def _statements(reader: _Reader, top: bool) -> tuple[list[Statement], list[str]]
             continue
         if token.kind == "comment":
             text = token.text.rstrip()
-            if current is not None:
+            # A statement keeps one trailing comment: a second one on its line (`} # a` then
+            # `;# b` on the next, which `;` joins to it) goes on a line of its own.
+            if current is not None and current.trailing is None:
                 current.trailing = _aligned(text, token.gap)
-            elif statements and not line_start:
+            elif current is None and statements and not line_start and not statements[-1].trailing:
                 statements[-1].trailing = _aligned(text, token.gap)
             else:
                 if gap:

@@ -74,3 +74,15 @@ def test_check_diff_and_writing_with_black_s_exit_codes(tmp_path: Path) -> None:
     assert broken.read_text() == 'item "Open" {\n    type food\n'
     code, output = run("fmt", str(tmp_path / "missing.card"))
     assert code == 2 and "no such file or folder" in output
+
+
+def test_a_second_comment_joined_to_a_line_by_a_semicolon_keeps_a_line_of_its_own() -> None:
+    """`} # a` then `;# b`: the `;` joins the second comment to the first's line, and a line
+    keeps one trailing comment (the fuzzer found the second one lost: an UnsafeFormat)."""
+    text = 'record "Lost" {\n choose {\n rule "x"\n } # a\n;# b\n say "y"\n}\n'
+    result, problems = formatted(text, "f.card")
+    assert problems == []
+    assert (
+        result
+        == 'record "Lost" {\n    choose {\n        rule "x"\n    }  # a\n    # b\n    say "y"\n}\n'
+    )
