@@ -45,6 +45,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
+from compiler.simulate.pool import keep_loaded  # noqa: E402
 from runtime.events import Event  # noqa: E402
 from runtime.game import Game  # noqa: E402
 from runtime.games.coma_ward_game import new_game, play_prologue  # noqa: E402
@@ -61,6 +62,8 @@ GOAL_SWEEP_SECONDS = 60.0
 GOAL_SPEEDUP = 1.8
 SWEEP = 10_000
 SPEEDUP_GAMES = 2_000
+MACHINE_GAMES = 3_000
+"""Prologues of the machine's figure (both cores)."""
 BATCH_SECONDS = 3.0
 """Each rate's batch runs about this long (after a short batch says how long a game takes)."""
 CHUNK = 50
@@ -68,10 +71,13 @@ CHUNK = 50
 
 
 def compiled_pack() -> CompiledPack:
-    """The bundled Coma Ward pack, checked and compiled."""
+    """The bundled Coma Ward pack, checked and compiled, and kept out of the collector's sight
+    as `simulate`'s workers keep theirs."""
     loaded = load_checked(PACK)
     assert loaded.pack is not None, "the bundled Coma Ward pack must check"
-    return compile_pack(loaded.pack)
+    compiled = compile_pack(loaded.pack)
+    keep_loaded()
+    return compiled
 
 
 def prologue(pack: CompiledPack, seed: int, *, log: bool, policy: str | None = None) -> Game:
@@ -236,6 +242,45 @@ def _start_worker() -> None:
         _PACK = compiled_pack()
 
 
+def _play_prologues(seed: int, first: int, count: int) -> int:
+    """A worker's share of the machine's prologues: log off, the game's own random decisions."""
+    assert _PACK is not None
+    for index in range(first, first + count):
+        prologue(_PACK, game_seed(seed, index), log=False)
+    return count
+
+
+def machine_prologues(games: int, workers: int = 2) -> tuple[float, float]:
+    """Four-player prologues a second of the whole machine (wall clock, the workers' start
+    included) over `workers` forked processes, and what their CPU time says each core did."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
+        chunks = [
+            pool.submit(_play_prologues, 0, first, min(CHUNK, games - first))
+            for first in range(0, games, CHUNK)
+        ]
+        played = sum(chunk.result() for chunk in chunks)
+    wall = time.perf_counter() - start
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
+    return played / wall, played / cpu
+
+
+def machine_figure(name: str, games: int) -> None:
+    """The prologue goal as the machine meets it: both cores, a worker each."""
+    if games <= 0:
+        return
+    wall_rate, cpu_rate = machine_prologues(games)
+    print(
+        f"{name}prologues on the machine, 2 workers, log off: {wall_rate:.1f}/s wall over "
+        f"{games} games, ratio {wall_rate / GOAL_PROLOGUES:.2f} (goal >= {GOAL_PROLOGUES:g}/s) "
+        f"{verdict(wall_rate >= GOAL_PROLOGUES)}; {cpu_rate:.1f}/s of each worker's CPU time "
+        f"(load {load()})",
+        flush=True,
+    )
+
+
 def _play_chunk(seed: int, first: int, count: int) -> Counter[str]:
     """A worker's share of a sweep: games `first`.. of the sweep seeded `seed`."""
     assert _PACK is not None
@@ -323,7 +368,7 @@ GOAL_WHOLE_PER_CORE = SWEEP / GOAL_SWEEP_SECONDS / 2
 """Whole games a second of CPU time one core must play for the sweep's goal on two."""
 
 
-def compiled_figures(games: int) -> None:
+def compiled_figures(games: int, machine: int) -> None:
     """After the pure figures, the log-off prologues, whole games and the 2-worker sweep again on
     the mypyc-compiled runtime, when `make compiled` has a fresh build (`make bench` makes it),
     in a process that imports it first; or, when there is no fresh build, why not."""
@@ -336,13 +381,15 @@ def compiled_figures(games: int) -> None:
     # On the path before the checkout: the script's own `sys.path` insert then finds ROOT there.
     path = os.pathsep.join([str(BUILD), str(ROOT)])
     script = [sys.executable, str(Path(__file__).resolve()), "--sweep", str(games)]
+    script += ["--machine", str(machine)]
     compiled_env = {**os.environ, "PYTHONPATH": path}
     subprocess.run([*script, "--compiled-part"], env=compiled_env, check=False)
 
 
-def compiled_part(games: int) -> int:
-    """In the compiled runtime's process: log-off prologues and whole games a second, and the
-    sweep of whole games on 2 workers (forked, so on the compiled runtime too; none if 0)."""
+def compiled_part(games: int, machine: int) -> int:
+    """In the compiled runtime's process: log-off prologues a second on one core and on the
+    machine, whole games a second, and the sweep of whole games on 2 workers (forked, so on the
+    compiled runtime too; none if 0)."""
     import runtime.game as engine
 
     global _PACK
@@ -358,6 +405,7 @@ def compiled_part(games: int) -> int:
         f"(goal >= {GOAL_PROLOGUES:g}/s) {verdict(off.cpu >= GOAL_PROLOGUES)}",
         flush=True,
     )
+    machine_figure("compiled runtime: ", machine)
     played = rate(partial(whole, pack), batch_size(partial(whole, pack)))
     print(
         f"compiled runtime: whole games, log off: {played}, ratio "
@@ -419,19 +467,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--simulate", type=int, default=SWEEP, help="games of the `pillbox simulate` runs (0: none)"
     )
+    parser.add_argument(
+        "--machine", type=int, default=MACHINE_GAMES, help="prologues over 2 workers (0: none)"
+    )
     parser.add_argument("--profile", action="store_true", help="also print a profile")
     parser.add_argument("--compiled-part", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.compiled_part:  # the compiled runtime's figures, in the process compiled_figures runs
-        return compiled_part(args.sweep)
+        return compiled_part(args.sweep, args.machine)
     global _PACK
     started = time.perf_counter()
     pack = _PACK = compiled_pack()  # forked workers start with it
     print(f"whole games of {GAME}, {SEATS} players, one process unless said (load {load()}):")
     what_a_game_does(pack)
     prologue_figures(pack, batch_size(lambda seed: prologue(pack, seed, log=False)))
+    machine_figure("", args.machine)
     process_figures(args.sweep, args.speedup_games)
-    compiled_figures(args.sweep)
+    compiled_figures(args.sweep, args.machine)
     if args.simulate > 0:
         simulate_figures(args.simulate)
     print(f"(games bench took {time.perf_counter() - started:.0f} s)")

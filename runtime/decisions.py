@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 import random
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 from runtime.cards import CardDef
 from runtime.dice import draws_below
@@ -19,9 +20,11 @@ from runtime.native import mypyc_attr
 YES_NO = ("yes", "no")
 
 
-class Decision(NamedTuple):
-    """A question to the player: its kind, a prompt and the answers to pick from (a named
-    tuple, not a frozen dataclass: a game asks hundreds a turn, and a tuple is made 3x faster)."""
+@dataclass
+class Decision:
+    """A question to the player: its kind, a prompt and the answers to pick from (a plain
+    dataclass, not a frozen one nor a named tuple: a game asks hundreds a turn, and it is made
+    fastest, interpreted or compiled, where mypyc makes it a native class)."""
 
     kind: str  # "option" (titles), "yes-no" (a may), "item" (which item), "defence"
     prompt: str

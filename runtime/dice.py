@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+Shuffled = TypeVar("Shuffled")
 
 MAX_REROLL_ROUNDS = 1000
 """A pool that still shows suspense after this many rounds is stopped as a runaway."""
@@ -112,6 +114,15 @@ def draws_below(generator: random.Random) -> Callable[[int], int]:
         return drawn
 
     return below
+
+
+def shuffle(items: list[Shuffled], generator: random.Random) -> None:
+    """Shuffle in place exactly as `generator.shuffle(items)` does (the same order, from the same
+    draws), without its interpreted layers: every game shuffles each of its decks."""
+    below = draws_below(generator)
+    for last in range(len(items) - 1, 0, -1):
+        other = below(last + 1)
+        items[last], items[other] = items[other], items[last]
 
 
 class SeededDice:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Any
@@ -37,6 +37,7 @@ from runtime.dice import (
     SeededDice,
     roll_dice,
     roll_pool,
+    shuffle,
 )
 from runtime.events import Event, EventLog, Listener
 from runtime.module import GameModule, Modifier
@@ -190,7 +191,7 @@ class Game:
                 if card.kind in kinds
                 for _ in range(card.copies)
             ]
-            self._shuffler.shuffle(cards)
+            shuffle(cards, self._shuffler)
             if deck in self.rules.deck_tops:
                 cards = self._shuffle_into_top(cards, *self.rules.deck_tops[deck])
             decks[deck] = cards
@@ -204,7 +205,7 @@ class Game:
         rest = [card for card in cards if card.kind not in kinds]
         split = max(len(rest) - top, 0)
         upper = rest[split:] + chosen
-        self._shuffler.shuffle(upper)
+        shuffle(upper, self._shuffler)
         return rest[:split] + upper
 
     def find(self, title: str) -> CardDef | None:
@@ -551,11 +552,13 @@ class Game:
             self.event("use", f"{card.definition.label} cannot be used yet: {', '.join(waiting)}")
             return
         rule = self.module.using.get(card.kind) or self.module.using.get("*")
-        with suppress(RunEnded):  # the player died; the log says so
+        try:  # the player died; the log says so
             if rule is None:
                 self.fire("use", [card])
             else:
                 rule(self, card, lambda: self.fire("use", [card]))
+        except RunEnded:  # not suppress(): on a hot path its context manager cost a call
+            pass
 
     def play(self, definition: CardDef) -> CardInstance:
         """Bring a card into play as its kind says (narrate, reveal, carry and use...)."""
@@ -566,8 +569,10 @@ class Game:
     def play_instance(self, card: CardInstance) -> None:
         """Bring this copy of a card into play as its kind says."""
         handler = self.module.played.get(card.kind) or self.module.played["*"]
-        with suppress(RunEnded):  # the player died; the log says so
+        try:  # noqa: SIM105 - the player died; the log says so
             handler(self, card)
+        except RunEnded:  # not suppress(): on a hot path its context manager cost a call
+            pass
 
     def draw(self, deck: str, count: int = 1) -> None:
         """Draw cards from a deck; each comes into play as its kind says."""
@@ -580,7 +585,7 @@ class Game:
             if not pile and self.state.discards.get(deck):
                 pile.extend(self.state.discards[deck])
                 self.state.discards[deck].clear()
-                self._shuffler.shuffle(pile)
+                shuffle(pile, self._shuffler)
                 self.event("shuffle", f"the {deck} deck is empty: its discards are shuffled in")
             if not pile:
                 self.event("draw", f"the {deck} deck is empty")
@@ -726,7 +731,7 @@ class Game:
 
     def shuffle(self, cards: list[CardInstance]) -> None:
         """Shuffle cards with the deck shuffler (never the dice: a test's forced faces stay)."""
-        self._shuffler.shuffle(cards)
+        shuffle(cards, self._shuffler)
 
     def actors_of(self, kind: str, place: str | None = None) -> list[Actor]:
         """The living actors of a kind, all of them or those at one place."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.dice import PoolFaces, PoolResult, SeededDice, draws_below
+from runtime.dice import PoolFaces, PoolResult, SeededDice, draws_below, shuffle
 from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_pool
@@ -30,6 +30,17 @@ def test_draws_below_gives_what_randrange_gives(seed: int | str) -> None:
     fast, slow = draws_below(random.Random(seed)), random.Random(seed)
     for width in widths * 50:
         assert fast(width) == slow.randrange(width)
+
+
+@pytest.mark.parametrize("seed", [0, 3, "shuffle:11"])
+def test_shuffle_gives_the_order_random_shuffle_gives(seed: int | str) -> None:
+    fast, slow = random.Random(seed), random.Random(seed)
+    for length in [0, 1, 2, 3, 7, 40, 41, 200]:
+        mine, theirs = list(range(length)), list(range(length))
+        shuffle(mine, fast)
+        slow.shuffle(theirs)
+        assert mine == theirs
+    assert fast.random() == slow.random()  # and the generators are left in step
 
 
 def test_draws_below_refuses_an_empty_range() -> None:
