@@ -119,6 +119,21 @@ class CardInstance:
     spent: set[str] = field(default_factory=set)  # blocks that run only the first time
     flipped: bool = False  # a two-sided card (a neurosis strip) turned to its other side
 
+    def __init__(
+        self,
+        definition: CardDef,
+        uid: int,
+        tokens: dict[str, int] | None = None,
+        spent: set[str] | None = None,
+        flipped: bool = False,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        self.definition = definition
+        self.uid = uid
+        self.tokens = {} if tokens is None else tokens
+        self.spent = set() if spent is None else spent
+        self.flipped = flipped
+
     @property
     def title(self) -> str:
         """The card's title."""

@@ -71,6 +71,19 @@ class CheckCall:
     arms: tuple[Arm, ...] = ()
     header: str = ""  # how the card writes it: "check dexterity -1", "roll 2d6"
 
+    def __init__(
+        self,
+        rule: ProcedureRule,
+        args: tuple[tuple[str, Any], ...] = (),
+        arms: tuple[Arm, ...] = (),
+        header: str = "",
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "arms", arms)
+        object.__setattr__(self, "header", header)
+
     def arg(self, name: str, default: Any = None) -> Any:
         """The value of one slot of the phrase."""
         for key, value in self.args:
@@ -93,6 +106,21 @@ class Rolled:
     after: Hashable = None
     data: tuple[tuple[str, Any], ...] = ()  # logged with the event
     kind: str = "check"  # the event's kind
+
+    def __init__(
+        self,
+        result: Result,
+        text: str,
+        after: Hashable = None,
+        data: tuple[tuple[str, Any], ...] = (),
+        kind: str = "check",
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "after", after)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "kind", kind)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,23 @@ class Decision:
     seat: int | None = None  # the seat asked, when not the one whose turn it is (a defender)
     card: CardDef | None = None  # the card whose options are offered, when it is one
 
+    def __init__(
+        self,
+        kind: str,
+        prompt: str,
+        choices: tuple[str, ...],
+        default: int | None = None,
+        seat: int | None = None,
+        card: CardDef | None = None,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        self.kind = kind
+        self.prompt = prompt
+        self.choices = choices
+        self.default = default
+        self.seat = seat
+        self.card = card
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # `pillbox play` raises its own
 class DecisionError(Exception):

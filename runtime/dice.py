@@ -195,6 +195,21 @@ class PoolResult:
     rerolled: list[list[tuple[int, ...]]] = field(default_factory=list)  # dice picked up, paired
     totals: list[int] = field(default_factory=list)  # successes after each round
 
+    def __init__(
+        self,
+        label: str,
+        dice: int,
+        rounds: list[list[int]] | None = None,
+        rerolled: list[list[tuple[int, ...]]] | None = None,
+        totals: list[int] | None = None,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        self.label = label
+        self.dice = dice
+        self.rounds = [] if rounds is None else rounds
+        self.rerolled = [] if rerolled is None else rerolled
+        self.totals = [] if totals is None else totals
+
     @property
     def successes(self) -> int:
         """Successes set aside in the end."""
@@ -276,6 +291,11 @@ class Roll:
 
     notation: str
     faces: tuple[int, ...]
+
+    def __init__(self, notation: str, faces: tuple[int, ...]) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        object.__setattr__(self, "notation", notation)
+        object.__setattr__(self, "faces", faces)
 
     @property
     def total(self) -> int:

@@ -124,3 +124,12 @@ class GameState:
             "over": self.over,
             "winners": list(self.winners),
         }
+
+
+def seat_index(players: list[Player], player: Player) -> int:
+    """Where this very player is in the list: by identity, not `list.index`, which asks the
+    dataclass's field-by-field `==` of every player before it."""
+    for index, other in enumerate(players):
+        if other is player:
+            return index
+    raise ValueError(f"{player.name} is not among the players")

@@ -33,7 +33,7 @@ from runtime.decisions import YES_NO
 from runtime.game import Game
 from runtime.games.coma_ward_pool import POOL, Pool, make_pool, roll_prepared, take_bonuses
 from runtime.rules import ProcedureRule
-from runtime.state import Player
+from runtime.state import Player, seat_index
 
 ACTIONS = ("attack", "steal", "medicine")
 """What the attacker declares before rolling."""
@@ -90,6 +90,57 @@ class CombatResult:
     damage: int = 0  # health lost by the side that lost (0 when nobody is hurt)
     damaged: str | None = None  # the name of the player who lost it
     stolen: CardInstance | None = None
+
+    def __init__(
+        self,
+        action: str,
+        defence: str,
+        attacker_dice: int,
+        attacker_successes: int,
+        defender_dice: int,
+        defender_successes: int,
+        winner: str,
+        tie: bool,
+        damage: int = 0,
+        damaged: str | None = None,
+        stolen: CardInstance | None = None,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made in every fight.
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "defence", defence)
+        object.__setattr__(self, "attacker_dice", attacker_dice)
+        object.__setattr__(self, "attacker_successes", attacker_successes)
+        object.__setattr__(self, "defender_dice", defender_dice)
+        object.__setattr__(self, "defender_successes", defender_successes)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "tie", tie)
+        object.__setattr__(self, "damage", damage)
+        object.__setattr__(self, "damaged", damaged)
+        object.__setattr__(self, "stolen", stolen)
+
+    def _but(self, damage: int, damaged: str | None, stolen: CardInstance | None) -> CombatResult:
+        # Not dataclasses.replace: it reads the fields anew on every call, in every fight.
+        return CombatResult(
+            self.action,
+            self.defence,
+            self.attacker_dice,
+            self.attacker_successes,
+            self.defender_dice,
+            self.defender_successes,
+            self.winner,
+            self.tie,
+            damage,
+            damaged,
+            stolen,
+        )
+
+    def with_stolen(self, item: CardInstance) -> CombatResult:
+        """The same result, the winner having taken this item."""
+        return self._but(self.damage, self.damaged, item)
+
+    def with_damage(self, damage: int, damaged: str) -> CombatResult:
+        """The same result, the loser named having lost this much health."""
+        return self._but(damage, damaged, self.stolen)
 
 
 def hurt(game: Game, player: Player, damage: int) -> int:
@@ -383,7 +434,7 @@ def _medicine_given(
     )
     # The defender is the "you" of the medicine's effects while it resolves.
     turn = game.state.current
-    game.state.current = game.state.players.index(defender)
+    game.state.current = seat_index(game.state.players, defender)
     try:
         for header, run in _attack_blocks(game, medicine):
             game.resolve(medicine, run, header)
@@ -420,7 +471,7 @@ def _attacker_wins(
         winner=attacker.name,
         uid=item.uid,
     )
-    return replace(result, stolen=item)
+    return result.with_stolen(item)
 
 
 def _hurt(
@@ -433,7 +484,7 @@ def _hurt(
         damage=damage,
     )
     taken = hurt(game, loser, damage)
-    return replace(result, damage=taken, damaged=loser.name)
+    return result.with_damage(taken, loser.name)
 
 
 def steal(

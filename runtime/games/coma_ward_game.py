@@ -44,7 +44,7 @@ from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
-from runtime.state import Player
+from runtime.state import Player, seat_index
 from runtime.whole import Outcome, WholeGame, phase_over
 from runtime.world import SEATED
 
@@ -65,7 +65,7 @@ ROUND_LIMIT = 200
 def narrator(game: Game, player: Player) -> Player:
     """The living player to the left of `player`, who reads their hallucinations."""
     seats = game.state.players
-    seat = seats.index(player)
+    seat = seat_index(seats, player)
     for step in range(1, len(seats) + 1):
         other = seats[(seat + step) % len(seats)]
         if not other.dead:

@@ -37,7 +37,7 @@ from runtime.games.coma_ward_enemies import ENEMY_VERBS, actor_at, everyone_on
 from runtime.identity_cache import IdentityCache
 from runtime.module import ValueDef
 from runtime.rounds import take_turn as round_turn
-from runtime.state import Player
+from runtime.state import Player, seat_index
 from runtime.world import SEATED, Board
 
 PHENOMENON = "phenomenon"
@@ -89,7 +89,7 @@ def narrator_of(game: Game) -> Player | None:
 def acting_as(game: Game, player: Player) -> Iterator[None]:
     """Make `player` the "you" of the effects resolved inside, then give the turn back."""
     turn = game.state.current
-    game.state.current = game.state.players.index(player)
+    game.state.current = seat_index(game.state.players, player)
     try:
         yield
     finally:
@@ -207,7 +207,7 @@ def play_act(game: Game, round_limit: int = ACT_ROUND_LIMIT) -> None:
     set_up(game, narrator)
     phase = game.rules.world.turns.phases[0]
     seats = game.state.players
-    first = (seats.index(narrator) + 1) % len(seats)
+    first = (seat_index(seats, narrator) + 1) % len(seats)
     order = [*seats[first:], *seats[:first]]
     played = 0
     while not game.ended and played < round_limit:

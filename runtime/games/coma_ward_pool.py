@@ -54,6 +54,21 @@ class Pool:
     player: str
     passes: tuple[str, int] | None = None  # a stat passed at so many successes, where it matters
 
+    def __init__(
+        self,
+        dice: int,
+        faces: PoolFaces,
+        label: str,
+        player: str,
+        passes: tuple[str, int] | None = None,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): made hundreds of times a game.
+        object.__setattr__(self, "dice", dice)
+        object.__setattr__(self, "faces", faces)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "passes", passes)
+
 
 def make_pool(
     dice: int,
