@@ -326,7 +326,7 @@ class Game:
             return
         was_dead = player.dead
         if not self.hears("stat"):
-            player.stats.change(name, delta)  # no one hears its sentences
+            player.stats.change(name, delta, told=False)  # no one hears its sentences
             if player.dead and not was_dead:
                 self._died(player)
             return

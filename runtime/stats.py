@@ -77,10 +77,12 @@ class Stats:
 
     def get(self, name: str) -> int:
         """A stat's value; a derived stat is read from its table unless a test pinned it."""
-        if name in self.values:
-            return self.values[name]
-        if name in self.pinned:
-            return self.pinned[name]
+        value = self.values.get(name)  # one look-up: asked hundreds of times a turn
+        if value is not None:
+            return value
+        value = self.pinned.get(name)
+        if value is not None:
+            return value
         rule = self.derived[name]
         return rule.table[self.get(rule.source)]
 
@@ -94,22 +96,26 @@ class Stats:
         else:
             self.pinned[name] = value
 
-    def change(self, name: str, delta: int) -> list[str]:
-        """Add `delta` (which may be negative) within the bounds; return what happened."""
+    def change(self, name: str, delta: int, told: bool = True) -> list[str]:
+        """Add `delta` (which may be negative) within the bounds; return what happened, in
+        sentences (none when not `told`: a game no one hears need not format them)."""
         rule = self.rules[name]
         before = self.values[name]
         wanted = before + delta
         after = max(rule.low, min(rule.high, wanted))
         self.values[name] = after
-        events = [f"{name} {before} → {after} ({delta:+d})"]
+        events = [f"{name} {before} → {after} ({delta:+d})"] if told else []
         overflow = wanted - rule.high
         if overflow > 0 and rule.above_max is not None:
-            events.append(f"{overflow} {name} past {rule.high} is lost as {rule.above_max}")
-            events += self.change(rule.above_max, -overflow)
+            if told:
+                events.append(f"{overflow} {name} past {rule.high} is lost as {rule.above_max}")
+            events += self.change(rule.above_max, -overflow, told)
         if before == rule.high and overflow > 0 and rule.past_max == "death" and not self.dead:
             self.dead = True
-            events.append(f"{name} pushed past {rule.high}: the character dies")
+            if told:
+                events.append(f"{name} pushed past {rule.high}: the character dies")
         if after == rule.low and rule.at_min == "death" and not self.dead:
             self.dead = True
-            events.append(f"{name} {rule.low}: the character dies")
+            if told:
+                events.append(f"{name} {rule.low}: the character dies")
         return events

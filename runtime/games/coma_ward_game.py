@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from operator import attrgetter
 
 from runtime.cards import CardDef, CardInstance
 from runtime.dice import shuffle
@@ -354,8 +353,8 @@ def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
 def _prologue_over(game: Game) -> bool:
     if REVEALED in game.state.flags or game.ended:
         return True
-    # Asked after every turn: all() over map() runs in C, over a generator it costs twice that.
-    return all(map(attrgetter("dead"), game.state.players))
+    # Asked after every turn: mypyc makes this generator a loop, not map(attrgetter()).
+    return all(player.dead for player in game.state.players)
 
 
 def narrated(game: Game, card: CardInstance) -> bool:

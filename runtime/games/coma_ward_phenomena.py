@@ -107,8 +107,10 @@ def finish(game: Game, result: str, winners: list[Player], why: str) -> None:
 def act_goals(game: Game) -> set[str]:
     """Where the players head by default in the act: the spaces of the place the phenomenon
     `heads for`, or where the actors of the kind it heads for stand (none: no such aim)."""
+    if ACT not in game.state.flags:  # asked before every move: the cheaper test first
+        return set()
     card = phenomenon(game)
-    if card is None or ACT not in game.state.flags:
+    if card is None:
         return set()
     properties = card.definition.properties
     place, kind = properties.get("heads_for"), properties.get("heads_for_actor")
