@@ -9,16 +9,13 @@ board of places none of which is next to another, no tracks and a round of the p
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from runtime.stats import DerivedRule, StatRule
 
 SEATED = "character"
 """The actor kind of the players' characters when a ruleset names none."""
-
-REMEMBERED_REACHES = 100_000
-"""Reaches (a place to a set of places) a board keeps before it forgets them all."""
 
 
 @dataclass(frozen=True)
@@ -61,11 +58,12 @@ class Board:
     slots: Mapping[str, str] = field(default_factory=dict)  # slot -> the deck laid on it
     lifts: tuple[Lift, ...] = ()
     # A board never changes: each place's distances are walked once, when first asked for,
-    # and the reach of a place to a set of others kept (a few games' worth at most).
+    # and so are its rings (below).
     _walked: dict[str, Mapping[str, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
-    _reached: dict[tuple[str, frozenset[str]], int | None] = field(
+    _bits: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _rings: dict[str, tuple[int, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -95,17 +93,41 @@ class Board:
     def reach(self, start: str, targets: frozenset[str]) -> int | None:
         """The fewest moves from `start` to the nearest of `targets`, or None if none can be
         walked to."""
-        key = (start, targets)
-        try:
-            return self._reached[key]  # asked at every step of every move: one look-up
-        except KeyError:
-            pass
-        if len(self._reached) >= REMEMBERED_REACHES:
-            self._reached.clear()
-        distances = self.distances(start)
-        near = [distances[place] for place in targets if place in distances]
-        reached = self._reached[key] = min(near, default=None)
-        return reached
+        return self.reach_mask(start, self.mask(targets))
+
+    def mask(self, places: Iterable[str]) -> int:
+        """A set of places as one number, a bit each, for `reach_mask`: a default move asks
+        how near each step is to the same goals, and numbers hash and compare at once where
+        sets of names do not."""
+        mask = 0
+        for place in places:
+            mask |= self._bit(place)
+        return mask
+
+    def _bit(self, place: str) -> int:
+        bit = self._bits.get(place)
+        if bit is None:  # given out as first asked for: the board's places, and any other
+            bit = self._bits[place] = 1 << len(self._bits)
+        return bit
+
+    def reach_mask(self, start: str, targets: int) -> int | None:
+        """`reach` with the targets a `mask`: the first of the start's rings (the places at
+        each distance) that holds one."""
+        rings = self._rings.get(start)
+        if rings is None:
+            rings = self._rings[start] = self._rings_of(start)
+        for distance, ring in enumerate(rings):
+            if ring & targets:
+                return distance
+        return None
+
+    def _rings_of(self, start: str) -> tuple[int, ...]:
+        rings: list[int] = []
+        for place, distance in self.distances(start).items():
+            while len(rings) <= distance:
+                rings.append(0)
+            rings[distance] |= self._bit(place)
+        return tuple(rings)
 
     def _walk(self, start: str) -> dict[str, int]:
         found = {start: 0}

@@ -147,7 +147,7 @@ def test_the_step_nearest_a_set_of_goals_is_remembered_and_is_the_nearest(
     board = pack.rules.world.board
     moves = _board_moves(board, "f2-east")
     goals = frozenset({"f2-room-1", "roof"})
-    nearest = moves.nearest(board, goals)
+    nearest = moves.nearest(board, board.mask(goals))
     assert nearest == nearest_goal(game, steps_from(game, "f2-east"), goals) == 3  # the station
-    assert moves.towards[goals] == nearest
-    assert moves.nearest(board, frozenset({"nowhere"})) is None
+    assert moves.towards[board.mask(goals)] == nearest
+    assert moves.nearest(board, board.mask({"nowhere"})) is None

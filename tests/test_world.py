@@ -231,3 +231,25 @@ def test_good_and_bad_stats_come_from_the_ruleset_alone() -> None:
     lobotomy = polarity(load_ruleset("lobotomy"))
     assert lobotomy["health"] == 1 and lobotomy["insanity"] == -1
     assert "ap" not in lobotomy  # the ruleset says nothing of it: neither
+
+
+def test_reach_by_masks_is_the_nearest_distance_walked() -> None:
+    import random
+
+    from runtime.world import Board
+
+    places = tuple(f"p{n}" for n in range(30))
+    chooser = random.Random(4)
+    edges: dict[str, set[str]] = {place: set() for place in places}
+    for _ in range(40):  # two parts at least: some places cannot reach others
+        a, b = chooser.sample(places[:25], 2)
+        edges[a].add(b)
+        edges[b].add(a)
+    board = Board(places, {place: frozenset(near) for place, near in edges.items()})
+    for _ in range(300):
+        start = chooser.choice(places)
+        targets = frozenset(chooser.sample([*places, "off the board"], chooser.randint(0, 6)))
+        walked = board.distances(start)
+        near = [walked[place] for place in targets if place in walked]
+        assert board.reach(start, targets) == min(near, default=None)
+        assert board.reach_mask(start, board.mask(targets)) == min(near, default=None)

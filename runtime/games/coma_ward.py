@@ -54,10 +54,24 @@ def focus_search(game: Game, card: CardInstance) -> bool:
     return False
 
 
+_SEARCHED: dict[str, str] = {}
+
+
+def searched(place: str) -> str:
+    """The flag of a place searched with success: made once a place, as it is asked of every
+    slot before every move."""
+    mark = _SEARCHED.get(place)
+    if mark is None:
+        if len(_SEARCHED) >= 10_000:  # the places of many boards: start again
+            _SEARCHED.clear()
+        mark = _SEARCHED[place] = f"searched:{place}"
+    return mark
+
+
 def rummage(game: Game, card: CardInstance) -> None:
     """`rummage`: search where the player is; a place searched with success is spent."""
     place = game.player.location or "nowhere"
-    mark = f"searched:{place}"
+    mark = searched(place)
     if mark in game.state.flags:
         game.event("search", f"{place} has a rummage token: nothing is left to find", place=place)
         return

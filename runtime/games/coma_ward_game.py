@@ -36,6 +36,7 @@ from runtime.games.coma_ward import (
     focus_search,
     hallucinate,
     rummage,
+    searched,
 )
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_map import board, walk
@@ -159,7 +160,7 @@ def _goals(game: Game, player: Player) -> set[str]:
     for slot, deck in board(game).slots.items():
         if slot in laid:
             rooms.add(slot)
-            if f"searched:{slot}" not in flags:
+            if searched(slot) not in flags:
                 wanted.add(slot)
         elif decks.get(deck):
             wanted.add(slot)
@@ -256,7 +257,7 @@ def main_action(game: Game, player: Player, revealing: str | None, traded: set[s
     here = player.location or ""
     room = game.state.in_play.get(here) if here in board(game).slots else None
     choices: list[str] = []
-    if room is not None and f"searched:{here}" not in game.state.flags:
+    if room is not None and searched(here) not in game.state.flags:
         choices.append("rummage")
     if game.state.floor.get(here):
         choices.append("pick up")

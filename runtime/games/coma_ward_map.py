@@ -53,15 +53,15 @@ class _Moves:
 
     steps: tuple[Step, ...]
     choices: tuple[str, ...]  # STOP, then each step's label
-    # The step nearest each set of goals: most moves head for a set some move already did.
-    towards: dict[frozenset[str], int | None] = field(default_factory=dict, compare=False)
+    # The step nearest each set of goals (the board's mask of them): most moves head for a
+    # set some move already did.
+    towards: dict[int, int | None] = field(default_factory=dict, compare=False)
 
-    def nearest(self, found: Board, goals: frozenset[str]) -> int | None:
-        """The index of the step nearest the goals, when every step is open (remembered)."""
-        try:
+    def nearest(self, found: Board, goals: int) -> int | None:
+        """The index of the step nearest the goals (a mask), when every step is open
+        (remembered)."""
+        if goals in self.towards:
             return self.towards[goals]
-        except KeyError:
-            pass
         if len(self.towards) >= REMEMBERED_GOALS:
             self.towards.clear()
         nearest = self.towards[goals] = _nearest(found, self.steps, goals)
@@ -126,15 +126,16 @@ def _board_moves(found: Board, place: str) -> _Moves:
 
 def nearest_goal(game: Game, steps: Sequence[Step], goals: Set[str]) -> int | None:
     """The index of the step that brings the player closest to one of the goals, if any."""
-    return _nearest(board(game), steps, frozenset(goals))
+    found = board(game)
+    return _nearest(found, steps, found.mask(goals))
 
 
-def _nearest(found: Board, steps: Sequence[Step], targets: frozenset[str]) -> int | None:
-    """`nearest_goal` on a board, the goals already a frozenset."""
+def _nearest(found: Board, steps: Sequence[Step], targets: int) -> int | None:
+    """`nearest_goal` on a board, the goals already its mask."""
     best: int | None = None
     nearest = 0
     for index, step in enumerate(steps):
-        reach = found.reach(step.to, targets)
+        reach = found.reach_mask(step.to, targets)
         if reach is not None and (best is None or reach < nearest):
             best, nearest = index, reach
     return best
@@ -145,12 +146,13 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
     nearest of `goals`); the hidden slot the move ended on, if it did."""
     start = player.location
     left = moves
-    found, targets = board(game), frozenset(goals)  # the goals stay the same: hashed once
+    found = board(game)
+    targets = found.mask(goals)  # the goals stay the same: a number, made once
     while left > 0 and not game.ended and player.location is not None:
         options = _board_moves(found, player.location)
         steps = _open_steps(game, options)
         every = steps is options.steps  # every step open: its choices and nearest are known
-        if player.location in targets:
+        if player.location in goals:
             towards = None
         else:
             towards = options.nearest(found, targets) if every else _nearest(found, steps, targets)
