@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from runtime.card_blocks import Started
     from runtime.game import Game
 
 Effect = Callable[["Game", "CardInstance"], None]
@@ -118,6 +119,12 @@ class CardInstance:
     tokens: dict[str, int] = field(default_factory=dict)
     spent: set[str] = field(default_factory=set)  # blocks that run only the first time
     flipped: bool = False  # a two-sided card (a neurosis strip) turned to its other side
+    # The card's modifier plans carried and owned (`runtime.game`), looked up once a copy:
+    # a stat is asked for hundreds of times a turn, and each asks every card held.
+    carried_plan: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    owned_plan: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    # The blocks each trigger starts (`runtime.card_blocks`), looked up once a copy too.
+    started: dict[str, tuple[Started, ...]] | None = field(default=None, init=False, repr=False)
 
     def __init__(
         self,
@@ -133,6 +140,9 @@ class CardInstance:
         self.tokens = {} if tokens is None else tokens
         self.spent = set() if spent is None else spent
         self.flipped = flipped
+        self.carried_plan = None
+        self.owned_plan = None
+        self.started = None
 
     @property
     def title(self) -> str:

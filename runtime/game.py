@@ -279,22 +279,38 @@ class Game:
         """What the player's carried and owned cards add to a stat right now."""
         bonus = 0
         stats = player.stats
-        for cards, plans, where in (
-            (player.items, self._carried_plans, "carried"),
-            (player.owned, self._owned_plans, "owned"),
-        ):
-            for card in cards:
-                plan = plans.get(id(card.definition))
-                if plan is None:
-                    plan = plans[id(card.definition)] = self._modifier_plan(card.definition, where)
-                for condition, modifiers in plan:
-                    if condition is not ALWAYS and not condition.holds(card, stats):
-                        continue
-                    for apply, args in modifiers:
-                        change = apply(self, player, args)
-                        if change is not None and change[0] == name:
-                            bonus += change[1]
+        for card in player.items:
+            plan = card.carried_plan
+            if plan is None:
+                plan = card.carried_plan = self._plan(self._carried_plans, card, "carried")
+            if plan:
+                bonus += self._bonus(name, player, stats, card, plan)
+        for card in player.owned:
+            plan = card.owned_plan
+            if plan is None:
+                plan = card.owned_plan = self._plan(self._owned_plans, card, "owned")
+            if plan:
+                bonus += self._bonus(name, player, stats, card, plan)
         return bonus
+
+    def _bonus(
+        self, name: str, player: Player, stats: Stats, card: CardInstance, plan: ModifierPlan
+    ) -> int:
+        bonus = 0
+        for condition, modifiers in plan:
+            if condition is not ALWAYS and not condition.holds(card, stats):
+                continue
+            for apply, args in modifiers:
+                change = apply(self, player, args)
+                if change is not None and change[0] == name:
+                    bonus += change[1]
+        return bonus
+
+    def _plan(self, plans: dict[int, ModifierPlan], card: CardInstance, where: str) -> ModifierPlan:
+        plan = plans.get(id(card.definition))
+        if plan is None:
+            plan = plans[id(card.definition)] = self._modifier_plan(card.definition, where)
+        return plan
 
     def _modifier_plan(self, definition: CardDef, where: str) -> ModifierPlan:
         """The card's modifier blocks that apply where it is (carried, owned), each with the
@@ -513,10 +529,11 @@ class Game:
         reaction = self.module.reactions.get(trigger)
         if reaction is not None:
             reaction(self)
-        index = self.blocks
         for card in list(cards):
             # Most cards have no block the trigger starts: one lookup each, no calls.
-            started_by = (index.read.get(id(card.definition)) or index.of(card.definition)).started
+            started_by = card.started
+            if started_by is None:
+                started_by = card.started = self.blocks.of(card.definition).started
             for started in started_by.get(trigger, ()):
                 condition = started.condition
                 if condition is not ALWAYS and not condition.holds(card, self.actor.stats):
