@@ -3,6 +3,9 @@
 The figures, each with its goal, the ratio to it and PASS or MISS:
 - four-player prologues a second in one process with the log off (`game.logging = False`), the
   game's own seeded random decisions (goal ≥ 500/s), and the same with the log on;
+- the same prologues on the whole machine: 2 forked worker processes, by the wall clock, the
+  workers' start included (the goal is the machine's, "on this two-core machine", as the
+  10,000-game sweep's is; the one-process rate is printed beside it, per core);
 - the same with each policy of `runtime.policies` deciding for every seat (what `simulate`
   plays), log off;
 - whole games a second through the whole-game contract (`runtime.whole`: new_game, play to
@@ -20,9 +23,9 @@ The figures, each with its goal, the ratio to it and PASS or MISS:
 Before timing, what an average prologue does is counted (turns, decisions, events), which says
 what a game a second costs. Other processes on the machine slow the figures down: the load
 average is printed with them. It always exits 0: it reports, it does not gate. Run
-`python bench/games.py` or `make bench`; `--sweep N`, `--speedup-games N` and `--simulate N`
-make the process runs shorter (0 leaves one out), `--profile` prints cProfile's top functions
-of the log-off batch.
+`python bench/games.py` or `make bench`; `--sweep N`, `--speedup-games N`, `--machine N` and
+`--simulate N` make the process runs shorter (0 leaves one out), `--profile` prints cProfile's
+top functions of the log-off batch.
 """
 
 from __future__ import annotations

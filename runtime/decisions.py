@@ -67,6 +67,13 @@ class DecisionError(Exception):
         return f"answer {self.answer!r} does not fit: {asked}"
 
 
+def reads_defaults(maker: object) -> bool:
+    """Whether a decision maker ever answers with a decision's default: if not, the rule's
+    answer need not be worked out (where a move heads, most of a random turn's cost). A maker
+    says so with a `reads_defaults = False` attribute; any other may read them."""
+    return bool(getattr(maker, "reads_defaults", True))
+
+
 class DecisionMaker(Protocol):
     """Answers decisions."""
 
@@ -108,6 +115,8 @@ class ScriptedDecisions:
 
 class RandomDecisions:
     """Answers picked by a seeded generator: the same seed, the same answers."""
+
+    reads_defaults = False  # uniform: a decision's default is never looked at
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)

@@ -107,6 +107,33 @@ def _tables(rules: GameRules, module: GameModule) -> _Tables:
     return entry[2]
 
 
+DeckLists = dict[str, tuple[CardDef, ...]]
+"""Each deck's cards in the order they are dealt before the shuffle, a copy for each."""
+
+_DECK_LISTS: dict[tuple[int, int], tuple[GameRules, tuple[CardDef, ...], DeckLists]] = {}
+"""The deck lists of the last rulesets and card lists played: a sweep deals the same decks
+thousands of times (the entry holds the ruleset, so that no other takes its id)."""
+
+
+def _deck_lists(
+    rules: GameRules, given: Sequence[CardDef], cards: tuple[CardDef, ...]
+) -> DeckLists:
+    """The deck lists of a game made with these cards (`given` as the game was given them,
+    `cards` their tuple, which must hold the same cards as the one remembered)."""
+    key = (id(rules), id(given))
+    entry = _DECK_LISTS.get(key)
+    if entry is not None and entry[0] is rules and entry[1] == cards:
+        return entry[2]
+    lists = {
+        deck: tuple(card for card in cards if card.kind in kinds for _ in range(card.copies))
+        for deck, kinds in rules.decks.items()
+    }
+    if len(_DECK_LISTS) >= _SHARED_LIMIT:
+        _DECK_LISTS.clear()
+    _DECK_LISTS[key] = (rules, cards, lists)
+    return lists
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # odds walks and tests subclass it
 class Game:
     """One deterministic run: the same seed, cards and answers give the same log."""
@@ -155,7 +182,7 @@ class Game:
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
-        self.state.decks = self._build_decks()
+        self.state.decks = self._build_decks(cards)
         self.state.discards = {deck: [] for deck in rules.decks}
         self.state.tracks = {
             name: track.start for name, track in rules.world.tracks.items() if track.on == "game"
@@ -182,19 +209,14 @@ class Game:
         """A fresh copy of a card, to put in play."""
         return CardInstance(definition, next(self._uids))
 
-    def _build_decks(self) -> dict[str, list[CardInstance]]:
+    def _build_decks(self, cards: Sequence[CardDef]) -> dict[str, list[CardInstance]]:
         decks: dict[str, list[CardInstance]] = {}
-        for deck, kinds in self.rules.decks.items():
-            cards = [
-                self.new_instance(card)
-                for card in self.cards
-                if card.kind in kinds
-                for _ in range(card.copies)
-            ]
-            shuffle(cards, self._shuffler)
+        for deck, definitions in _deck_lists(self.rules, cards, self.cards).items():
+            copies = [self.new_instance(definition) for definition in definitions]
+            shuffle(copies, self._shuffler)
             if deck in self.rules.deck_tops:
-                cards = self._shuffle_into_top(cards, *self.rules.deck_tops[deck])
-            decks[deck] = cards
+                copies = self._shuffle_into_top(copies, *self.rules.deck_tops[deck])
+            decks[deck] = copies
         return decks
 
     def _shuffle_into_top(

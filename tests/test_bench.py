@@ -33,3 +33,14 @@ PACK = EFFECTS.compiled_pack()
 def test_hand_written_twin_logs_what_the_compiled_effect_logs(case: tuple[object, ...]) -> None:
     _, card, compiled, by_hand = case
     assert EFFECTS.same_logs(PACK, card, compiled, by_hand)
+
+
+def test_the_machine_figure_plays_its_prologues_on_two_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.helpers import compiled
+
+    games = load("games")
+    monkeypatch.setattr(games, "_PACK", compiled(games.PACK))  # the forked workers' pack
+    wall_rate, cpu_rate = games.machine_prologues(3, workers=2)
+    assert wall_rate > 0 and cpu_rate > 0

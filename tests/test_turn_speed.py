@@ -106,8 +106,26 @@ def test_where_to_head_is_worked_out_only_for_a_move(
     monkeypatch.setattr(coma_ward_game, "walk", counted_walk)
     game = new_game(pack.rules, pack.cards, 4, 3)
     game.logging = False
+    game.decisions = Defaults()  # reads the rules' answers: where a move heads
     play_prologue(game)
     assert walks and len(worked_out) == len(walks)
+    # The game's own random decisions never read a default: nowhere is worked out at all.
+    worked_out.clear()
+    walks.clear()
+    game = new_game(pack.rules, pack.cards, 4, 3)
+    game.logging = False
+    play_prologue(game)
+    assert walks and not worked_out
+
+
+def test_only_a_maker_that_reads_defaults_is_told_where_to_head(pack: CompiledPack) -> None:
+    from runtime.decisions import RandomDecisions, reads_defaults
+    from runtime.policies import policy_named, seat_policies
+
+    assert not reads_defaults(RandomDecisions(1)) and reads_defaults(Defaults())
+    game = new_game(pack.rules, pack.cards, 2, 3)
+    assert not reads_defaults(seat_policies(game, policy_named("random")))
+    assert reads_defaults(seat_policies(game, [policy_named("random"), policy_named("bold")]))
 
 
 def test_the_free_actions_open_are_those_not_taken_the_player_can_take(pack: CompiledPack) -> None:

@@ -26,6 +26,7 @@ import random
 from collections.abc import Sequence
 
 from runtime.cards import CardDef, CardInstance
+from runtime.decisions import reads_defaults
 from runtime.dice import shuffle
 from runtime.game import Game, RunEnded
 from runtime.games.coma_ward import (
@@ -104,20 +105,22 @@ def take_turn(game: Game, player: Player) -> None:
     done: set[str] = set()
     traded: set[str] = set()
     revealing = None
+    # Where to head is worked out only for a move, and only for a maker that reads the
+    # rules' answers (a random one does not); the default needs only whether there is
+    # anywhere (a move is first in `free` when it is there).
+    heads = reads_defaults(game.decisions)
     while not game.ended and not player.turn_over and not player.dead:
         free = _free_actions(game, player, done)
         if not free:
             break
-        # Where to head is worked out only for a move; the default needs only whether there
-        # is anywhere (a move is first in `free` when it is there).
-        default = 1 if free[0] == "move" and _anywhere_to_go(game, player) else 0
+        default = 1 if heads and free[0] == "move" and _anywhere_to_go(game, player) else 0
         picked = game.decide("free", "a free action, or on", [MAIN, *free], default=default)
         if picked == 0:
             break
         action = free[picked - 1]
         done.add(action)
         if action == "move":
-            goals = _goals(game, player)
+            goals = _goals(game, player) if heads else set()
             revealing = walk(game, player, game.stat("dexterity", player), goals)
             if revealing is not None:
                 break

@@ -152,7 +152,7 @@ def walk(game: Game, player: Player, moves: int, goals: set[str]) -> str | None:
         options = _board_moves(found, player.location)
         steps = _open_steps(game, options)
         every = steps is options.steps  # every step open: its choices and nearest are known
-        if player.location in goals:
+        if not targets or player.location in goals:
             towards = None
         else:
             towards = options.nearest(found, targets) if every else _nearest(found, steps, targets)

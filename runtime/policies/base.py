@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Protocol
 
-from runtime.decisions import Decision, DecisionError
+from runtime.decisions import Decision, DecisionError, reads_defaults
 from runtime.dice import draws_below
 from runtime.game import Game
 from runtime.state import Actor
@@ -67,6 +67,7 @@ class SeatedPolicies:
             Seat(index, player, random.Random(f"policy:{game.seed}:{index}"))
             for index, player in enumerate(game.state.players)
         ]
+        self.reads_defaults = any(reads_defaults(policy) for policy in self.policies)
 
     def decide(self, decision: Decision) -> int:
         """The answer of the asked seat's policy; one out of range is refused."""
@@ -104,6 +105,8 @@ def best(seat: Seat, scores: Sequence[Fraction | int], decision: Decision) -> in
 
 class RandomPolicy:
     """Uniform over the legal answers, from the seat's seeded stream."""
+
+    reads_defaults = False
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
         """Any answer, each as likely."""
