@@ -110,19 +110,22 @@ def _tables(rules: GameRules, module: GameModule) -> _Tables:
 DeckLists = dict[str, tuple[CardDef, ...]]
 """Each deck's cards in the order they are dealt before the shuffle, a copy for each."""
 
-_DECK_LISTS: dict[tuple[int, int], tuple[GameRules, tuple[CardDef, ...], DeckLists]] = {}
-"""The deck lists of the last rulesets and card lists played: a sweep deals the same decks
-thousands of times (the entry holds the ruleset, so that no other takes its id)."""
+_DECK_LISTS: dict[int, tuple[GameRules, tuple[CardDef, ...], DeckLists]] = {}
+"""The deck lists of the last rulesets played, each with the cards they were read from: a
+sweep deals the same decks thousands of times (the entry holds the ruleset, so that no other
+takes its id)."""
 
 
-def _deck_lists(
-    rules: GameRules, given: Sequence[CardDef], cards: tuple[CardDef, ...]
-) -> DeckLists:
-    """The deck lists of a game made with these cards (`given` as the game was given them,
-    `cards` their tuple, which must hold the same cards as the one remembered)."""
-    key = (id(rules), id(given))
-    entry = _DECK_LISTS.get(key)
-    if entry is not None and entry[0] is rules and entry[1] == cards:
+def _same_cards(kept: tuple[CardDef, ...], cards: tuple[CardDef, ...]) -> bool:
+    # By identity: `==` would compare every card's fields (interpreted, when compiled).
+    return len(kept) == len(cards) and all(card is cards[at] for at, card in enumerate(kept))
+
+
+def _deck_lists(rules: GameRules, cards: tuple[CardDef, ...]) -> DeckLists:
+    """The deck lists of a game of these rules and cards (a pack's cards are handed out in a
+    new list each time: they are compared one by one)."""
+    entry = _DECK_LISTS.get(id(rules))
+    if entry is not None and entry[0] is rules and _same_cards(entry[1], cards):
         return entry[2]
     lists = {
         deck: tuple(card for card in cards if card.kind in kinds for _ in range(card.copies))
@@ -130,7 +133,7 @@ def _deck_lists(
     }
     if len(_DECK_LISTS) >= _SHARED_LIMIT:
         _DECK_LISTS.clear()
-    _DECK_LISTS[key] = (rules, cards, lists)
+    _DECK_LISTS[id(rules)] = (rules, cards, lists)
     return lists
 
 
@@ -182,7 +185,7 @@ class Game:
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
-        self.state.decks = self._build_decks(cards)
+        self.state.decks = self._build_decks()
         self.state.discards = {deck: [] for deck in rules.decks}
         self.state.tracks = {
             name: track.start for name, track in rules.world.tracks.items() if track.on == "game"
@@ -209,9 +212,9 @@ class Game:
         """A fresh copy of a card, to put in play."""
         return CardInstance(definition, next(self._uids))
 
-    def _build_decks(self, cards: Sequence[CardDef]) -> dict[str, list[CardInstance]]:
+    def _build_decks(self) -> dict[str, list[CardInstance]]:
         decks: dict[str, list[CardInstance]] = {}
-        for deck, definitions in _deck_lists(self.rules, cards, self.cards).items():
+        for deck, definitions in _deck_lists(self.rules, self.cards).items():
             copies = [self.new_instance(definition) for definition in definitions]
             shuffle(copies, self._shuffler)
             if deck in self.rules.deck_tops:

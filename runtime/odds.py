@@ -168,7 +168,7 @@ class OddsGame(Game):
     replay: _Replay
     drawn: dict[str, int]
 
-    def _build_decks(self, cards: Sequence[CardDef]) -> dict[str, list[CardInstance]]:
+    def _build_decks(self) -> dict[str, list[CardInstance]]:
         return {deck: [] for deck in self.rules.decks}  # nothing is ever drawn from them
 
     def step(self) -> None:

@@ -136,3 +136,17 @@ def test_the_acts_aims_read_the_board_once(
     monkeypatch.setattr(Board, "is_in", counting)
     assert act_goals(game) == expected and act_goals(game) is not act_goals(game)
     assert asked == []
+
+
+def test_the_deck_lists_are_read_once_for_the_same_cards(pack: CompiledPack) -> None:
+    from runtime.game import _deck_lists
+
+    cards = tuple(pack.cards)
+    first = _deck_lists(pack.rules, cards)
+    assert _deck_lists(pack.rules, tuple(pack.cards)) is first  # a new tuple of the same cards
+    fewer = _deck_lists(pack.rules, cards[1:])
+    assert fewer is not first and sum(map(len, fewer.values())) < sum(map(len, first.values()))
+    dealt = new_game(pack.rules, pack.cards, 2, 5).state.decks
+    assert {deck: len(copies) for deck, copies in dealt.items()} == {
+        deck: len(listed) for deck, listed in first.items()
+    }
