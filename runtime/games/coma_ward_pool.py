@@ -121,7 +121,10 @@ def take_bonuses(game: Game, player: Player, check: str) -> int:
     if dice:
         player.bonuses = [(name, d) for name, d in player.bonuses if name != check]
         game.event("bonus", f"bonus on this {check} check: {dice:+d} dice", check=check, dice=dice)
-    game.state.flags -= {f for f in game.state.flags if f.startswith(waiting_prefix(player, check))}
+    prefix = waiting_prefix(player, check)  # made once, not once a flag
+    spent = {flag for flag in game.state.flags if flag.startswith(prefix)}
+    if spent:
+        game.state.flags -= spent
     return dice
 
 
