@@ -245,6 +245,12 @@ def _start_worker() -> None:
         _PACK = compiled_pack()
 
 
+def children_cpu() -> float:
+    """The CPU seconds this process's finished child processes have used so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _play_prologues(seed: int, first: int, count: int) -> int:
     """A worker's share of the machine's prologues: log off, the game's own random decisions."""
     assert _PACK is not None
@@ -256,7 +262,7 @@ def _play_prologues(seed: int, first: int, count: int) -> int:
 def machine_prologues(games: int, workers: int = 2) -> tuple[float, float]:
     """Four-player prologues a second of the whole machine (wall clock, the workers' start
     included) over `workers` forked processes, and what their CPU time says each core did."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children = children_cpu()
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
         chunks = [
@@ -265,9 +271,7 @@ def machine_prologues(games: int, workers: int = 2) -> tuple[float, float]:
         ]
         played = sum(chunk.result() for chunk in chunks)
     wall = time.perf_counter() - start
-    done = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
-    return played / wall, played / cpu
+    return played / wall, played / (children_cpu() - children)
 
 
 def machine_figure(name: str, games: int) -> None:
@@ -300,7 +304,7 @@ class Sweep:
 
 def sweep(games: int, workers: int, seed: int = 0) -> Sweep:
     """A sweep of whole games over worker processes."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children = children_cpu()
     start = time.perf_counter()
     ended: Counter[str] = Counter()
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
@@ -311,9 +315,7 @@ def sweep(games: int, workers: int, seed: int = 0) -> Sweep:
         for chunk in chunks:
             ended += chunk.result()
     wall = time.perf_counter() - start
-    done = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
-    return Sweep(wall, cpu, ended)
+    return Sweep(wall, children_cpu() - children, ended)
 
 
 def process_figures(games: int, speedup_games: int) -> None:
@@ -434,7 +436,7 @@ def simulate_figures(games: int) -> None:
     command = [sys.executable, "-m", "compiler", "simulate", str(PACK), "--json"]
     command += ["--games", str(games), "--players", str(SEATS), "--workers", "2"]
     for name, pure in runs:
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        children = children_cpu()
         start = time.perf_counter()
         done = subprocess.run(
             command,
@@ -446,8 +448,7 @@ def simulate_figures(games: int) -> None:
             check=False,
         )
         wall = time.perf_counter() - start
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
+        cpu = children_cpu() - children
         if done.returncode != 0:
             print(f"pillbox simulate on the {name} failed: {done.stderr.strip()[-300:]}")
             continue
