@@ -6,10 +6,11 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
+from compiler.errors import UsageError
 from compiler.pack import (
     MANIFEST,
     Pack,
@@ -21,16 +22,14 @@ from compiler.pack import (
     read_manifest,
     resolved,
 )
+from compiler.passes import PACK_PASSES, kind_span, run_passes
+from compiler.pipeline import FileResult, check_files
+from compiler.printing.art import art_problems, art_references
+from compiler.printing.sizes import OptionError, card_size
 from compiler.ruleset import UNPLACED, Ruleset, RulesetError, load_ruleset
+from compiler.sheets import Expansion, expand_sheets, remap_results
 from compiler.sources import SourceGlob, search_sources
 from dsl.spans import Diagnostic, Span
-
-if TYPE_CHECKING:
-    from compiler.sheets import Expansion
-
-
-class UsageError(Exception):
-    """The command line names something that does not exist or cannot be checked."""
 
 
 @dataclass(frozen=True)
@@ -323,8 +322,6 @@ def _check_pack_files(
     validate_ir: bool,
 ) -> PackResult:
     """Check every file of a pack, from the cache where nothing changed, then the pack passes."""
-    from compiler.sheets import expand_sheets
-
     texts = read_card_texts(paths, problems)
     report.sources.update(texts)
     sheets = expand_sheets(pack, problems, report.sources)
@@ -347,8 +344,6 @@ def _check_pack_files(
         summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size, sheets)
         if cache is not None:
             cache.put_summary(pack_key, summary)
-    from compiler.printing.art import art_problems
-
     # The art files are looked at every time: the cache knows the card text, not the images.
     art = art_problems(pack, ruleset.kinds, summary.get("art", []))
     return PackResult(
@@ -385,11 +380,6 @@ def _run_checks(
     sheets: dict[str, Expansion],
 ) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
-    from compiler.passes import PACK_PASSES, run_passes
-    from compiler.pipeline import FileResult, check_files
-    from compiler.printing.art import art_references
-    from compiler.sheets import remap_results
-
     results: dict[str, FileResult] = {}
     missing: list[tuple[str, str]] = []
     for shown, text in texts.items():
@@ -436,8 +426,6 @@ def _run_checks(
 
 
 def _untested(card: dict[str, Any]) -> Diagnostic:
-    from compiler.passes import kind_span
-
     return Diagnostic(
         "W0331",
         "warning",
@@ -464,8 +452,6 @@ def _at_manifest(diagnostic: Diagnostic, pack: Pack) -> Diagnostic:
 def card_size_of(pack: Pack) -> tuple[float, float] | None:
     """The card size the pack prints at, which the fit estimate needs; None when pack.yaml
     names none that is valid (that error is the pack.yaml's own)."""
-    from compiler.printing.sizes import OptionError, card_size
-
     try:
         return card_size(str(pack.print_settings.get("card", "poker")))
     except OptionError:

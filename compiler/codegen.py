@@ -23,6 +23,7 @@ from typing import Any
 
 from compiler.kept import Kept, keeping
 from compiler.ruleset import Ruleset
+from compiler.rulestext import effects_text
 
 IR = dict[str, Any]
 
@@ -307,8 +308,6 @@ class _Generator:
 
     def prompt(self, effects: Sequence[IR]) -> str:
         """What a `may` asks, in the card's words."""
-        from compiler.rulestext import effects_text
-
         sentence = effects_text(self.ruleset, list(effects)).rstrip(".")
         # The runtime asks "you may <prompt>": the clause goes mid-sentence.
         return sentence[:1].lower() + sentence[1:]

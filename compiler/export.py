@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from compiler.build import load_checked
-from compiler.check import UsageError
-from compiler.commands import EXIT_CLEAN, Emit, report_errors
-from compiler.printing.pdf import write_atomically
+from compiler.errors import EXIT_CLEAN, UsageError
+from compiler.files import write_atomically
+from compiler.playing import Emit, report_errors
 from compiler.render import Style, counted
 
 _FORMULA = re.compile(r"^(?:[=@\t\r]|[+-](?!\d+(?:\.\.\d+)?$))")

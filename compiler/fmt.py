@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compiler.check import UsageError
+from compiler.errors import UsageError
+from compiler.files import write_atomically
 from compiler.pack import display_path, read_card_file
-from compiler.printing.pdf import write_atomically
 from dsl.layout import LayoutError, Token, layout_tokens, tokens
 from dsl.parser import parse
 from dsl.spans import Diagnostic, Span

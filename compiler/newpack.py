@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from compiler.check import UsageError
+from compiler.build import compile_pack, load_checked
+from compiler.check import check_paths
+from compiler.errors import UsageError
 from compiler.ruleset import Kind, Ruleset, RulesetError, load_ruleset
+from runtime.testing import run_test
 
 BUNDLED_RULESETS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
 BUNDLED_PACKS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
@@ -233,10 +236,6 @@ def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
 
 def _clean(folder: Path) -> bool:
     """Whether the pack checks with no error or warning and every test passes."""
-    from compiler.build import compile_pack, load_checked
-    from compiler.check import check_paths
-    from runtime.testing import run_test
-
     report = check_paths([folder], use_cache=False)
     if report.errors or report.warnings:
         return False

@@ -16,16 +16,15 @@ from typing import Any
 
 from compiler.build import CompiledPack
 from compiler.codegen import written_arm, written_header
-from compiler.commands import (
-    EXIT_CLEAN,
-    EXIT_CONTENT,
+from compiler.errors import EXIT_CLEAN, EXIT_CONTENT
+from compiler.passes import card_effects
+from compiler.playing import (
     Emit,
     find_card,
     load_compiled,
     set_the_scene,
     variant_note,
 )
-from compiler.passes import card_effects
 from compiler.render import Style, plain, render_text
 from compiler.ruleset import Ruleset
 from compiler.terminal import echo

@@ -15,10 +15,15 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any
 
+from compiler.irschema import validate_card
 from compiler.kept import Kept, keeping
-from compiler.lower import LoweredCard
-from compiler.passes import pack_facts
+from compiler.lower import LoweredCard, lower_file
+from compiler.passes import CARD_PASSES, pack_facts, run_passes
+from compiler.printing.fit import estimated_overflows, printed_words
+from compiler.printing.glyphs import glyph_warnings
 from compiler.ruleset import Ruleset, load_ruleset_file
+from compiler.simulated import unsimulated
+from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
 
 PARALLEL_MIN_BYTES = 256_000
@@ -79,11 +84,6 @@ def check_file(
 ) -> FileResult:
     """Parse and lower one file and run the passes that look at one card at a time; with a
     card size, also warn of text the print estimate says will not fit (W0701)."""
-    from compiler.lower import lower_file
-    from compiler.passes import CARD_PASSES, run_passes
-    from compiler.simulated import unsimulated
-    from dsl.parser import parse
-
     parsed, diagnostics = parse(text, shown)
     cards, lowering = lower_file(ruleset, parsed, shown)
     diagnostics.extend(lowering)
@@ -94,9 +94,6 @@ def check_file(
         # a line of a word with no code runs no more than `rule` text does
         card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
     if card_size is not None:  # checking a pack that prints: what the print would warn of
-        from compiler.printing.fit import estimated_overflows, printed_words
-        from compiler.printing.glyphs import glyph_warnings
-
         clean = [card.ir for card in cards if not card.has_errors]
         diagnostics.extend(estimated_overflows(ruleset, clean, card_size))
         for card_ir in clean:
@@ -112,8 +109,6 @@ def check_file(
             )
         )
     if validate_ir:
-        from compiler.irschema import validate_card
-
         for card in cards:
             if not card.has_errors:
                 diagnostics.extend(validate_card(ruleset, card.ir))

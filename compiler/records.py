@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.commands import in_pack
+from compiler.playing import in_pack
 from compiler.yamlio import MAX_YAML_BYTES, YamlError, load_yaml
 from dsl.spans import Diagnostic, Span
 from runtime.decisions import Decision, DecisionMaker

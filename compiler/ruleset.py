@@ -21,8 +21,8 @@ from compiler.patterns import (
     compile_pattern,
     did_you_mean,
 )
-from compiler.rulestext import TemplateError, template_slots
 from compiler.schemaerrors import schema_diagnostics
+from compiler.texttemplates import TemplateError, template_slots
 from compiler.world import build_world, stat_rules, world_triggers, world_vocabularies
 from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS

@@ -23,8 +23,9 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from compiler.codegen import span_text
 from compiler.pack import (
     Pack,
     SheetEntry,
@@ -34,11 +35,9 @@ from compiler.pack import (
     read_card_file,
     resolved,
 )
+from compiler.pipeline import FileResult
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
-
-if TYPE_CHECKING:
-    from compiler.pipeline import FileResult
 
 MAX_SHEET_ROWS = 5_000
 """Rows a sheet may hold, its header included."""
@@ -199,8 +198,6 @@ class Expansion:
     def remap(self, result: FileResult) -> FileResult:
         """The result of checking the generated text, with every position mapped back; a
         problem of the template's own text is reported once, however many rows repeat it."""
-        from compiler.pipeline import FileResult
-
         lines = self.text.split("\n")
         cards = [replace(card, ir=self._card(card.ir, lines)) for card in result.cards]
         moved: dict[tuple[str, Span], Diagnostic] = {}
@@ -213,8 +210,6 @@ class Expansion:
         """A card's IR mapped back; its test steps keep their words, which test failures
         quote and the sheet's position no longer finds."""
         mapped: dict[str, Any] = self._ir(card)
-        from compiler.codegen import span_text
-
         for test, moved in zip(card.get("tests", []), mapped.get("tests", []), strict=True):
             for step, moved_step in zip(test["steps"], moved["steps"], strict=True):
                 moved_step["text"] = span_text(lines, step["at"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from compiler.gamerules import game_rules
 from compiler.lower import IR, LoweredCard
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
@@ -30,8 +31,6 @@ class Unsimulated:
 
 def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Unsimulated:
     """The uses of words the ruleset's game module does not implement."""
-    from compiler.build import game_rules
-
     rules = game_rules(ruleset)
     try:
         module = game_module(rules.game)

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compiler.check import UsageError
+from compiler.check import open_target, resolve_targets
+from compiler.errors import UsageError
 from compiler.patterns import Pattern, PatternTable, SlotType, did_you_mean
-from compiler.ruleset import Kind, Ruleset
+from compiler.ruleset import Kind, Ruleset, RulesetError, load_ruleset
 
 SECTIONS = (
     ("verbs", "verbs", "what an effect does"),
@@ -171,9 +172,6 @@ def show_vocabulary(
 
 def _ruleset_of(pack: Path | None, name: str | None, emit: Callable[[str], None]) -> Ruleset | None:
     """The ruleset named, or the one of the pack (the current folder's when none is named)."""
-    from compiler.check import open_target, resolve_targets
-    from compiler.ruleset import RulesetError, load_ruleset
-
     if name is not None:
         if pack is not None:
             raise UsageError("name a pack or --ruleset, not both")

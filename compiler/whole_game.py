@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.commands import Emit, Narrator, load_compiled
-from compiler.printing.pdf import write_atomically
+from compiler.errors import UsageError
+from compiler.files import write_atomically
+from compiler.playing import Emit, Narrator, load_compiled
 from compiler.records import (
     READ,
     Diverged,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.cache import remember_document, remembered_document
 from dsl.spans import Diagnostic, Span
 
 Path = tuple[str | int, ...]
@@ -75,8 +76,6 @@ def load_valid_yaml(
     text: str, file: str, kind: str, validate: Callable[[YamlDocument], list[Diagnostic]]
 ) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Read a YAML document and validate it, or take it from the cache if it passed before."""
-    from compiler.cache import remember_document, remembered_document
-
     payload = remembered_document(kind, text)
     if payload is not None:
         with contextlib.suppress(KeyError, TypeError, ValueError):

@@ -70,7 +70,7 @@ def test_worker_processes_give_the_same_report(monkeypatch: pytest.MonkeyPatch) 
         workers.append(compiler.pipeline.LAST_RUN_WORKERS[0])
         return results
 
-    monkeypatch.setattr(compiler.pipeline, "check_files", spy)
+    monkeypatch.setattr("compiler.check.check_files", spy)  # where check_paths looks it up
     together = check_paths([folder], use_cache=False)
     if (os.cpu_count() or 1) > 1:
         assert workers and workers[0] > 1, "the worker processes did not run"

@@ -108,12 +108,10 @@ def test_strict_fails_on_warnings() -> None:
 
 
 def test_internal_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.check
-
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(compiler.check, "check_paths", explode)
+    monkeypatch.setattr("compiler.commands.check.check_paths", explode)
     code, output = run("check", str(SPECIMENS))
     assert code == 3
     assert "internal error" in output and "--debug" in output

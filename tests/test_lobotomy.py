@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.commands import confront
+from compiler.errors import UsageError
 from compiler.odds import odds_table, odds_text
+from compiler.playing import confront
 from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions

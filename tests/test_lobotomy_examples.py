@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.commands import set_the_scene
+from compiler.errors import UsageError
 from compiler.odds import odds_table, odds_text, variant_tables
+from compiler.playing import set_the_scene
 from runtime.cards import CardInstance
 from runtime.dice import ForcedDice
 from runtime.game import Game

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.commands import apply_settings
+from compiler.errors import UsageError
+from compiler.playing import apply_settings
 from runtime.checks import CheckCall, named_arm
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice

@@ -6,7 +6,7 @@ import ast
 import json
 from pathlib import Path
 
-from compiler.commands import PlayRequest, play_card
+from compiler.commands.play import PlayRequest, play_card
 from compiler.irschema import validate_card
 from compiler.ruleset import load_ruleset
 from tests.conftest import TESTS

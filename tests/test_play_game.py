@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
 from compiler.cli import main
-from compiler.commands import Emit, load_compiled
+from compiler.errors import UsageError
+from compiler.playing import Emit, load_compiled
 from compiler.records import RecordError, parse_record, read_record
 from compiler.render import Style
 from compiler.whole_game import GameRequest, play_whole, record_of, settle, whole_rules

@@ -9,7 +9,8 @@ import pytest
 
 from compiler.pipeline import check_file
 from compiler.ruleset import Ruleset, RulesetError, load_ruleset
-from compiler.rulestext import TemplateError, card_text, effects_text, fill, pack_text
+from compiler.rulestext import card_text, effects_text, pack_text
+from compiler.texttemplates import TemplateError, fill
 from tests.conftest import TESTS
 from tests.test_golden import GOLDEN, compare
 

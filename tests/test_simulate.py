@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
+from compiler.errors import UsageError
 from compiler.simulate import command
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, batches, run_sweep

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.build import game_rules
+from compiler.gamerules import game_rules
 from compiler.ruleset import load_ruleset
 from runtime.stats import Stats
 

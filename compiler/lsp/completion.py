@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import ServerTextPosition, ServerTextRange, TextDocument
 
-from compiler.check import UsageError
+from compiler.errors import UsageError
 from compiler.lsp.context import Place, place_at
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import cursor

@@ -11,7 +11,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from compiler.check import UsageError
+from compiler.errors import UsageError
 from compiler.lsp.completion import leading_words
 from compiler.lsp.context import place_at
 from compiler.lsp.lines import line_notes

@@ -10,6 +10,7 @@ it: the card's `art` line (E0710, E0711) or pack.yaml's `print: art:` entry (E07
 
 from __future__ import annotations
 
+import difflib
 import io
 import mimetypes
 import warnings
@@ -165,7 +166,6 @@ def _refusal(code: str, what: str, reason: str, span: Span) -> Diagnostic:
 
 
 def _unknown_kind(kind: str, known: list[str], span: Span) -> Diagnostic:
-    import difflib
 
     close = difflib.get_close_matches(kind, known, n=1)
     return Diagnostic(

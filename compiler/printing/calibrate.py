@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler.files import write_atomically
 from compiler.printing.impose import impose
 from compiler.printing.layout import Label, PageSpec, Rect, shift_back
-from compiler.printing.pdf import write_atomically
 from compiler.printing.sizes import PrintOptions
 
 ARM = 16.0

@@ -23,9 +23,10 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.files import write_whole
 from compiler.printing.impose import impose
 from compiler.printing.layout import PageSpec
-from compiler.printing.pdf import pdf_to_pngs, write_whole
+from compiler.printing.pdf import pdf_to_pngs
 from compiler.printing.tts import TtsExport
 from compiler.printing.workers import can_fork, run_in_workers
 

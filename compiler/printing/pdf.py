@@ -7,7 +7,6 @@ import io
 import logging
 import mimetypes
 import os
-import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from compiler.files import write_whole
 from compiler.pack import hard_linked
 
 MAX_RESOURCE_BYTES = 20 * 1024 * 1024
@@ -257,35 +257,6 @@ def _clipped_lines(box: Any, card: str | None, clip: float, found: set[str]) -> 
         clip = min(clip, box.padding_box_y() + box.padding_height())
     for child in getattr(box, "children", ()):
         _clipped_lines(child, card, clip, found)
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-    try:
-        os.close(handle)
-        write_whole(Path(temporary), data, target)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def write_whole(path: Path, data: bytes, shown: Path) -> None:
-    """Write and sync a file that is renamed into place later, readable as an output file is.
-
-    An error (a full disk) names `shown`, the file the user asked for, not the temporary one.
-    """
-    try:
-        with open(path, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # as a new file would be, not mkstemp's 0600
-    except OSError as error:
-        raise OSError(error.errno, error.strerror, str(shown)) from None
 
 
 def pdf_to_pngs(

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compiler.files import write_whole
 from compiler.passes import kind_span
-from compiler.printing.pdf import card_images, write_png, write_whole
+from compiler.printing.pdf import card_images, write_png
 from dsl.spans import Diagnostic
 
 COLUMNS = 10

@@ -28,8 +28,8 @@ from itertools import combinations
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.commands import apply_settings
 from compiler.odds import given, odds_table, walk_failed, written_checks
+from compiler.playing import apply_settings
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef

@@ -24,10 +24,11 @@ from markupsafe import Markup
 
 from compiler import __version__
 from compiler.build import CompiledPack
-from compiler.check import UsageError, check_paths
-from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
+from compiler.check import check_paths
+from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.files import write_atomically
+from compiler.playing import Emit, load_compiled
 from compiler.printing.faces import TemplateProblem
-from compiler.printing.pdf import write_atomically
 from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sizes import OptionError, resolve_options
 from compiler.render import Style, counted, plain, render_text

@@ -24,8 +24,9 @@ from markupsafe import Markup
 
 from compiler import __version__
 from compiler.build import CompiledPack, compile_pack, load_checked
-from compiler.check import UsageError, check_paths
-from compiler.commands import with_runtime_problems
+from compiler.check import check_paths
+from compiler.errors import UsageError
+from compiler.playing import with_runtime_problems
 from compiler.printing.faces import TemplateProblem
 from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sheets import slug

@@ -18,10 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from compiler.check import UsageError
+from compiler.build import compile_pack, load_checked
+from compiler.errors import UsageError
 from compiler.simulate.pool import Playing, Progress, batches, play_batch
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Totals
+from runtime.whole import whole_game
 
 PACK_SUFFIXES = frozenset({".yaml", ".yml", ".card", ".json", ".csv", ".xlsx"})
 """The files of a pack a game needs (its templates and images are for print only)."""
@@ -63,8 +65,6 @@ def _compiled(files: Mapping[str, bytes], digest: str, ruleset: str | None) -> P
     found = _COMPILED.get(digest)
     if found is not None:
         return found
-    from compiler.build import compile_pack, load_checked
-    from runtime.whole import whole_game
 
     folder = Path(tempfile.mkdtemp(prefix="pillbox-pack-"))
     for name, data in files.items():

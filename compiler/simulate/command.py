@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.commands import EXIT_CLEAN, EXIT_CONTENT, Emit, load_compiled
+from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.report.report import check_html_output
+from compiler.simulate.cluster import run_on_cluster
 from compiler.simulate.compiled import stale_note
+from compiler.simulate.page import write_page
 from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
 from compiler.simulate.text import difference_lines, figure_lines
+from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.compare import compare
@@ -61,8 +64,6 @@ def simulate(
 ) -> int:
     """Play a sweep of whole games of a pack (and of the pack it is compared with) and report
     its figures; give the exit code."""
-    from compiler.terminal import echo
-
     seat_names(request)
     if request.scheduler is not None and request.engine != "dask":
         raise UsageError("--scheduler names a dask cluster: add --engine dask")
@@ -104,8 +105,6 @@ def simulate(
         if len(one.totals.failures) > SHOWN_FAILURES:
             report_to(f"... and {len(one.totals.failures) - SHOWN_FAILURES} more games failed")
     if request.report is not None:
-        from compiler.simulate.page import write_page
-
         write_page(request.report, compiled, summary)
         report_to(f"wrote {request.report}")
     return EXIT_CONTENT if failed else EXIT_CLEAN
@@ -143,8 +142,6 @@ def _play(
     workers = request.workers or default_workers()
     try:
         if request.engine == "dask":
-            from compiler.simulate.cluster import run_on_cluster
-
             folder = compiled.checked.root or path
             totals = run_on_cluster(
                 folder, ruleset, sweep, request.games, request.scheduler, workers, progress

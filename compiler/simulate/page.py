@@ -16,8 +16,8 @@ from markupsafe import Markup
 
 from compiler import __version__
 from compiler.build import CompiledPack
-from compiler.check import UsageError
-from compiler.printing.pdf import write_atomically
+from compiler.errors import UsageError
+from compiler.files import write_atomically
 from compiler.report.faces import FACE_POLICY
 from compiler.report.report import template_environment
 from compiler.simulate.text import difference_rows

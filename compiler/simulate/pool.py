@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
 from compiler.simulate.compiled import first_on_path, usable_build
 from runtime.cards import CardDef
@@ -74,8 +75,6 @@ def _start(pack: Path, ruleset: str | None) -> None:
     die_with(os.getppid())
     cap_address_space(WORKER_MEMORY_MB)  # a game past it fails with MemoryError: E0460
     if _PLAYING is None:
-        from compiler.build import compile_pack, load_checked
-
         loaded = load_checked(pack, ruleset)
         if loaded.pack is None:  # it checked clean in the parent a moment ago
             raise RuntimeError(f"the pack {pack} no longer checks clean")

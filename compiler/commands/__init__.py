@@ -1,0 +1,1 @@
+"""The command line's verbs, one module each; `compiler.cli` loads them by name from its table."""

@@ -1,0 +1,109 @@
+"""`pillbox simulate`: many whole games played by policies, and their figures."""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from compiler.commands.common import (
+    COLOR_OPTION,
+    RULESET_OPTION,
+    Terminated,
+    progress_bar,
+    style_of,
+    usage,
+)
+from compiler.signals import raising
+from compiler.simulate.command import SimulateRequest
+from compiler.simulate.command import simulate as run_simulation
+from compiler.terminal import echo
+
+
+@click.command()
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("--games", type=click.IntRange(1, 10_000_000), default=100, show_default=True)
+@click.option("--players", type=int, help="Seats at the table (default: the fewest, or --seats).")
+@click.option("--policy", metavar="NAME", help="The policy of every seat (default: random).")
+@click.option("--seats", metavar="P1,P2,...", help="A policy for each seat, in seat order.")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed of the sweep (default: a new one, printed so a run can be repeated).",
+)
+@click.option(
+    "--workers", type=click.IntRange(1, 512), help="Worker processes (default: every core)."
+)
+@click.option("--until", "until", metavar="PHASE", help="Play to the end of this phase.")
+@click.option("--json", "as_json", is_flag=True, help="Print every figure as JSON.")
+@click.option(
+    "--report", type=click.Path(path_type=Path), help="Also write an HTML page of charts here."
+)
+@click.option(
+    "--compare",
+    type=click.Path(path_type=Path),
+    metavar="OTHER_PACK",
+    help="Also play a variant pack; print the difference of every figure.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["pool", "dask"]),
+    default="pool",
+    show_default=True,
+    help="Where the games run: a process pool here, or a dask.distributed cluster.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="The dask scheduler (tcp://host:8786); without it, a LocalCluster of --workers here.",
+)
+@RULESET_OPTION
+@COLOR_OPTION
+def simulate(
+    pack: Path,
+    games: int,
+    players: int | None,
+    policy: str | None,
+    seats: str | None,
+    seed: int | None,
+    workers: int | None,
+    until: str | None,
+    as_json: bool,
+    report: Path | None,
+    compare: Path | None,
+    engine: str,
+    scheduler: str | None,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Play many whole games with policies in the seats; print their figures."""
+
+    request = SimulateRequest(
+        games,
+        seed if seed is not None else secrets.randbelow(1_000_000),
+        players,
+        policy,
+        seats,
+        workers,
+        until,
+        as_json,
+        report,
+        compare,
+        engine,
+        scheduler,
+    )
+    progress = None
+    if sys.stderr.isatty():
+
+        def progress(done: int, total: int) -> None:
+            progress_bar(done, total, "playing games")
+
+    style = style_of(color)
+    # SIGTERM unwinds a sweep as Ctrl-C does: its workers are killed, no page is half-written.
+    with raising(signal.SIGTERM, Terminated):
+        code = usage(lambda: run_simulation(pack, ruleset, request, echo(style), style, progress))
+    sys.exit(code)

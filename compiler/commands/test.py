@@ -1,0 +1,159 @@
+"""`pillbox test`: the `test` blocks written next to the cards, reported as pytest does, or as
+JSON or JUnit.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from compiler.build import CompiledPack
+from compiler.commands.common import (
+    COLOR_OPTION,
+    RULESET_OPTION,
+    style_of,
+    usage,
+)
+from compiler.errors import EXIT_CLEAN, EXIT_CONTENT
+from compiler.junit import render_junit
+from compiler.playing import Emit, load_compiled
+from compiler.render import Style, plain
+from compiler.terminal import echo
+from runtime.cards import CardDef, TestDef
+from runtime.testing import TestResult, run_test
+
+EXIT_NO_TESTS = 4
+"""`test -k PATTERN` matched no test: a typo in the pattern must not pass a CI gate."""
+
+
+@click.command("test")
+@click.argument("pack", type=click.Path(path_type=Path))
+@click.option("-k", "pattern", metavar="PATTERN", help="Only tests whose card or name has this.")
+@click.option("-v", "--verbose", is_flag=True, help="A line per test, not a dot.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "junit"]),
+    default="text",
+    show_default=True,
+    help="How to report.",
+)
+@RULESET_OPTION
+@COLOR_OPTION
+def test_command(
+    pack: Path,
+    pattern: str | None,
+    verbose: bool,
+    output_format: str,
+    ruleset: str | None,
+    color: str,
+) -> None:
+    """Run the `test` blocks written next to the cards; exit 1 if any fails."""
+
+    style = style_of(color)
+    sys.exit(
+        usage(lambda: run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style))
+    )
+
+
+def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:
+    chosen = compiled.checked.selected
+    wanted = pattern.casefold() if pattern else None
+    out: list[tuple[CardDef, TestDef]] = []
+    for card in compiled.cards:
+        if chosen is not None and card.file not in chosen:
+            continue
+        for test in card.tests:
+            name = f"{card.label} {test.name}".casefold()
+            if wanted is None or wanted in name:
+                out.append((card, test))
+    return out
+
+
+def run_tests(
+    path: Path,
+    ruleset: str | None,
+    pattern: str | None,
+    output_format: str,
+    verbose: bool,
+    emit: Emit,
+    style: Style = plain,
+) -> int:
+    """Run every `test` block of a pack (those matching `pattern`); report like pytest."""
+    compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
+    if compiled is None:
+        return EXIT_CONTENT
+    results = []
+    seconds: dict[int, float] = {}
+    for card, test in _selected(compiled, pattern):
+        started = time.perf_counter()
+        results.append(run_test(compiled.new_game, card, test))
+        seconds[len(results) - 1] = time.perf_counter() - started
+    failed = [r for r in results if not r.passed]
+    unmatched = bool(pattern) and not results
+    if output_format == "junit":
+        emit(render_junit(compiled.checked.name, results, seconds).rstrip("\n"))
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
+    if output_format == "json":
+        emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
+    by_file: dict[str, list[TestResult]] = {}
+    for result in results:
+        by_file.setdefault(result.card.file, []).append(result)
+    for file, file_results in by_file.items():
+        if verbose:
+            for r in file_results:
+                mark = style("PASSED", "note") if r.passed else style("FAILED", "error")
+                emit(f"{file}:{r.test.line}: {r.name} {mark}")
+        else:
+            marks = "".join("." if r.passed else style("F", "error") for r in file_results)
+            emit(f"{file} {marks}")
+    for result in failed:
+        emit("")
+        emit(
+            style(f"FAILED {result.card.file}:{result.line}:{result.column}", "error")
+            + f" {result.name}"
+        )
+        emit(f"    {result.failure}")
+        emit("    log:")
+        for line in result.log or ["(nothing happened)"]:
+            emit(f"      {line}")
+    emit("")
+    summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    if unmatched:
+        emit(style(f"{summary}: no test matches -k {pattern!r}", "error"))
+        emit("  a test is matched by its card's kind and title and its own name, ignoring case")
+        return EXIT_NO_TESTS
+    if not results:
+        summary += " (the pack has no tests)"
+    emit(style(summary, "error" if failed else "note"))
+    return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+def _tests_json(results: Sequence[TestResult]) -> dict[str, Any]:
+    failed = sum(1 for r in results if not r.passed)
+    return {
+        "passed": len(results) - failed,
+        "failed": failed,
+        "tests": [
+            {
+                "card": r.card.title,
+                "kind": r.card.kind,
+                "variant": r.card.variant,
+                "test": r.test.name,
+                "file": r.card.file,
+                "line": r.line,
+                "column": r.column,
+                "passed": r.passed,
+                "failure": r.failure,
+                "log": r.log,
+            }
+            for r in results
+        ],
+    }

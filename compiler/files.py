@@ -1,0 +1,36 @@
+"""Writing output files whole or not at all: what every command that writes a file shares."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+    try:
+        os.close(handle)
+        write_whole(Path(temporary), data, target)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_whole(path: Path, data: bytes, shown: Path) -> None:
+    """Write and sync a file that is renamed into place later, readable as an output file is.
+
+    An error (a full disk) names `shown`, the file the user asked for, not the temporary one.
+    """
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)  # as a new file would be, not mkstemp's 0600
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(shown)) from None
