@@ -72,6 +72,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check dsl compiler runtime tests bench scripts
 	$(BIN)/ruff format --check --quiet dsl compiler runtime tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/python scripts/import_contracts.py
 
 # The suite runs on every core (pytest-xdist), a test module to a worker so that its fixtures
 # are built once; JOBS=0 runs it in one process. The slowest modules go first, in the order
