@@ -21,7 +21,13 @@ from PIL import Image
 from compiler.build import load_checked
 from compiler.printing.art import art_file, art_for
 from compiler.printing.fit import ART_SHARES, art_share, estimated_overflows, text_area
-from compiler.printing.glyphs import installed_font_has, shipped_coverage
+from compiler.printing.glyphs import (
+    COVERAGE,
+    coverage_text,
+    installed_font_has,
+    read_font_coverage,
+    shipped_coverage,
+)
 from compiler.printing.sizes import resolve_options
 from tests.conftest import TESTS
 from tests.helpers import house_rules_pack, make_pack, run
@@ -342,3 +348,11 @@ def test_a_face_drawn_again_at_the_smallest_text_counts_its_art_once(
     monkeypatch.setattr("compiler.printing.cards.MAX_ART_CHARS", len(renderer.art(card) or ""))
     renderer.face(card, "0")
     renderer.face(card, "0", smallest=True)  # print's second try at a cut-off face
+
+
+def test_the_coverage_file_is_what_the_shipped_fonts_cover() -> None:
+    # The check reads the file, not the fonts: a font changed without `make fonts` would warn
+    # of characters it prints, or stay silent about ones it lacks.
+    covered = read_font_coverage()
+    assert shipped_coverage() == covered
+    assert COVERAGE.read_text(encoding="ascii") == coverage_text(covered), "run make fonts"

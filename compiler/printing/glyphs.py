@@ -13,6 +13,7 @@ import subprocess
 import unicodedata
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 
 from compiler.printing.layout import FONTS, SHIPPED_FONTS
 from dsl.spans import Diagnostic, Span
@@ -26,15 +27,49 @@ FALLBACK_SECONDS = 5.0
 """How long asking fontconfig for one character may take before it counts as not found."""
 
 
+COVERAGE = FONTS / "coverage.txt"
+"""The code points the shipped faces cover, as ranges a line: reading the fonts' tables with
+fontTools took a quarter of a second of every check, so `make fonts` writes them down once and a
+test holds the file to the fonts."""
+
+
 @cache
 def shipped_coverage() -> frozenset[int]:
     """Every code point some shipped face has a glyph for."""
+    covered: set[int] = set()
+    for line in COVERAGE.read_text(encoding="ascii").splitlines():
+        if line and not line.startswith("#"):
+            first, _, last = line.partition("-")
+            covered.update(range(int(first, 16), int(last or first, 16) + 1))
+    return frozenset(covered)
+
+
+def read_font_coverage() -> frozenset[int]:
+    """Every code point some shipped face has a glyph for, read from the fonts themselves."""
     from fontTools.ttLib import TTFont
 
     covered: set[int] = set()
     for file in dict.fromkeys(file for _, file, _, _ in SHIPPED_FONTS):
         covered |= set(TTFont(FONTS / file, lazy=True)["cmap"].getBestCmap())
     return frozenset(covered)
+
+
+def coverage_text(covered: frozenset[int]) -> str:
+    """The coverage file's text: a header, then one range of code points a line."""
+    lines = ["# Code points the shipped fonts cover; written by `make fonts`, do not edit."]
+    points = sorted(covered)
+    start = previous = points[0]
+    for point in [*points[1:], -1]:
+        if point != previous + 1:
+            lines.append(f"{start:04x}" if start == previous else f"{start:04x}-{previous:04x}")
+            start = point
+        previous = point
+    return "\n".join(lines) + "\n"
+
+
+def write_coverage(target: Path = COVERAGE) -> None:
+    """Write the coverage file from the fonts (`make fonts`)."""
+    target.write_text(coverage_text(read_font_coverage()), encoding="ascii")
 
 
 @cache
@@ -111,3 +146,7 @@ def _named(character: str) -> str:
 
 MAX_LISTED = 6
 """The most characters one warning names."""
+
+
+if __name__ == "__main__":
+    write_coverage()
