@@ -19,9 +19,10 @@ from compiler.irschema import validate_card
 from compiler.kept import Kept, keeping
 from compiler.lower import LoweredCard, lower_file
 from compiler.passes import CARD_PASSES, pack_facts, run_passes
-from compiler.printing.fit import estimated_overflows, printed_words
+from compiler.printing.fit import estimated_overflows, words_of
 from compiler.printing.glyphs import glyph_warnings
 from compiler.ruleset import Ruleset, load_ruleset_file
+from compiler.rulestext import card_text
 from compiler.simulated import unsimulated
 from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
@@ -95,9 +96,10 @@ def check_file(
         card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
     if card_size is not None:  # checking a pack that prints: what the print would warn of
         clean = [card.ir for card in cards if not card.has_errors]
-        diagnostics.extend(estimated_overflows(ruleset, clean, card_size))
-        for card_ir in clean:
-            diagnostics.extend(glyph_warnings(card_ir, printed_words(ruleset, card_ir), text))
+        texts = [card_text(ruleset, card_ir) for card_ir in clean]  # the costly part: once
+        diagnostics.extend(estimated_overflows(ruleset, clean, card_size, texts))
+        for card_ir, printed in zip(clean, texts, strict=True):
+            diagnostics.extend(glyph_warnings(card_ir, words_of(printed), text))
     if not parsed.cards and not diagnostics:
         diagnostics.append(
             Diagnostic(

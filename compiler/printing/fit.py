@@ -44,9 +44,9 @@ class PrintedText:
     length: int  # characters, each paragraph and heading costing part of a line too
 
 
-def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
-    """What a card prints and how long it is."""
-    printed = card_text(ruleset, card)
+def printed_text(ruleset: Ruleset, card: IR, printed: CardText | None = None) -> PrintedText:
+    """What a card prints and how long it is (from its rules text, when already made)."""
+    printed = card_text(ruleset, card) if printed is None else printed
     kind = ruleset.kinds.get(card["kind"])
     lead = kind.narrated if kind is not None else None
     narrated = dict(printed.properties).get(lead) if lead is not None else None
@@ -68,7 +68,11 @@ def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
 
 def printed_words(ruleset: Ruleset, card: IR) -> str:
     """Every word a card prints, run together: what its fonts must have glyphs for."""
-    text = card_text(ruleset, card)
+    return words_of(card_text(ruleset, card))
+
+
+def words_of(text: CardText) -> str:
+    """Every word of a card's rules text, run together."""
     parts = [text.title, *(shown for _, shown in text.properties), *text.rules, *text.flavour]
     parts += [part for pair in (*text.options, *text.blocks) for part in pair]
     return "\n".join(parts)
@@ -144,14 +148,18 @@ def overflow_warning(card: IR) -> Diagnostic:
 
 
 def estimated_overflows(
-    ruleset: Ruleset, cards: list[IR], size: tuple[float, float]
+    ruleset: Ruleset,
+    cards: list[IR],
+    size: tuple[float, float],
+    texts: list[CardText] | None = None,
 ) -> list[Diagnostic]:
     """W0701 for each card whose text the estimate says will not fit at that card size, and
     W0711 for each whose art it leaves no room for (beside the art the card names: a pack's
-    fallback art is not known here, and print warns of that)."""
+    fallback art is not known here, and print warns of that). `texts`: the cards' rules
+    text, when the caller has made it already."""
     found = []
-    for card in cards:
-        length = printed_text(ruleset, card).length
+    for index, card in enumerate(cards):
+        length = printed_text(ruleset, card, texts[index] if texts else None).length
         art = art_share(length, *size) if card_art(card) else 0.0
         if card_art(card) and not art:
             found.append(no_room_for_art(card))
