@@ -4,15 +4,13 @@ starts its layout from and `check` warns from (W0701), before any page is laid o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from compiler.ir import Card
 from compiler.passes import kind_span, span_of
 from compiler.printing.art import card_art
 from compiler.ruleset import Ruleset
 from compiler.rulestext import CardText, card_text
 from dsl.spans import Diagnostic
-
-IR = dict[str, Any]
 
 FIT_STEPS = (1.0, 0.9, 0.8, 0.7)
 """Font scales tried, largest first, until the card's text fits; past the last, a warning."""
@@ -44,7 +42,7 @@ class PrintedText:
     length: int  # characters, each paragraph and heading costing part of a line too
 
 
-def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
+def printed_text(ruleset: Ruleset, card: Card) -> PrintedText:
     """What a card prints and how long it is."""
     printed = card_text(ruleset, card)
     kind = ruleset.kinds.get(card["kind"])
@@ -66,7 +64,7 @@ def printed_text(ruleset: Ruleset, card: IR) -> PrintedText:
     return PrintedText(printed, narrated, shown, facts, length)
 
 
-def printed_words(ruleset: Ruleset, card: IR) -> str:
+def printed_words(ruleset: Ruleset, card: Card) -> str:
     """Every word a card prints, run together: what its fonts must have glyphs for."""
     text = card_text(ruleset, card)
     parts = [text.title, *(shown for _, shown in text.properties), *text.rules, *text.flavour]
@@ -119,7 +117,7 @@ def art_share(length: int, width: float, height: float) -> float:
     )
 
 
-def no_room_for_art(card: IR) -> Diagnostic:
+def no_room_for_art(card: Card) -> Diagnostic:
     """W0711 at the card's `art` line (or its header): its text leaves no room for the art."""
     at = (card.get("property_at") or {}).get("art")
     return Diagnostic(
@@ -132,7 +130,7 @@ def no_room_for_art(card: IR) -> Diagnostic:
     )
 
 
-def overflow_warning(card: IR) -> Diagnostic:
+def overflow_warning(card: Card) -> Diagnostic:
     """W0701 at the card's header: its text does not fit, even shrunk."""
     return Diagnostic(
         "W0701",
@@ -144,7 +142,7 @@ def overflow_warning(card: IR) -> Diagnostic:
 
 
 def estimated_overflows(
-    ruleset: Ruleset, cards: list[IR], size: tuple[float, float]
+    ruleset: Ruleset, cards: list[Card], size: tuple[float, float]
 ) -> list[Diagnostic]:
     """W0701 for each card whose text the estimate says will not fit at that card size, and
     W0711 for each whose art it leaves no room for (beside the art the card names: a pack's
