@@ -20,6 +20,7 @@ from compiler.check import (
 from compiler.codegen import CompiledFile, compile_file
 from compiler.errors import UsageError
 from compiler.gamerules import game_rules
+from compiler.ir import Card
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
@@ -33,8 +34,6 @@ from runtime.library import Library
 from runtime.module import GameModule
 from runtime.rules import GameRules
 
-IR = dict[str, Any]
-
 
 @dataclass
 class CheckedFile:
@@ -42,7 +41,7 @@ class CheckedFile:
 
     file: str
     text: str
-    cards: list[IR]
+    cards: list[Card]
     from_sheet: bool = False  # its text is made from a sheet's rows: no lines to show
 
 
@@ -60,7 +59,7 @@ class CheckedPack:
     warnings: list[Diagnostic] = field(default_factory=list)
 
     @property
-    def cards(self) -> list[IR]:
+    def cards(self) -> list[Card]:
         """Every card's IR, in file order."""
         return [card for f in self.files for card in f.cards]
 
@@ -149,8 +148,8 @@ def load_checked(
 
 
 def _without_broken(
-    texts: dict[str, str], results: list[FileResult], errors: list[Diagnostic], only: str
-) -> dict[str, FileResult] | None:
+    texts: dict[str, str], results: list[FileResult[Card]], errors: list[Diagnostic], only: str
+) -> dict[str, FileResult[Card]] | None:
     """The files to keep when those with errors are left out; None when that cannot be done:
     an error outside the card files (pack.yaml), or a broken file that holds the card asked."""
     broken = {d.span.file for d in errors}

@@ -11,6 +11,7 @@ from typing import Any
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
 from compiler.errors import UsageError
+from compiler.ir import CardFacts
 from compiler.pack import (
     MANIFEST,
     Pack,
@@ -380,7 +381,7 @@ def _run_checks(
     sheets: dict[str, Expansion],
 ) -> dict[str, Any]:
     """Check the files the cache does not know, then run the passes across the pack."""
-    results: dict[str, FileResult] = {}
+    results: dict[str, FileResult[CardFacts]] = {}
     missing: list[tuple[str, str]] = []
     for shown, text in texts.items():
         cached = cache.get(keys[shown]) if cache is not None else None
@@ -425,7 +426,7 @@ def _run_checks(
     }
 
 
-def _untested(card: dict[str, Any]) -> Diagnostic:
+def _untested(card: CardFacts) -> Diagnostic:
     return Diagnostic(
         "W0331",
         "warning",

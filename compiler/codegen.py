@@ -19,13 +19,28 @@ import linecache
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from compiler.ir import (
+    BlockEntry,
+    Branch,
+    Card,
+    Check,
+    Condition,
+    Effect,
+    Operand,
+    Option,
+    Outcome,
+    Roll,
+    Step,
+    Test,
+)
 from compiler.kept import Kept, keeping
 from compiler.ruleset import Ruleset
 from compiler.rulestext import effects_text
 
-IR = dict[str, Any]
+_CARD_STEPS: tuple[Literal["use", "carry", "play"], ...] = ("use", "carry", "play")
+"""The test steps that name another card."""
 
 GAME, CARD, VALUE = "game", "card", "value"
 """The parameters of every generated function: the game, the card in play, a value to set."""
@@ -196,7 +211,7 @@ class _Generator:
         self.bindings[identifier] = value
         return identifier
 
-    def arms(self, table: IR) -> ast.Tuple:
+    def arms(self, table: Check | Roll) -> ast.Tuple:
         """The outcomes of a check or roll as the odds branch on them, from the IR."""
         arms: list[ast.expr] = []
         for outcome in table["outcomes"]:
@@ -248,7 +263,7 @@ class _Generator:
 
     # -- effects --------------------------------------------------------------------------------
 
-    def effects(self, effects: Sequence[IR]) -> list[ast.stmt]:
+    def effects(self, effects: Sequence[Effect]) -> list[ast.stmt]:
         """The statements of a list of effects."""
         statements: list[ast.stmt] = []
         for effect in effects:
@@ -258,7 +273,7 @@ class _Generator:
             statements.extend(statement)
         return statements
 
-    def effect(self, effect: IR) -> list[ast.stmt]:
+    def effect(self, effect: Effect) -> list[ast.stmt]:
         """The statements of one effect."""
         game_card = [_name(GAME), _name(CARD)]
         if "verb" in effect:
@@ -279,7 +294,7 @@ class _Generator:
             return [self.branches(effect["if"]["branches"], effect["if"].get("otherwise"))]
         if "check" in effect:
             check = effect["check"]
-            name, args = check["procedure"], check["args"]
+            name, args = _named(check["procedure"], "check"), check["args"]
             header = ast.Constant(written_header(self.ruleset, effect))
             made = self.made(
                 "check",
@@ -290,7 +305,7 @@ class _Generator:
             return self.outcomes("result", _call(made, game_card), check["outcomes"])
         if "roll" in effect:
             roll = effect["roll"]
-            count, sides = (ast.Constant(roll["dice"][key]) for key in ("count", "sides"))
+            count, sides = ast.Constant(roll["dice"]["count"]), ast.Constant(roll["dice"]["sides"])
             made = self.made(
                 "roll", self.runtime_call("roll_table", [count, sides, self.arms(roll)])
             )
@@ -302,17 +317,17 @@ class _Generator:
             return [loop]
         raise CodegenError(f"cannot compile the effect {sorted(effect)}")
 
-    def body(self, effects: Sequence[IR]) -> list[ast.stmt]:
+    def body(self, effects: Sequence[Effect]) -> list[ast.stmt]:
         """A block's statements; `pass` when it is empty."""
         return self.effects(effects) or [ast.Pass()]
 
-    def prompt(self, effects: Sequence[IR]) -> str:
+    def prompt(self, effects: Sequence[Effect]) -> str:
         """What a `may` asks, in the card's words."""
         sentence = effects_text(self.ruleset, list(effects)).rstrip(".")
         # The runtime asks "you may <prompt>": the clause goes mid-sentence.
         return sentence[:1].lower() + sentence[1:]
 
-    def choose(self, options: Sequence[IR]) -> list[ast.stmt]:
+    def choose(self, options: Sequence[Option]) -> list[ast.stmt]:
         """`choose { option ... }`: ask, then run the option picked."""
         picked = self.fresh("picked")
         titles = ast.Tuple([ast.Constant(o["title"]) for o in options], ast.Load())
@@ -328,7 +343,7 @@ class _Generator:
             chain = [branch]
         return [ask, *chain]
 
-    def branches(self, branches: Sequence[IR], otherwise: Sequence[IR] | None) -> ast.If:
+    def branches(self, branches: Sequence[Branch], otherwise: Sequence[Effect] | None) -> ast.If:
         """`if / else if / else`."""
         chain: list[ast.stmt] = self.body(otherwise) if otherwise else []
         for branch in reversed(branches):
@@ -339,7 +354,7 @@ class _Generator:
         assert isinstance(first, ast.If)
         return first
 
-    def outcomes(self, stem: str, call: ast.Call, outcomes: Sequence[IR]) -> list[ast.stmt]:
+    def outcomes(self, stem: str, call: ast.Call, outcomes: Sequence[Outcome]) -> list[ast.stmt]:
         """A check or roll: keep its result, then run the outcome whose label covers it."""
         result = self.fresh(stem)
         statements: list[ast.stmt] = [ast.Assign([ast.Name(result, ast.Store())], call)]
@@ -354,7 +369,7 @@ class _Generator:
         return statements + chain
 
     @staticmethod
-    def label(result: str, outcome: IR) -> ast.expr:
+    def label(result: str, outcome: Outcome) -> ast.expr:
         """The test of one outcome label: `3`, `1..2`, `4+` or a name."""
         value = _name(result)
         if "name" in outcome:
@@ -368,7 +383,7 @@ class _Generator:
 
     # -- conditions and values ------------------------------------------------------------------
 
-    def condition(self, condition: IR) -> ast.expr:
+    def condition(self, condition: Condition) -> ast.expr:
         """A condition as a boolean expression."""
         if "compare" in condition:
             left, right = condition["left"], condition["right"]
@@ -381,7 +396,7 @@ class _Generator:
             op = _COMPARE[condition["compare"]]()
             return ast.Compare(self.operand(left), [op], [self.operand(right)])
         if "flag" in condition:
-            flag = self.bind("condition", condition["flag"])
+            flag = self.bind("condition", _named(condition["flag"], "condition"))
             return _call(flag, [_name(GAME), _name(CARD)], condition["args"])
         if "not" in condition:
             return ast.UnaryOp(ast.Not(), self.condition(condition["not"]))
@@ -391,10 +406,10 @@ class _Generator:
             return ast.BoolOp(ast.Or(), [self.condition(c) for c in condition["any"]])
         raise CodegenError(f"cannot compile the condition {sorted(condition)}")
 
-    def operand(self, operand: IR) -> ast.expr:
+    def operand(self, operand: Operand) -> ast.expr:
         """One side of a comparison."""
         if "value" in operand:
-            value = self.bind("value", operand["value"])
+            value = self.bind("value", _named(operand["value"], "value"))
             return _call(value, [_name(GAME), _name(CARD)], operand["args"])
         if "const" in operand:
             return ast.Constant(operand["const"])
@@ -404,7 +419,7 @@ class _Generator:
 
     # -- cards ----------------------------------------------------------------------------------
 
-    def card(self, number: int, card: IR) -> ast.expr:
+    def card(self, number: int, card: Card) -> ast.expr:
         """Compile a card's blocks, options and tests; return its `runtime.card(...)` entry."""
         stem = f"card_{number}"
         label = f"{card['kind']} {card['title']!r}" + (
@@ -472,7 +487,7 @@ class _Generator:
         self.positions.place(entry, card["at"])
         return entry
 
-    def test(self, stem: str, label: str, test: IR) -> ast.expr:
+    def test(self, stem: str, label: str, test: Test) -> ast.expr:
         """A test: functions for its `given` and `expect` lines, and its steps as data."""
         steps: list[ast.expr] = []
         for index, step in enumerate(test["steps"], start=1):
@@ -485,7 +500,7 @@ class _Generator:
             }
             if "set" in step:
                 target = step["set"]["target"]
-                setter = self.bind("setter", target["value"])
+                setter = self.bind("setter", _named(target["value"], "value"))
                 call = _call(setter, [_name(GAME), _name(CARD), _name(VALUE)], target["args"])
                 function = self.function(
                     f"{stem}_given_{index}",
@@ -507,7 +522,7 @@ class _Generator:
                         "step", [ast.Constant("choose")], **common, answer=ast.Constant(answer)
                     )
                 )
-            elif action := next((a for a in ("use", "carry", "play") if a in step), None):
+            elif action := next((a for a in _CARD_STEPS if a in step), None):
                 steps.append(
                     self.runtime_call(
                         "step", [ast.Constant(action)], **common, answer=ast.Constant(step[action])
@@ -531,7 +546,7 @@ class _Generator:
         )
 
     def expect(
-        self, name: str, label: str, test: IR, step: IR, common: dict[str, ast.expr]
+        self, name: str, label: str, test: Test, step: Step, common: dict[str, ast.expr]
     ) -> ast.expr:
         """An `expect` line: a function for its condition, and one per value it reads."""
         condition = step["expect"]
@@ -552,9 +567,10 @@ class _Generator:
             observe=ast.Tuple(observers, ast.Load()),
         )
 
-    def value_label(self, operand: IR) -> str:
+    def value_label(self, operand: Operand) -> str:
         """A value as a card writes it (`terror`, `items carried`), from its pattern."""
-        pattern = self.ruleset.values.by_name.get(operand["value"])
+        name = operand["value"]
+        pattern = self.ruleset.values.by_name.get(name) if name is not None else None
         if pattern is None:
             return str(operand["value"])
         return pattern.phrase(operand["args"])
@@ -571,16 +587,17 @@ class _Generator:
         )
 
 
-def written_header(ruleset: Ruleset, node: IR) -> str:
+def written_header(ruleset: Ruleset, node: Effect) -> str:
     """How a check or roll reads in a log or an odds path: `check dexterity -1`, `roll 2d6`."""
     if "roll" in node:
         count, sides = node["roll"]["dice"]["count"], node["roll"]["dice"]["sides"]
         return f"roll {count if count != 1 else ''}d{sides}"
     check = node["check"]
-    return "check " + ruleset.checks.by_name[check["procedure"]].phrase(check["args"])
+    name = _named(check["procedure"], "check")
+    return "check " + ruleset.checks.by_name[name].phrase(check["args"])
 
 
-def written_arm(outcome: IR) -> str:
+def written_arm(outcome: Outcome) -> str:
     """An outcome's label as a card writes it: `0..1`, `3`, `4+`, `pass`."""
     if "name" in outcome:
         return str(outcome["name"])
@@ -588,23 +605,32 @@ def written_arm(outcome: IR) -> str:
     return f"{low}+" if high is None else str(low) if low == high else f"{low}..{high}"
 
 
-def _line(item: IR) -> ast.Constant:
+def _line(item: Card | Option | BlockEntry | Test) -> ast.Constant:
     return ast.Constant(item["at"][0])
 
 
-def _value_operands(condition: IR) -> list[IR]:
+def _value_operands(condition: Condition) -> list[Operand]:
     """The values a condition reads, for the message of a failed `expect`."""
     if "compare" in condition:
         return [o for o in (condition["left"], condition["right"]) if "value" in o]
-    for key in ("all", "any"):
-        if key in condition:
-            return [o for c in condition[key] for o in _value_operands(c)]
+    if "all" in condition:
+        return [o for c in condition["all"] for o in _value_operands(c)]
+    if "any" in condition:
+        return [o for c in condition["any"] for o in _value_operands(c)]
     if "not" in condition:
         return _value_operands(condition["not"])
     return []
 
 
-def generate(ruleset: Ruleset, cards: Sequence[IR], file: str, source: str) -> ast.Module:
+def _named(name: str | None, what: str) -> str:
+    """A ruleset word the IR names; None only where lowering reported an unknown word, and a
+    card with errors is never compiled."""
+    if name is None:
+        raise CodegenError(f"the IR names no {what}: the card has errors")
+    return name
+
+
+def generate(ruleset: Ruleset, cards: Sequence[Card], file: str, source: str) -> ast.Module:
     """The module of one card file's checked cards, as `ast` nodes placed on its lines."""
     generator = _Generator(ruleset, file, _Positions(source.splitlines()))
     entries = [generator.card(number, card) for number, card in enumerate(cards, start=1)]
@@ -628,7 +654,7 @@ _modules: Kept[tuple[ast.Module, Any]] = Kept(128)
 
 
 def _module_and_code(
-    ruleset: Ruleset, cards: Sequence[IR], file: str, source: str
+    ruleset: Ruleset, cards: Sequence[Card], file: str, source: str
 ) -> tuple[ast.Module, Any]:
     """The generated module of a card file and its code, made once for the same ruleset, file,
     text and IR where the process keeps results: generating is most of compiling, and running
@@ -648,7 +674,7 @@ def _module_and_code(
 
 
 def compile_file(
-    ruleset: Ruleset, cards: Sequence[IR], file: str, source: str, library: Any
+    ruleset: Ruleset, cards: Sequence[Card], file: str, source: str, library: Any
 ) -> CompiledFile:
     """Generate, compile and run the module of one card file; its cards come back compiled.
 

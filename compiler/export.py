@@ -13,11 +13,11 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from compiler.build import load_checked
 from compiler.errors import EXIT_CLEAN, UsageError
 from compiler.files import write_atomically
+from compiler.ir import Card
 from compiler.playing import Emit, report_errors
 from compiler.render import Style, counted
 
@@ -53,7 +53,7 @@ def export_csv(
     return EXIT_CLEAN
 
 
-def sheet_text(cards: Sequence[dict[str, Any]]) -> str:
+def sheet_text(cards: Sequence[Card]) -> str:
     """The cards as CSV text: a header row, then a row per card."""
     columns = ["kind", "title"]
     if any(card.get("variant") is not None for card in cards):
@@ -66,7 +66,11 @@ def sheet_text(cards: Sequence[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     for card in cards:
-        values = {**card["properties"], "kind": card["kind"], "title": card["title"]}
+        values: dict[str, object] = {
+            **card["properties"],
+            "kind": card["kind"],
+            "title": card["title"],
+        }
         values["variant"] = card.get("variant")
         writer.writerow([_cell(values.get(column)) for column in columns])
     return out.getvalue()

@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from compiler.lower import IR
+from compiler.ir import Card
 from compiler.patterns import PatternTable, SlotType
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
@@ -86,7 +86,7 @@ def validator_for(ruleset: Ruleset) -> Any:
     return found
 
 
-def validate_card(ruleset: Ruleset, card: IR) -> Iterator[Diagnostic]:
+def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
     """Yield a diagnostic for each schema error, placed at the nearest node with a span."""
     from jsonschema.exceptions import relevance
 
@@ -103,7 +103,7 @@ def validate_card(ruleset: Ruleset, card: IR) -> Iterator[Diagnostic]:
         )
 
 
-def span_for_path(card: IR, path: list[Any]) -> Span:
+def span_for_path(card: Card, path: list[Any]) -> Span:
     """The span of the deepest node along `path` that records one."""
     node: Any = card
     best = card["at"]

@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, Literal, TypeVar, get_args
 
+from compiler.ir import (
+    Answer,
+    BlockEntry,
+    Branch,
+    Card,
+    CardFacts,
+    Compare,
+    Condition,
+    Effect,
+    ModifierEntry,
+    Operand,
+    Option,
+    Outcome,
+    Step,
+    Test,
+)
 from compiler.patterns import (
     MAX_TEXT,
     Miss,
@@ -20,8 +36,6 @@ from compiler.ruleset import Kind, Ruleset
 from dsl import nodes as n
 from dsl.parser import STATEMENT_KEYWORDS
 from dsl.spans import Diagnostic, Span
-
-IR = dict[str, Any]
 
 MAX_REPEAT = 20
 MAX_REPEAT_NESTING = 4
@@ -56,11 +70,18 @@ GIVES = {
 """How an E0220 message says what a counted check gives."""
 
 
-@dataclass
-class LoweredCard:
-    """A card's IR together with what the checker needs to know about it."""
+_COMPARE: dict[str, Compare] = {op: op for op in get_args(Compare)}
+"""The grammar's comparison operators, as the IR writes them."""
 
-    ir: IR
+IRT = TypeVar("IRT", Card, CardFacts)
+
+
+@dataclass
+class LoweredCard(Generic[IRT]):
+    """A card's IR together with what the checker needs to know about it: the whole `Card`
+    as lowered, or only its `CardFacts` where a check kept no more (`FileResult.facts`)."""
+
+    ir: IRT
     effect_lines: int = 0
     rule_lines: int = 0
     has_errors: bool = False
@@ -106,7 +127,7 @@ class Lowerer:
 
     # ------------------------------------------------------------ cards
 
-    def lower_card(self, card: n.Card) -> LoweredCard | None:
+    def lower_card(self, card: n.Card) -> LoweredCard[Card] | None:
         """Lower one card, or return None when its kind is unknown."""
         before = len(self.diagnostics)
         self._effect_lines = self._rule_lines = 0
@@ -121,7 +142,7 @@ class Lowerer:
                 or f"the kinds of {self.ruleset.name} are: {', '.join(self.ruleset.kinds)}",
             )
             return None
-        ir: IR = {
+        ir: Card = {
             "kind": kind.name,
             "title": card.title.value,
             "variant": card.variant.value if card.variant is not None else None,
@@ -158,7 +179,7 @@ class Lowerer:
         )
 
     def _card_statement(
-        self, kind: Kind, statement: n.Statement, ir: IR, property_spans: dict[str, Span]
+        self, kind: Kind, statement: n.Statement, ir: Card, property_spans: dict[str, Span]
     ) -> None:
         if isinstance(statement, n.PhraseLine):
             self._property(kind, statement.phrase, ir, property_spans)
@@ -194,7 +215,7 @@ class Lowerer:
             )
 
     def _property(
-        self, kind: Kind, phrase: n.Phrase, ir: IR, property_spans: dict[str, Span]
+        self, kind: Kind, phrase: n.Phrase, ir: Card, property_spans: dict[str, Span]
     ) -> None:
         found, misses = self.ruleset.properties.lookup(phrase)
         if found is None:
@@ -264,7 +285,7 @@ class Lowerer:
         headers = [self.ruleset.blocks.by_name[b].source for b in kind.blocks]
         return ", ".join(f"`{h} {{ }}`" for h in headers) or "no blocks"
 
-    def _header_block(self, kind: Kind, statement: n.HeaderBlock, ir: IR) -> None:
+    def _header_block(self, kind: Kind, statement: n.HeaderBlock, ir: Card) -> None:
         if self._stray_else(statement):
             return
         found, misses = self.ruleset.blocks.lookup(statement.header)
@@ -295,7 +316,7 @@ class Lowerer:
                 f"{kind.name} cards take: {self._block_headers(kind)}",
             )
             return
-        entry: IR = {"block": name, "at": at(statement.span)}
+        entry: BlockEntry = {"block": name, "at": at(statement.span)}
         for problem in found.problems:
             self.report(problem)
         if found.args:
@@ -336,7 +357,7 @@ class Lowerer:
             self.report(text_too_long(text))
         return text.value
 
-    def _option(self, option: n.Option) -> IR:
+    def _option(self, option: n.Option) -> Option:
         self._title(option.title, "an option")
         return {
             "title": option.title.value,
@@ -346,8 +367,8 @@ class Lowerer:
 
     # ------------------------------------------------------------ effects
 
-    def _modifiers(self, block: n.Block) -> list[IR]:
-        lowered: list[IR] = []
+    def _modifiers(self, block: n.Block) -> list[ModifierEntry]:
+        lowered: list[ModifierEntry] = []
         examples = self.ruleset.modifiers.patterns
         for statement in block.body:
             if isinstance(statement, n.Rule):
@@ -376,15 +397,15 @@ class Lowerer:
             )
         return lowered
 
-    def _effects(self, block: n.Block) -> list[IR]:
-        lowered = []
+    def _effects(self, block: n.Block) -> list[Effect]:
+        lowered: list[Effect] = []
         for statement in block.body:
             effect = self._effect(statement)
             if effect is not None:
                 lowered.append(effect)
         return lowered
 
-    def _effect(self, statement: n.Statement) -> IR | None:
+    def _effect(self, statement: n.Statement) -> Effect | None:
         where = at(statement.span)
         if isinstance(statement, n.Say):
             return {"say": self._text(statement.text), "at": where}
@@ -405,7 +426,7 @@ class Lowerer:
         if isinstance(statement, n.Choose):
             return self._choose(statement, where)
         if isinstance(statement, n.If):
-            branches = [
+            branches: list[Branch] = [
                 {
                     "when": self.condition(b.condition),
                     "effects": self._effects(b.block),
@@ -449,7 +470,7 @@ class Lowerer:
         )
         return None
 
-    def _verb(self, phrase: n.Phrase, where: list[int]) -> IR | None:
+    def _verb(self, phrase: n.Phrase, where: list[int]) -> Effect | None:
         found, misses = self.ruleset.verbs.lookup(phrase)
         if found is None:
             self.report_miss(self.ruleset.verbs, phrase, misses)
@@ -458,8 +479,8 @@ class Lowerer:
             self.report(problem)
         return {"verb": found.pattern.name, "args": found.args, "at": where}
 
-    def _choose(self, statement: n.Choose, where: list[int]) -> IR:
-        options = []
+    def _choose(self, statement: n.Choose, where: list[int]) -> Effect:
+        options: list[Option] = []
         for inner in statement.block.body:
             if isinstance(inner, n.Option):
                 options.append(self._option(inner))
@@ -469,7 +490,7 @@ class Lowerer:
             self.error("E0219", "a `choose` block needs at least two options", statement.span)
         return {"choose": {"options": options}, "at": where}
 
-    def _too_many_outcomes(self, statement: n.Check | n.Roll) -> list[IR]:
+    def _too_many_outcomes(self, statement: n.Check | n.Roll) -> list[Outcome]:
         """More outcomes than any card can print: say so, and keep coverage from trying."""
         if len(statement.outcomes) <= MAX_OUTCOMES:
             return []
@@ -479,11 +500,11 @@ class Lowerer:
             statement.keyword_span,
         )
         where = at(statement.keyword_span)
-        return [{"at": where, "label_at": where, "invalid": True, "effects": []}]
+        return [_invalid(where, where)]
 
-    def _check(self, statement: n.Check, where: list[int]) -> IR:
+    def _check(self, statement: n.Check, where: list[int]) -> Effect:
         found, misses = self.ruleset.checks.lookup(statement.phrase)
-        outcomes: list[IR] = self._too_many_outcomes(statement)
+        outcomes = self._too_many_outcomes(statement)
         if found is None:
             self.report_miss(self.ruleset.checks, statement.phrase, misses, noun="check")
             return {"check": {"procedure": None, "args": {}, "outcomes": outcomes}, "at": where}
@@ -492,7 +513,7 @@ class Lowerer:
         procedure = self.ruleset.procedures[found.pattern.name]
         for outcome in statement.outcomes:
             label = outcome.label
-            entry: IR = {"at": at(outcome.span), "label_at": at(label.span)}
+            where_outcome, where_label = at(outcome.span), at(label.span)
             if procedure.counted:
                 if isinstance(label, n.Word):
                     self.error(
@@ -502,9 +523,18 @@ class Lowerer:
                         label.span,
                         "label outcomes with counts like 0..1, 2 or 3+",
                     )
-                    outcomes.append({**entry, "invalid": True, "effects": []})
+                    outcomes.append(_invalid(where_outcome, where_label))
                     continue
-                entry.update(_bounds(label))
+                low, high = _bounds(label)
+                outcomes.append(
+                    {
+                        "at": where_outcome,
+                        "label_at": where_label,
+                        "min": low,
+                        "max": high,
+                        "effects": self._effects(outcome.block),
+                    }
+                )
             else:
                 if not isinstance(label, n.Word) or label.text not in procedure.names:
                     self.error(
@@ -514,18 +544,23 @@ class Lowerer:
                         label.span,
                         did_you_mean(n.atom_source(label), procedure.names),
                     )
-                    outcomes.append({**entry, "invalid": True, "effects": []})
+                    outcomes.append(_invalid(where_outcome, where_label))
                     continue
-                entry["name"] = label.text
-            entry["effects"] = self._effects(outcome.block)
-            outcomes.append(entry)
+                outcomes.append(
+                    {
+                        "at": where_outcome,
+                        "label_at": where_label,
+                        "name": label.text,
+                        "effects": self._effects(outcome.block),
+                    }
+                )
         return {
             "check": {"procedure": found.pattern.name, "args": found.args, "outcomes": outcomes},
             "at": where,
             "keyword_at": at(statement.keyword_span),
         }
 
-    def _roll(self, statement: n.Roll, where: list[int]) -> IR:
+    def _roll(self, statement: n.Roll, where: list[int]) -> Effect:
         dice = statement.dice
         if not 1 <= dice.count <= MAX_DICE:
             self.report(out_of_range(dice.count, 1, MAX_DICE, "number of dice", dice.span))
@@ -540,18 +575,18 @@ class Lowerer:
                     f"a roll's outcomes are faces like 1..2 or 5+, not '{label.text}'",
                     label.span,
                 )
-                outcomes.append(
-                    {
-                        "at": at(outcome.span),
-                        "label_at": at(label.span),
-                        "invalid": True,
-                        "effects": [],
-                    }
-                )
+                outcomes.append(_invalid(at(outcome.span), at(label.span)))
                 continue
-            entry: IR = {"at": at(outcome.span), "label_at": at(label.span), **_bounds(label)}
-            entry["effects"] = self._effects(outcome.block)
-            outcomes.append(entry)
+            low, high = _bounds(label)
+            outcomes.append(
+                {
+                    "at": at(outcome.span),
+                    "label_at": at(label.span),
+                    "min": low,
+                    "max": high,
+                    "effects": self._effects(outcome.block),
+                }
+            )
         return {
             "roll": {"dice": {"count": dice.count, "sides": dice.sides}, "outcomes": outcomes},
             "at": where,
@@ -560,15 +595,15 @@ class Lowerer:
 
     # ------------------------------------------------------------ conditions
 
-    def condition(self, condition: n.Condition) -> IR:
+    def condition(self, condition: n.Condition) -> Condition:
         """Lower a condition: `any` of `all` of comparisons, simplified when single."""
-        groups = []
+        groups: list[Condition] = []
         for group in condition.any_of:
             parts = [self._comparison(c) for c in group]
             groups.append(parts[0] if len(parts) == 1 else {"all": parts})
         return groups[0] if len(groups) == 1 else {"any": groups}
 
-    def _comparison(self, comparison: n.Comparison) -> IR:
+    def _comparison(self, comparison: n.Comparison) -> Condition:
         where = at(comparison.span)
         if comparison.op is None:
             lowered = self._flag(comparison.left, where)
@@ -584,10 +619,15 @@ class Lowerer:
                 )
             if left_type == "place" and comparison.op not in ("==", "!="):
                 self.error("E0231", "places can only be compared with == or !=", comparison.span)
-            lowered = {"compare": comparison.op, "left": left, "right": right, "at": where}
+            lowered = {
+                "compare": _COMPARE[comparison.op],
+                "left": left,
+                "right": right,
+                "at": where,
+            }
         return {"not": lowered} if comparison.negated else lowered
 
-    def _flag(self, phrase: n.Phrase, where: list[int]) -> IR:
+    def _flag(self, phrase: n.Phrase, where: list[int]) -> Condition:
         found, misses = self.ruleset.conditions.lookup(phrase)
         if found is not None:
             return {"flag": found.pattern.name, "args": found.args, "at": where}
@@ -603,7 +643,7 @@ class Lowerer:
             self.report_miss(self.ruleset.conditions, phrase, misses)
         return {"flag": None, "args": {}, "at": where}
 
-    def value(self, phrase: n.Phrase) -> tuple[IR, str | None]:
+    def value(self, phrase: n.Phrase) -> tuple[Operand, str | None]:
         """Lower a value phrase (`terror`, `clues found`); return it with its type."""
         found, misses = self.ruleset.values.lookup(phrase)
         if found is None:
@@ -639,7 +679,7 @@ class Lowerer:
         name = found.pattern.name
         return {"value": name, "args": found.args}, self.ruleset.value_types.get(name)
 
-    def _operand(self, phrase: n.Phrase, expected: str | None) -> tuple[IR, str | None]:
+    def _operand(self, phrase: n.Phrase, expected: str | None) -> tuple[Operand, str | None]:
         atoms = phrase.atoms
         if len(atoms) == 1 and isinstance(atoms[0], n.Integer | n.Signed):
             return {"const": atoms[0].value}, "number"  # `== -1`: a bonus, a change
@@ -660,8 +700,8 @@ class Lowerer:
 
     # ------------------------------------------------------------ tests
 
-    def _test(self, test: n.Test) -> IR:
-        steps: list[IR] = []
+    def _test(self, test: n.Test) -> Test:
+        steps: list[Step] = []
         for step in test.steps:
             where = at(step.span)
             if isinstance(step, n.Given):
@@ -680,15 +720,18 @@ class Lowerer:
                         did_you_mean(answer.text, ["yes", "no"]),
                     )
                     continue
-                value = answer.value if isinstance(answer, n.Text) else answer.text
-                kind = "option" if isinstance(answer, n.Text) else "answer"
-                steps.append({"choose": {kind: value}, "at": where})
+                chosen: Answer = (
+                    {"option": answer.value}
+                    if isinstance(answer, n.Text)
+                    else {"answer": "yes" if answer.text == "yes" else "no"}
+                )
+                steps.append({"choose": chosen, "at": where})
             elif isinstance(step, n.Use):
-                steps.append({step.action: step.card.value, "at": where})
+                steps.append(_use(step.action, step.card.value, where))
             elif isinstance(step, n.NextTurn):
                 steps.append({"next_turn": True, "at": where})
             elif isinstance(step, n.ForceDice):
-                faces = []
+                faces: list[int] = []
                 for face in step.faces:
                     if not 1 <= face.value <= MAX_DIE_SIDES:
                         self.report(
@@ -704,7 +747,7 @@ class Lowerer:
         settable = [self.ruleset.values.by_name[v] for v in sorted(self.ruleset.settable_values)]
         return f"{settable[0].example()} 1" if settable else "<value> 1"
 
-    def _setting(self, phrase: n.Phrase) -> IR | None:
+    def _setting(self, phrase: n.Phrase) -> Step | None:
         if len(phrase.atoms) < 2:
             self.error(
                 "E0241",
@@ -744,12 +787,27 @@ class Lowerer:
         return {"set": {"target": value, "to": last.value}, "at": where}
 
 
-def _bounds(label: n.Integer | n.Range | n.OpenRange) -> IR:
+def _bounds(label: n.Integer | n.Range | n.OpenRange) -> tuple[int, int | None]:
+    """An outcome label's `min` and `max` (None: open, as in `5+`)."""
     if isinstance(label, n.Integer):
-        return {"min": label.value, "max": label.value}
+        return label.value, label.value
     if isinstance(label, n.Range):
-        return {"min": label.low, "max": label.high}
-    return {"min": label.low, "max": None}
+        return label.low, label.high
+    return label.low, None
+
+
+def _invalid(where: list[int], label_at: list[int]) -> Outcome:
+    """An outcome whose label was wrong: reported already, and kept out of coverage."""
+    return {"at": where, "label_at": label_at, "invalid": True, "effects": []}
+
+
+def _use(action: Literal["use", "carry", "play"], title: str, where: list[int]) -> Step:
+    """A test's `use`, `carry` or `play` step."""
+    if action == "use":
+        return {"use": title, "at": where}
+    if action == "carry":
+        return {"carry": title, "at": where}
+    return {"play": title, "at": where}
 
 
 def _statement_noun(statement: n.Statement) -> str:
@@ -763,7 +821,7 @@ def _statement_noun(statement: n.Statement) -> str:
 
 def lower_file(
     ruleset: Ruleset, file: n.File, display_path: str
-) -> tuple[list[LoweredCard], list[Diagnostic]]:
+) -> tuple[list[LoweredCard[Card]], list[Diagnostic]]:
     """Lower every card of a parsed file."""
     lowerer = Lowerer(ruleset, display_path)
     cards = [c for c in (lowerer.lower_card(card) for card in file.cards) if c is not None]

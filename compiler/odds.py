@@ -17,6 +17,7 @@ from typing import Any
 from compiler.build import CompiledPack
 from compiler.codegen import written_arm, written_header
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT
+from compiler.ir import Card
 from compiler.passes import card_effects
 from compiler.playing import (
     Emit,
@@ -42,10 +43,8 @@ from runtime.odds import (
 )
 from runtime.testing import card_line, runtime_failure
 
-IR = dict[str, Any]
 
-
-def written_checks(ruleset: Ruleset, card: IR) -> list[tuple[str, tuple[str, ...]]]:
+def written_checks(ruleset: Ruleset, card: Card) -> list[tuple[str, tuple[str, ...]]]:
     """Each check and roll of a card as its odds paths read it: its header and its outcomes."""
     found = []
     for node in card_effects(card):

@@ -5,21 +5,30 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, overload
 
-from compiler.lower import IR, MAX_DICE, MAX_DIE_SIDES, LoweredCard
+from compiler.ir import AnyCard, Card, CardFacts, Effect, Option, Outcome, TestFacts
+from compiler.lower import MAX_DICE, MAX_DIE_SIDES, LoweredCard
 from compiler.patterns import did_you_mean, with_article
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 
-Pass = Callable[[Ruleset, Sequence[LoweredCard]], Iterator[Diagnostic]]
+Pass = Callable[[Ruleset, Sequence[LoweredCard[Card]]], Iterator[Diagnostic]]
+"""A pass over whole cards, as a file's check lowers them."""
+
+PackCards = Sequence[LoweredCard[Card]] | Sequence[LoweredCard[CardFacts]]
+"""A pack's cards as the pack-wide passes take them: whole, or only their cached facts."""
+
+PackPass = Callable[[Ruleset, PackCards], Iterator[Diagnostic]]
+"""A pass that reads only the facts of cards, so that it also runs on a check's cache."""
 
 
-def span_of(card: IR, where: list[int]) -> Span:
+def span_of(card: AnyCard, where: list[int]) -> Span:
     """Rebuild a span from an IR `at` inside a card."""
     return Span.from_list(card["file"], where)
 
 
-def kind_span(card: IR) -> Span:
+def kind_span(card: AnyCard) -> Span:
     """The span of a card's kind word, where warnings about the whole card point."""
     line, column = card["at"][:2]
     return Span(card["file"], line, column, line, column + len(card["kind"]))
@@ -33,7 +42,7 @@ def _warning(code: str, message: str, span: Span, help: str | None = None) -> Di
     return Diagnostic(code, "warning", message, span, help)
 
 
-def walk_effects(effects: Sequence[IR]) -> Iterator[IR]:
+def walk_effects(effects: Sequence[Effect]) -> Iterator[Effect]:
     """Yield every effect node inside a list of effects, depth first, without recursion."""
     stack = list(reversed(effects))
     while stack:
@@ -42,7 +51,7 @@ def walk_effects(effects: Sequence[IR]) -> Iterator[IR]:
         stack.extend(reversed(list(_children(effect))))
 
 
-def _children(effect: IR) -> Iterator[IR]:
+def _children(effect: Effect) -> Iterator[Effect]:
     if "may" in effect:
         yield from effect["may"]["effects"]
     elif "choose" in effect:
@@ -60,7 +69,7 @@ def _children(effect: IR) -> Iterator[IR]:
         yield from effect["repeat"]["effects"]
 
 
-def card_effects(card: IR) -> Iterator[IR]:
+def card_effects(card: Card) -> Iterator[Effect]:
     """Every effect node of a card: its options' and its blocks'."""
     for option in card.get("options", []):
         yield from walk_effects(option["effects"])
@@ -95,7 +104,7 @@ def _merge(intervals: Sequence[Interval]) -> list[Interval]:
     return merged
 
 
-def _label(outcome: IR) -> str:
+def _label(outcome: Outcome) -> str:
     if "name" in outcome:
         return str(outcome["name"])
     if outcome["max"] is None:
@@ -106,7 +115,7 @@ def _label(outcome: IR) -> str:
 
 
 def _coverage(
-    card: IR, node: IR, what: str, low: int, high: int, unit: tuple[str, str] | None
+    card: Card, node: Effect, what: str, low: int, high: int, unit: tuple[str, str] | None
 ) -> Iterator[Diagnostic]:
     """Ranges must cover low..high exactly once; works on intervals, so huge numbers are cheap."""
     body = node.get("check") or node["roll"]
@@ -159,7 +168,7 @@ def _coverage(
         )
 
 
-def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Iterator[Diagnostic]:
     """Every check and roll handles each possible result exactly once."""
     for lowered in cards:
         card = lowered.ir
@@ -169,26 +178,29 @@ def outcome_coverage(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator
             if body is None or any(o.get("invalid") for o in body["outcomes"]):
                 continue
             if "roll" in effect:
-                count, sides = body["dice"]["count"], body["dice"]["sides"]
+                count, sides = effect["roll"]["dice"]["count"], effect["roll"]["dice"]["sides"]
                 if not (1 <= count <= MAX_DICE and 2 <= sides <= MAX_DIE_SIDES):
                     continue  # already reported as out of range
                 notation = f"{count if count != 1 else ''}d{sides}"
                 yield from _coverage(card, effect, f"roll {notation}", count, count * sides, None)
-            elif body["procedure"] is not None:
-                yield from _check_coverage(ruleset, card, effect)
+            elif (procedure := effect["check"]["procedure"]) is not None:
+                yield from _check_coverage(ruleset, card, effect, procedure)
 
 
 UNITS = {"successes": ("success", "successes"), "damage": ("damage", "damage")}
 """How coverage messages count a check's results, by what it gives (totals and faces: bare)."""
 
 
-def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnostic]:
+def _check_coverage(
+    ruleset: Ruleset, card: Card, effect: Effect, name: str
+) -> Iterator[Diagnostic]:
+    """Coverage of a check whose procedure, `name`, lowering found."""
     check = effect["check"]
-    procedure = ruleset.procedures[check["procedure"]]
+    procedure = ruleset.procedures[name]
     args = check["args"]
-    what = "check " + ruleset.checks.by_name[check["procedure"]].phrase(args)
+    what = "check " + ruleset.checks.by_name[name].phrase(args)
     if not procedure.counted:
-        seen: dict[str, IR] = {}
+        seen: dict[str, Outcome] = {}
         for outcome in check["outcomes"]:
             name = outcome["name"]
             if name in seen:
@@ -206,14 +218,14 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
                 span_of(card, effect["keyword_at"]),
             )
         return
-    bounds = ruleset.check_bounds(check["procedure"], args)
+    bounds = ruleset.check_bounds(name, args)
     if bounds is None:
         return  # the procedure does not say which numbers it gives
     unit = UNITS.get(procedure.result)
     yield from _coverage(card, effect, what, bounds.low, bounds.high, unit)
     closed = [o for o in check["outcomes"] if "min" in o]
     if bounds.open and closed and all(o["max"] is not None for o in closed):
-        top = max(closed, key=lambda o: o["max"])
+        top = max(closed, key=lambda o: o["max"] or 0)  # every max is a number here
         if top["max"] == bounds.high:
             yield _warning(
                 "W0304",
@@ -228,9 +240,9 @@ def _check_coverage(ruleset: Ruleset, card: IR, effect: IR) -> Iterator[Diagnost
 # ---------------------------------------------------------------- titles and variants
 
 
-def titles_and_variants(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def titles_and_variants(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
     """Titles are unique, except for numbered variants of one card, which must look alike."""
-    by_title: dict[str, list[IR]] = {}
+    by_title: dict[str, list[AnyCard]] = {}
     for lowered in cards:
         by_title.setdefault(lowered.ir["title"], []).append(lowered.ir)
     for title, group in by_title.items():
@@ -259,10 +271,10 @@ def titles_and_variants(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Itera
         yield from _variants(ruleset, title, group)
 
 
-def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnostic]:
+def _variants(ruleset: Ruleset, title: str, group: list[AnyCard]) -> Iterator[Diagnostic]:
     first = group[0]
     kind = ruleset.kinds[first["kind"]]
-    seen_numbers: dict[int, IR] = {}
+    seen_numbers: dict[int | None, AnyCard] = {}
     for card in group:
         if card["kind"] != first["kind"]:
             yield _error(
@@ -297,7 +309,7 @@ def _variants(ruleset: Ruleset, title: str, group: list[IR]) -> Iterator[Diagnos
             yield from _same_options(title, first, card)
 
 
-def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
+def _same_options(title: str, first: AnyCard, card: AnyCard) -> Iterator[Diagnostic]:
     expected = [o["title"] for o in first.get("options", [])]
     actual = [o["title"] for o in card.get("options", [])]
     expected_set, actual_set = set(expected), set(actual)
@@ -326,14 +338,14 @@ def _same_options(title: str, first: IR, card: IR) -> Iterator[Diagnostic]:
         )
 
 
-def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Iterator[Diagnostic]:
     """Option titles within one card, or one `choose`, are unique."""
     for lowered in cards:
         card = lowered.ir
         groups = [card.get("options", [])]
         groups += [e["choose"]["options"] for e in card_effects(card) if "choose" in e]
         for options in groups:
-            seen: dict[str, IR] = {}
+            seen: dict[str, Option] = {}
             for option in options:
                 if option["title"] in seen:
                     yield _error(
@@ -348,11 +360,13 @@ def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterato
 # ---------------------------------------------------------------- charts
 
 
-def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def charts(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
     """Chart keys (clue orders) are unique, use defined symbols, and gaps are listed."""
     for chart in ruleset.charts:
         entries = [c.ir for c in cards if c.ir["kind"] == chart.kind]
-        keyed = [c for c in entries if isinstance(c["properties"].get(chart.key), list)]
+        keyed = [
+            (c, value) for c in entries if isinstance(value := c["properties"].get(chart.key), list)
+        ]
         if not keyed:
             continue
         symbols = {
@@ -361,9 +375,9 @@ def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnosti
             if c.ir["kind"] == chart.symbol_kind and chart.symbol_property in c.ir["properties"]
         }
         label = chart.key.replace("_", " ")
-        seen: dict[tuple[str, ...], IR] = {}
-        for card in keyed:
-            key = tuple(card["properties"][chart.key])
+        seen: dict[tuple[str, ...], AnyCard] = {}
+        for card, value in keyed:
+            key = tuple(value)
             where = span_of(card, card.get("property_at", {}).get(chart.key, card["at"]))
             written = f"{label} {' '.join(key)}"
             if len(set(key)) != len(key):
@@ -387,11 +401,15 @@ def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnosti
                     f"{chart.kind}",
                 )
             seen.setdefault(key, card)
-        yield from _unassigned(chart.kind, label, symbols, seen, keyed[0])
+        yield from _unassigned(chart.kind, label, symbols, seen, keyed[0][0])
 
 
 def _unassigned(
-    kind: str, label: str, symbols: set[str], seen: dict[tuple[str, ...], IR], anchor: IR
+    kind: str,
+    label: str,
+    symbols: set[str],
+    seen: dict[tuple[str, ...], AnyCard],
+    anchor: AnyCard,
 ) -> Iterator[Diagnostic]:
     length = max(len(k) for k in seen)
     pool = sorted(symbols or {s for key in seen for s in key})
@@ -417,7 +435,7 @@ def _unassigned(
 # ---------------------------------------------------------------- tests
 
 
-def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Iterator[Diagnostic]:
     """A test chooses options its own card has (unless it plays another card)."""
     for lowered in cards:
         card = lowered.ir
@@ -441,14 +459,22 @@ def test_choices(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Dia
                     )
 
 
-def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+_USES: tuple[tuple[Literal["use", "carry", "play"], str], ...] = (
+    ("use", "uses"),
+    ("carry", "carries"),
+    ("play", "plays"),
+)
+"""The test steps that name a card of the pack, and the verb a message says of each."""
+
+
+def test_uses(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
     """A test uses cards the pack has."""
     titles = {c.ir["title"] for c in cards}
     for lowered in cards:
         card = lowered.ir
         for test in card["tests"]:
             for step in test["steps"]:
-                for action, verb in (("use", "uses"), ("carry", "carries"), ("play", "plays")):
+                for action, verb in _USES:
                     if action in step and step[action] not in titles:
                         yield _error(
                             "E0243",
@@ -458,7 +484,7 @@ def test_uses(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagno
                         )
 
 
-def named_cards(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def named_cards(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
     """A property whose slot holds a card's title names a card of the pack of those kinds."""
     kinds_of: dict[str, set[str]] = {}
     for lowered in cards:
@@ -484,7 +510,7 @@ def named_cards(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diag
                     )
 
 
-def block_needs(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
+def block_needs(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Iterator[Diagnostic]:
     """A block whose header the ruleset says is there for a verb (`needs:`) uses it, or at
     least says in printed text what it does (`rule "..."`)."""
     blocks = ruleset.data.get("blocks") or {}
@@ -508,34 +534,64 @@ def block_needs(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diag
             )
 
 
-def pack_facts(card: IR) -> IR:
+def pack_facts(card: AnyCard) -> CardFacts:
     """What the pack-wide passes read of a card: identity, properties, options, test uses."""
-    facts = {
-        key: card[key]
-        for key in ("kind", "title", "variant", "file", "at", "properties", "property_at")
-    }
-    if "options" in card:
-        facts["options"] = [{"title": o["title"], "at": o["at"]} for o in card["options"]]
-    facts["tests"] = [
+    tests: list[TestFacts] = [
         {"steps": [s for s in t["steps"] if {"use", "carry", "play"} & s.keys()]}
         for t in card["tests"]
     ]
-    return facts
+    if "options" not in card:
+        return {
+            "kind": card["kind"],
+            "title": card["title"],
+            "variant": card["variant"],
+            "file": card["file"],
+            "at": card["at"],
+            "properties": card["properties"],
+            "property_at": card["property_at"],
+            "tests": tests,
+        }
+    return {
+        "kind": card["kind"],
+        "title": card["title"],
+        "variant": card["variant"],
+        "file": card["file"],
+        "at": card["at"],
+        "properties": card["properties"],
+        "property_at": card["property_at"],
+        "options": [{"title": o["title"], "at": o["at"]} for o in card["options"]],
+        "tests": tests,
+    }
 
 
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices, block_needs)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
-PACK_PASSES: tuple[Pass, ...] = (titles_and_variants, charts, test_uses, named_cards)
+PACK_PASSES: tuple[PackPass, ...] = (titles_and_variants, charts, test_uses, named_cards)
 """Passes that compare cards across the whole pack: they run on every check."""
+
+
+@overload
+def run_passes(
+    ruleset: Ruleset, cards: Sequence[LoweredCard[CardFacts]], passes: Sequence[PackPass]
+) -> list[Diagnostic]: ...
+
+
+@overload
+def run_passes(
+    ruleset: Ruleset,
+    cards: Sequence[LoweredCard[Card]],
+    passes: Sequence[Pass] = CARD_PASSES + PACK_PASSES,
+) -> list[Diagnostic]: ...
 
 
 def run_passes(
     ruleset: Ruleset,
-    cards: Sequence[LoweredCard],
-    passes: Sequence[Pass] = CARD_PASSES + PACK_PASSES,
+    cards: PackCards,
+    passes: Sequence[Callable[[Ruleset, Any], Iterator[Diagnostic]]] = CARD_PASSES + PACK_PASSES,
 ) -> list[Diagnostic]:
-    """Run semantic passes (by default all of them) over cards."""
+    """Run semantic passes (by default all of them) over cards: the passes of whole cards over
+    whole cards only, the pack-wide ones over either (the overloads say which)."""
     found: list[Diagnostic] = []
     for semantic_pass in passes:
         found.extend(semantic_pass(ruleset, cards))

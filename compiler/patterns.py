@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import keyword
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dsl import nodes as n
@@ -101,7 +101,7 @@ class Pattern:
         """A line this pattern accepts, for help texts: 'type weapon', 'attack +1'."""
         return " ".join(_example(e) for e in self.elements if not isinstance(e, Optional))
 
-    def phrase(self, args: dict[str, object]) -> str:
+    def phrase(self, args: Mapping[str, object]) -> str:
         """The phrase as a card writes it, from its arguments: `check dexterity -1`."""
         return " ".join(_phrase(self.elements, args))
 
@@ -125,7 +125,7 @@ def _example(element: Literal | Slot) -> str:
     return f"{value:+d}" if kind.signed else str(value)
 
 
-def _phrase(elements: Iterable[Element], args: dict[str, object]) -> list[str]:
+def _phrase(elements: Iterable[Element], args: Mapping[str, object]) -> list[str]:
     words: list[str] = []
     for element in elements:
         if isinstance(element, Literal):

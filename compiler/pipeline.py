@@ -12,12 +12,13 @@ import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, overload
 
+from compiler.ir import Card, CardFacts
 from compiler.irschema import validate_card
 from compiler.kept import Kept, keeping
-from compiler.lower import LoweredCard, lower_file
+from compiler.lower import IRT, LoweredCard, lower_file
 from compiler.passes import CARD_PASSES, pack_facts, run_passes
 from compiler.printing.fit import estimated_overflows, words_of
 from compiler.printing.glyphs import glyph_warnings
@@ -35,15 +36,19 @@ LAST_RUN_WORKERS = [0]
 
 
 @dataclass
-class FileResult:
-    """What checking one file on its own found: its cards' IR and its diagnostics."""
+class FileResult(Generic[IRT]):
+    """What checking one file on its own found: its cards' IR (whole, or only the facts the
+    pack-wide passes read) and its diagnostics."""
 
-    cards: list[LoweredCard]
+    cards: list[LoweredCard[IRT]]
     diagnostics: list[Diagnostic]
 
-    def facts(self) -> FileResult:
+    def facts(self) -> FileResult[CardFacts]:
         """The same result with only the facts of each card that the pack-wide passes read."""
-        cards = [replace(card, ir=pack_facts(card.ir)) for card in self.cards]
+        cards = [
+            LoweredCard(pack_facts(card.ir), card.effect_lines, card.rule_lines, card.has_errors)
+            for card in self.cards
+        ]
         return FileResult(cards, self.diagnostics)
 
     def to_json(self, full_ir: bool = False) -> dict[str, Any]:
@@ -66,14 +71,15 @@ class FileResult:
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileResult:
-        """Rebuild a result from plain data."""
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> FileResult[Any]:
+        """Rebuild a result from plain data: whole cards or their facts, as `to_json` was
+        asked for; the caller knows which."""
         cards = [
             LoweredCard(c["ir"], c["effect_lines"], c["rule_lines"], c["has_errors"])
             for c in data["cards"]
         ]
-        return cls(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])
+        return FileResult(cards, [Diagnostic.from_json(d) for d in data["diagnostics"]])
 
 
 def check_file(
@@ -82,7 +88,7 @@ def check_file(
     text: str,
     validate_ir: bool = False,
     card_size: tuple[float, float] | None = None,
-) -> FileResult:
+) -> FileResult[Card]:
     """Parse and lower one file and run the passes that look at one card at a time; with a
     card size, also warn of text the print estimate says will not fit (W0701)."""
     parsed, diagnostics = parse(text, shown)
@@ -117,13 +123,34 @@ def check_file(
     return FileResult(cards, diagnostics)
 
 
+@overload
+def check_files(
+    ruleset: Ruleset,
+    jobs: Sequence[tuple[str, str]],
+    validate_ir: bool = False,
+    full_ir: Literal[False] = False,
+    card_size: tuple[float, float] | None = None,
+) -> list[FileResult[CardFacts]]: ...
+
+
+@overload
+def check_files(
+    ruleset: Ruleset,
+    jobs: Sequence[tuple[str, str]],
+    validate_ir: bool = False,
+    *,
+    full_ir: Literal[True],
+    card_size: tuple[float, float] | None = None,
+) -> list[FileResult[Card]]: ...
+
+
 def check_files(
     ruleset: Ruleset,
     jobs: Sequence[tuple[str, str]],
     validate_ir: bool = False,
     full_ir: bool = False,
     card_size: tuple[float, float] | None = None,
-) -> list[FileResult]:
+) -> list[FileResult[Card]] | list[FileResult[CardFacts]]:
     """Check (path, text) pairs, in worker processes when there is enough to gain.
 
     Results carry only the facts a check reads unless `full_ir` is asked for, wherever they
@@ -157,7 +184,7 @@ def _checked_once(
     text: str,
     validate_ir: bool,
     card_size: tuple[float, float] | None,
-) -> FileResult:
+) -> FileResult[Card]:
     """`check_file`, done once for the same ruleset, file, text and options; kept as plain
     data, so each caller gets a copy of its own to change (as results from workers are)."""
     if not keeping():

@@ -14,11 +14,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from compiler.ir import (
+    Card,
+    Check,
+    Compare,
+    Condition,
+    Effect,
+    If,
+    ModifierEntry,
+    Operand,
+    Outcome,
+    PropertyValue,
+    Roll,
+)
 from compiler.patterns import PatternTable, SlotType
 from compiler.ruleset import Ruleset
 from compiler.texttemplates import fill
-
-IR = dict[str, Any]
 
 
 def _head(template: str, values: Mapping[str, str]) -> str:
@@ -69,7 +80,14 @@ def _chain_only(pieces: Sequence[_Piece]) -> bool:
     return all(p.clause and not p.lines for p in pieces) and not any(p.closes for p in pieces[:-1])
 
 
-_OPPOSITE = {"==": "!=", "!=": "==", ">=": "<", "<": ">=", "<=": ">", ">": "<="}
+_OPPOSITE: dict[Compare, Compare] = {
+    "==": "!=",
+    "!=": "==",
+    ">=": "<",
+    "<": ">=",
+    "<=": ">",
+    ">": "<=",
+}
 
 
 class _Reader:
@@ -122,11 +140,11 @@ class _Reader:
 
     # ------------------------------------------------------------ pieces
 
-    def pieces(self, effects: Iterable[IR]) -> list[_Piece]:
+    def pieces(self, effects: Iterable[Effect]) -> list[_Piece]:
         """Each effect written out, leaving out those whose text is empty."""
         return [p for p in (self.piece(e) for e in effects) if p is not None]
 
-    def piece(self, effect: IR) -> _Piece | None:
+    def piece(self, effect: Effect) -> _Piece | None:
         """One effect written out."""
         if "verb" in effect:
             name, args = effect["verb"], effect.get("args") or {}
@@ -134,9 +152,10 @@ class _Reader:
             short = self.words.get("short", {}).get(name)
             brief = self.entry("verbs", name, args, short) if short else text
             return _Piece(text, verb=name, short=brief) if text else None
-        for key in ("say", "rule"):
-            if key in effect:
-                return _Piece(effect[key], clause=False)  # the designer's words, as written
+        if "say" in effect:
+            return _Piece(effect["say"], clause=False)  # the designer's words, as written
+        if "rule" in effect:
+            return _Piece(effect["rule"], clause=False)
         if "may" in effect:
             return self.wrapped(self.word("may"), {}, effect["may"]["effects"])
         if "repeat" in effect:
@@ -158,7 +177,7 @@ class _Reader:
             return self.roll(effect["roll"])
         return None
 
-    def wrapped(self, template: str, values: Mapping[str, str], effects: list[IR]) -> _Piece:
+    def wrapped(self, template: str, values: Mapping[str, str], effects: list[Effect]) -> _Piece:
         """`may` and `repeat`: their effects inline when they are plain clauses."""
         pieces = self.pieces(effects)
         if _chain_only(pieces):
@@ -172,15 +191,16 @@ class _Reader:
         """Clauses one after another, or the wording for nothing at all."""
         return self.then.join(p.text for p in pieces) or self.word("nothing")
 
-    def branches(self, node: IR) -> _Piece:
+    def branches(self, node: If) -> _Piece:
         """`if / else if / else`: a sentence a branch, or a line a branch when any tells more."""
         arms: list[tuple[str, dict[str, str], list[_Piece]]] = []
         for index, branch in enumerate(node["branches"]):
             template = self.word("if" if index == 0 else "else_if")
             condition = {"condition": self.condition(branch["when"])}
             arms.append((template, condition, self.pieces(branch["effects"])))
-        if node.get("otherwise") is not None:
-            arms.append((self.word("else"), {}, self.pieces(node["otherwise"])))
+        otherwise = node.get("otherwise")
+        if otherwise is not None:
+            arms.append((self.word("else"), {}, self.pieces(otherwise)))
         if all(_chain_only(pieces) for _, _, pieces in arms):
             sentences = (
                 _sentence(fill(template, {**values, "effects": self.run(pieces)}), ".")
@@ -194,7 +214,7 @@ class _Reader:
         ]
         return _Piece("", clause=False, lines=tuple(lines))
 
-    def check(self, check: IR) -> _Piece:
+    def check(self, check: Check) -> _Piece:
         """A check: its phrase, then its outcomes labelled by count or by name."""
         name = check.get("procedure")
         procedure = self.ruleset.procedures.get(name or "")
@@ -202,7 +222,7 @@ class _Reader:
         head = self.entry("checks", name, check.get("args") or {}) if name else ""
         return self.outcomes(head, check["outcomes"], unit)
 
-    def roll(self, roll: IR) -> _Piece:
+    def roll(self, roll: Roll) -> _Piece:
         """A roll table: how many dice, then its outcomes labelled by faces."""
         dice = roll["dice"]
         plain = dice["sides"] == self.words.get("roll", {}).get("plain_sides")
@@ -210,7 +230,7 @@ class _Reader:
         head = fill(self.word("roll", "plain" if plain else "other"), values)
         return self.outcomes(head, roll["outcomes"], None)
 
-    def outcome_label(self, outcome: IR, unit: str | None) -> str:
+    def outcome_label(self, outcome: Outcome, unit: str | None) -> str:
         """`1–2`, `5+`, `0–1 successes`, `1 success`, or an outcome's display name."""
         if "name" in outcome:
             return self.name(outcome["name"])
@@ -225,7 +245,7 @@ class _Reader:
         template = (self.words.get("labels") or {}).get(unit) if unit else None
         return fill(template, {"count": faces}) if isinstance(template, str) else faces
 
-    def outcomes(self, head: str, outcomes: list[IR], unit: str | None) -> _Piece:
+    def outcomes(self, head: str, outcomes: list[Outcome], unit: str | None) -> _Piece:
         """Outcomes on one line when each only changes things; else one line an outcome."""
         labelled = [
             (self.outcome_label(o, unit), self.pieces(o["effects"]))
@@ -250,11 +270,12 @@ class _Reader:
 
     # ------------------------------------------------------------ conditions
 
-    def condition(self, node: IR) -> str:
+    def condition(self, node: Condition) -> str:
         """A condition in words: `your Terror is 4 or more`."""
-        for key in ("all", "any"):
-            if key in node:
-                return self.word("join", key).join(self.condition(c) for c in node[key])
+        if "all" in node:
+            return self.word("join", "all").join(self.condition(c) for c in node["all"])
+        if "any" in node:
+            return self.word("join", "any").join(self.condition(c) for c in node["any"])
         if "not" in node:
             inner = node["not"]
             if inner.get("compare") in _OPPOSITE:  # `not terror >= 4` reads `less than 4`
@@ -267,7 +288,7 @@ class _Reader:
             return fill(self.word("compare", node["compare"]), sides)
         return ""
 
-    def operand(self, node: IR) -> str:
+    def operand(self, node: Operand) -> str:
         """One side of a comparison: a value, a number or a place."""
         if "const" in node:
             return _number(node["const"])
@@ -313,7 +334,7 @@ class _Reader:
         nothing = self.word("nothing")
         return lines or ([_sentence(nothing, ".")] if nothing else [])
 
-    def lines(self, effects: Iterable[IR], block: str | None = None) -> list[str]:
+    def lines(self, effects: Iterable[Effect], block: str | None = None) -> list[str]:
         """A body of effects as lines; a block the player chooses to use may open with a cost."""
         pieces = self.pieces(effects)
         cost = self.words.get("cost") or {}
@@ -327,7 +348,7 @@ class _Reader:
             pieces = [replace(pieces[1], text=fill(cost.get("join", ""), paid)), *pieces[2:]]
         return self.lines_of(pieces)
 
-    def modifiers(self, modifiers: Iterable[IR]) -> list[str]:
+    def modifiers(self, modifiers: Iterable[ModifierEntry]) -> list[str]:
         """A block of modifiers (`+1 Dexterity`) and the rules among them."""
         pieces = [
             _Piece(m["rule"], clause=False)
@@ -337,7 +358,7 @@ class _Reader:
         ]
         return self.lines_of([p for p in pieces if p.text], self.word("join", "modifiers"))
 
-    def property(self, name: str, value: Any) -> str:
+    def property(self, name: str, value: PropertyValue) -> str:
         """A property as printed on the card; "" for one the ruleset does not print."""
         pattern = self.ruleset.properties.by_name.get(name)
         slots = pattern.slots if pattern else ()
@@ -365,7 +386,7 @@ class CardText:
     flavour: tuple[str, ...] = ()
 
 
-def card_text(ruleset: Ruleset, card: IR) -> CardText:
+def card_text(ruleset: Ruleset, card: Card) -> CardText:
     """Render every printed part of a checked card from its IR."""
     reader = _Reader(ruleset, card.get("kind"))
     properties = []
@@ -399,7 +420,7 @@ def card_text(ruleset: Ruleset, card: IR) -> CardText:
 
 
 def effects_text(
-    ruleset: Ruleset, effects: list[IR], *, kind: str | None = None, block: str | None = None
+    ruleset: Ruleset, effects: list[Effect], *, kind: str | None = None, block: str | None = None
 ) -> str:
     """Render a list of effects; `kind` names what "this" is, `block` where they stand."""
     return "\n".join(_Reader(ruleset, kind).lines(effects, block))
@@ -421,7 +442,7 @@ def card_listing(ruleset: Ruleset, text: CardText) -> list[str]:
     return [*lines, *text.rules, *text.flavour]
 
 
-def pack_text(ruleset: Ruleset, cards: Iterable[IR]) -> str:
+def pack_text(ruleset: Ruleset, cards: Iterable[Card]) -> str:
     """A plain-text listing of every card, a blank line between cards (`build --text`)."""
     listings = ("\n".join(card_listing(ruleset, card_text(ruleset, card))) for card in cards)
     return "\n\n".join(listings) + "\n"

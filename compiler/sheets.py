@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.codegen import span_text
+from compiler.lower import IRT
 from compiler.pack import (
     Pack,
     SheetEntry,
@@ -195,7 +196,7 @@ class Expansion:
         row = self._line(span.line).row
         return [row, 1, row, 2]
 
-    def remap(self, result: FileResult) -> FileResult:
+    def remap(self, result: FileResult[IRT]) -> FileResult[IRT]:
         """The result of checking the generated text, with every position mapped back; a
         problem of the template's own text is reported once, however many rows repeat it."""
         lines = self.text.split("\n")
@@ -206,10 +207,11 @@ class Expansion:
             moved.setdefault((mapped.code, mapped.span), mapped)
         return FileResult(cards, list(moved.values()))
 
-    def _card(self, card: dict[str, Any], lines: list[str]) -> dict[str, Any]:
+    def _card(self, card: IRT, lines: list[str]) -> IRT:
         """A card's IR mapped back; its test steps keep their words, which test failures
-        quote and the sheet's position no longer finds."""
-        mapped: dict[str, Any] = self._ir(card)
+        quote and the sheet's position no longer finds. (`_ir` copies any tree, so what
+        it returns is only known to have the shape it was given.)"""
+        mapped: IRT = self._ir(card)
         for test, moved in zip(card.get("tests", []), mapped.get("tests", []), strict=True):
             for step, moved_step in zip(test["steps"], moved["steps"], strict=True):
                 moved_step["text"] = span_text(lines, step["at"])
@@ -667,8 +669,8 @@ def _error(code: str, message: str, span: Span, help: str | None = None) -> Diag
 
 
 def remap_results(
-    expansions: dict[str, Expansion], shown: list[str], results: list[FileResult]
-) -> list[FileResult]:
+    expansions: dict[str, Expansion], shown: list[str], results: list[FileResult[IRT]]
+) -> list[FileResult[IRT]]:
     """Results of checking files, those of sheets mapped back to the sheets' positions."""
     return [
         expansions[name].remap(result) if name in expansions else result

@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from compiler.gamerules import game_rules
-from compiler.lower import IR, LoweredCard
+from compiler.ir import Card
+from compiler.lower import LoweredCard
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.games import UnknownGame, game_module
@@ -29,7 +30,7 @@ class Unsimulated:
     lines: list[int]
 
 
-def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Unsimulated:
+def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimulated:
     """The uses of words the ruleset's game module does not implement."""
     rules = game_rules(ruleset)
     try:
@@ -63,12 +64,13 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Unsimulated:
     return Unsimulated(diagnostics, lines)
 
 
-def _uses(card: IR) -> Iterator[tuple[str, str, list[int]]]:
+def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
     """Every (kind of word, name, position) a card's effects use (its blocks and options;
-    its properties and tests are not effects)."""
-    stack: list[tuple[object, list[int]]] = [
-        (card[key], card["at"]) for key in ("blocks", "options") if key in card
-    ]
+    its properties and tests are not effects). The walk is generic: it reads any node of
+    the tree as a plain mapping and looks only for the keys that name a word."""
+    stack: list[tuple[object, list[int]]] = [(card["blocks"], card["at"])]
+    if "options" in card:
+        stack.append((card["options"], card["at"]))
     while stack:
         node, where = stack.pop()
         if isinstance(node, list):

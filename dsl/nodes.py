@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from dsl.spans import Span
 
@@ -275,7 +276,7 @@ class Use:
 
     card: Text
     span: Span
-    action: str = "use"
+    action: Literal["use", "carry", "play"] = "use"
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from compiler.commands.common import (
     usage,
 )
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.ir import Card
 from compiler.patterns import did_you_mean
 from compiler.playing import Emit, report_errors
 from compiler.printing.calibrate import write_calibration
@@ -264,7 +265,7 @@ def print_cards(
     return EXIT_CLEAN
 
 
-def _only_matches_nothing(only: str, cards: Sequence[dict[str, Any]]) -> str:
+def _only_matches_nothing(only: str, cards: Sequence[Card]) -> str:
     """`--only` names no kind or title: the closest of them, and the kinds to pick from."""
     kinds = sorted({card["kind"] for card in cards})
     titles = sorted({card["title"] for card in cards})

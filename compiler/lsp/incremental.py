@@ -15,6 +15,7 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
+from compiler.ir import CardFacts
 from compiler.lower import LoweredCard
 from compiler.pipeline import FileResult, check_file
 from compiler.ruleset import Ruleset
@@ -67,16 +68,16 @@ class CardChecker:
     """Checks edited files card by card, remembering each card's result by its text."""
 
     def __init__(self) -> None:
-        self._kept: dict[tuple[object, ...], tuple[int, FileResult]] = {}
+        self._kept: dict[tuple[object, ...], tuple[int, FileResult[CardFacts]]] = {}
 
     def check(
         self, ruleset: Ruleset, shown: str, text: str, size: tuple[float, float] | None
-    ) -> FileResult:
+    ) -> FileResult[CardFacts]:
         """The same result as `check_file(...).facts()` of the whole text."""
         stretches = card_stretches(text)
         if stretches is None:
             return check_file(ruleset, shown, text, card_size=size).facts()
-        cards: list[LoweredCard] = []
+        cards: list[LoweredCard[CardFacts]] = []
         found: list[Diagnostic] = []
         line = 1
         for start, end in stretches:
@@ -95,7 +96,7 @@ class CardChecker:
         card: str,
         line: int,
         size: tuple[float, float] | None,
-    ) -> FileResult:
+    ) -> FileResult[CardFacts]:
         key = (ruleset.digest, size, shown, card)  # an edited ruleset or card size: new results
         kept = self._kept.get(key)
         if kept is not None and kept[0] == line:
@@ -111,7 +112,7 @@ class CardChecker:
         return result
 
 
-def _moved(result: FileResult, lines: int) -> FileResult:
+def _moved(result: FileResult[CardFacts], lines: int) -> FileResult[CardFacts]:
     """A result of a card without diagnostics, its card moved down some lines (or up)."""
     cards = [replace(card, ir=_shifted(card.ir, lines)) for card in result.cards]
     return FileResult(cards, [])

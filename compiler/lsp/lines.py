@@ -7,10 +7,9 @@ counts draws and never plays another card, so the card alone gives the same tabl
 
 from __future__ import annotations
 
-from typing import Any
-
 from compiler.build import CheckedFile, CheckedPack, compile_pack
 from compiler.codegen import written_header
+from compiler.ir import Card, Effect
 from compiler.lower import LoweredCard
 from compiler.lsp.incremental import stretch_at
 from compiler.odds import odds_table, odds_text, walk_failed
@@ -19,8 +18,6 @@ from compiler.pipeline import check_file
 from compiler.ruleset import Ruleset
 from compiler.rulestext import card_text, effects_text
 from runtime.odds import card_odds
-
-IR = dict[str, Any]
 
 
 def line_notes(ruleset: Ruleset, shown: str, text: str, line: int) -> list[str]:
@@ -43,7 +40,7 @@ def line_notes(ruleset: Ruleset, shown: str, text: str, line: int) -> list[str]:
     return notes
 
 
-def _card_at(ruleset: Ruleset, shown: str, text: str, line: int) -> LoweredCard | None:
+def _card_at(ruleset: Ruleset, shown: str, text: str, line: int) -> LoweredCard[Card] | None:
     """The card a line is in, checked alone at its place in the file, with its full IR."""
     stretch = stretch_at(text, line)
     if stretch is None:
@@ -53,7 +50,9 @@ def _card_at(ruleset: Ruleset, shown: str, text: str, line: int) -> LoweredCard 
     return next((c for c in cards if c.ir["at"][0] <= line <= c.ir["at"][2]), None)
 
 
-def _odds(ruleset: Ruleset, shown: str, text: str, card: LoweredCard, node: IR) -> list[str]:
+def _odds(
+    ruleset: Ruleset, shown: str, text: str, card: LoweredCard[Card], node: Effect
+) -> list[str]:
     """The odds table of the options and blocks whose paths take this check or roll."""
     compiled = compile_pack(CheckedPack(shown, ruleset, [CheckedFile(shown, text, [card.ir])]))
     (played,) = compiled.cards

@@ -15,6 +15,7 @@ from pathlib import Path
 from pygls.workspace import TextDocument
 
 from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
+from compiler.ir import CardFacts
 from compiler.lower import LoweredCard
 from compiler.lsp.incremental import CardChecker
 from compiler.pack import display_path, find_manifest
@@ -37,10 +38,10 @@ class CheckedPack:
 
     opened: OpenedPack
     ruleset: Ruleset
-    results: dict[str, FileResult]
+    results: dict[str, FileResult[CardFacts]]
 
     @property
-    def cards(self) -> list[LoweredCard]:
+    def cards(self) -> list[LoweredCard[CardFacts]]:
         """Every card of the pack, in file order."""
         return [card for result in self.results.values() for card in result.cards]
 
@@ -54,7 +55,7 @@ class PackChecker:
     """Checks edited files in their pack, remembering each file's result by its text."""
 
     def __init__(self) -> None:
-        self._results: dict[tuple[object, ...], FileResult] = {}
+        self._results: dict[tuple[object, ...], FileResult[CardFacts]] = {}
         self._cards = CardChecker()
 
     def of_document(self, document: TextDocument) -> CheckedPack | None:
@@ -111,7 +112,7 @@ class PackChecker:
 
     def _result(
         self, ruleset: Ruleset, shown: str, text: str, size: tuple[float, float] | None
-    ) -> FileResult:
+    ) -> FileResult[CardFacts]:
         key = (ruleset.digest, size, shown, text)  # an edited ruleset or card size: new results
         found = self._results.get(key)
         if found is None:

@@ -19,12 +19,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from compiler.ir import AnyCard, Card
 from compiler.pack import Pack, display_path, hard_linked, resolved
 from compiler.passes import kind_span
 from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, refused_image
 from dsl.spans import Diagnostic, Span
-
-IR = dict[str, Any]
 
 ART = "art"
 """The property that names a card's picture; a ruleset gives it its own word by its pattern."""
@@ -99,7 +98,7 @@ def _unreadable(data: bytes, path: Path) -> str | None:
     return None
 
 
-def card_art(card: IR) -> str | None:
+def card_art(card: AnyCard) -> str | None:
     """The art a card names itself, if it names one."""
     written = (card.get("properties") or {}).get(ART)
     return written if isinstance(written, str) else None
@@ -113,13 +112,13 @@ def fallbacks(print_settings: Mapping[str, Any]) -> dict[str, str]:
     return {str(kind): file for kind, file in entries.items() if isinstance(file, str)}
 
 
-def art_for(card: IR, print_settings: Mapping[str, Any]) -> str | None:
+def art_for(card: Card, print_settings: Mapping[str, Any]) -> str | None:
     """The art a card prints: its own, else its kind's fallback, else the pack's default."""
     entries = fallbacks(print_settings)
     return card_art(card) or entries.get(card["kind"]) or entries.get(FALLBACK)
 
 
-def art_references(cards: Iterable[IR]) -> list[list[Any]]:
+def art_references(cards: Iterable[AnyCard]) -> list[list[Any]]:
     """Each card's own art and where the card names it: [file, line, column, end line, end
     column, name], plain data so that `check` can keep it in its cache."""
     found: list[list[Any]] = []
@@ -186,7 +185,7 @@ def data_url(root: Path, written: str) -> str | None:
     return f"data:{kind};base64,{b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def too_much_art(card: IR, limit: int) -> Diagnostic:
+def too_much_art(card: Card, limit: int) -> Diagnostic:
     """E0713 at the card whose art takes the print past `limit` characters of `data:` URLs."""
     at = (card.get("property_at") or {}).get(ART)
     span = Span.from_list(card["file"], at) if at else kind_span(card)

@@ -15,6 +15,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
+from compiler.ir import Card
 from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url, too_much_art
 from compiler.printing.faces import (
     MAX_TEMPLATE_BYTES,
@@ -30,8 +31,6 @@ from compiler.printing.layout import Face
 from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic
-
-IR = dict[str, Any]
 
 MAX_ART_CHARS = 256 * 2**20
 """The `data:` URLs of art the faces of one print carry, in all: each face holds its own copy,
@@ -85,7 +84,7 @@ class CardRenderer:
         """The kind's own template if there is one, else the generic card."""
         return f"{kind}.html" if self.has(f"{kind}.html") else "card.html"
 
-    def face(self, card: IR, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
+    def face(self, card: Card, key: str, smallest: bool = False) -> tuple[Face, bool, bool]:
         """A card's face, and whether its text overflows even when shrunk."""
         art = self.art(card)
         if art and key not in self._art_counted:
@@ -102,7 +101,7 @@ class CardRenderer:
             self.no_room_for_art[(card["file"], *card["at"])] = no_room_for_art(card)
         return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
 
-    def art(self, card: IR) -> str | None:
+    def art(self, card: Card) -> str | None:
         """The card's picture as a `data:` URL, if it has one print draws.
 
         Print and the report show the same bytes, and WeasyPrint names an image in the PDF by
@@ -115,7 +114,7 @@ class CardRenderer:
             self._art[written] = data_url(self.checked.root, written)
         return self._art[written]
 
-    def back(self, card: IR) -> Face:
+    def back(self, card: Card) -> Face:
         """The back of a card: the pack's for its deck (template, else image), else the pack's
         common back (template, else image), else the bundled one."""
         deck = self.deck(card)
@@ -123,7 +122,7 @@ class CardRenderer:
             self._backs[deck] = self._back_of(deck)
         return self._backs[deck]
 
-    def deck(self, card: IR) -> str:
+    def deck(self, card: Card) -> str:
         """The deck a card belongs to: its kind's `deck:`, else its kind."""
         kind = self.checked.ruleset.kinds.get(card["kind"])
         return (kind.deck if kind is not None else None) or str(card["kind"])

@@ -25,6 +25,7 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from compiler.ir import Card
 from compiler.pack import display_path, hard_linked
 from compiler.printing.fit import (
     CHARS_PER_MM2,
@@ -42,8 +43,6 @@ from compiler.printing.workers import cap_address_space
 from compiler.ruleset import Ruleset
 from compiler.signals import raising
 from dsl.spans import Diagnostic, Span
-
-IR = dict[str, Any]
 
 MAX_TEMPLATE_BYTES = 256 * 1024
 MAX_OUTPUT_CHARS = 1_000_000
@@ -389,7 +388,7 @@ class FaceData:
     art_dropped: bool = False  # the text left no room for the card's art
 
 
-def _marks(ruleset: Ruleset, card: IR, names: Sequence[str]) -> list[dict[str, Any]]:
+def _marks(ruleset: Ruleset, card: Card, names: Sequence[str]) -> list[dict[str, Any]]:
     """The rows of boxes a card prints to mark in play: as many as a number property says
     (durability), or a token kind's counter, numbered (a cooldown)."""
     shown: dict[str, str] = (ruleset.data.get("wording") or {}).get("names") or {}
@@ -413,7 +412,7 @@ MAX_MARKS = 20
 
 def face_data(
     ruleset: Ruleset,
-    card: IR,
+    card: Card,
     options: PrintOptions,
     pack_title: str,
     smallest: bool = False,

@@ -4,15 +4,13 @@ starts its layout from and `check` warns from (W0701), before any page is laid o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from compiler.ir import Card
 from compiler.passes import kind_span, span_of
 from compiler.printing.art import card_art
 from compiler.ruleset import Ruleset
 from compiler.rulestext import CardText, card_text
 from dsl.spans import Diagnostic
-
-IR = dict[str, Any]
 
 FIT_STEPS = (1.0, 0.9, 0.8, 0.7)
 """Font scales tried, largest first, until the card's text fits; past the last, a warning."""
@@ -44,7 +42,7 @@ class PrintedText:
     length: int  # characters, each paragraph and heading costing part of a line too
 
 
-def printed_text(ruleset: Ruleset, card: IR, printed: CardText | None = None) -> PrintedText:
+def printed_text(ruleset: Ruleset, card: Card, printed: CardText | None = None) -> PrintedText:
     """What a card prints and how long it is (from its rules text, when already made)."""
     printed = card_text(ruleset, card) if printed is None else printed
     kind = ruleset.kinds.get(card["kind"])
@@ -66,7 +64,7 @@ def printed_text(ruleset: Ruleset, card: IR, printed: CardText | None = None) ->
     return PrintedText(printed, narrated, shown, facts, length)
 
 
-def printed_words(ruleset: Ruleset, card: IR) -> str:
+def printed_words(ruleset: Ruleset, card: Card) -> str:
     """Every word a card prints, run together: what its fonts must have glyphs for."""
     return words_of(card_text(ruleset, card))
 
@@ -123,7 +121,7 @@ def art_share(length: int, width: float, height: float) -> float:
     )
 
 
-def no_room_for_art(card: IR) -> Diagnostic:
+def no_room_for_art(card: Card) -> Diagnostic:
     """W0711 at the card's `art` line (or its header): its text leaves no room for the art."""
     at = (card.get("property_at") or {}).get("art")
     return Diagnostic(
@@ -136,7 +134,7 @@ def no_room_for_art(card: IR) -> Diagnostic:
     )
 
 
-def overflow_warning(card: IR) -> Diagnostic:
+def overflow_warning(card: Card) -> Diagnostic:
     """W0701 at the card's header: its text does not fit, even shrunk."""
     return Diagnostic(
         "W0701",
@@ -149,7 +147,7 @@ def overflow_warning(card: IR) -> Diagnostic:
 
 def estimated_overflows(
     ruleset: Ruleset,
-    cards: list[IR],
+    cards: list[Card],
     size: tuple[float, float],
     texts: list[CardText] | None = None,
 ) -> list[Diagnostic]:

@@ -15,10 +15,9 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from compiler.ir import Card
 from compiler.printing.layout import FONTS, SHIPPED_FONTS
 from dsl.spans import Diagnostic, Span
-
-IR = dict[str, object]
 
 EVERY_FACE_HAS_BELOW = 0x0250
 """Latin, Latin-1 and Latin Extended-A and -B: every shipped face has them, no font is read."""
@@ -107,7 +106,7 @@ def _printable(character: str) -> bool:
     return unicodedata.category(character) not in ("Cc", "Cf", "Zs", "Zl", "Zp", "Mn")
 
 
-def glyph_warnings(card: IR, printed: str, source: str) -> list[Diagnostic]:
+def glyph_warnings(card: Card, printed: str, source: str) -> list[Diagnostic]:
     """W0706 when a card prints characters no font has: one warning a card, at the first
     place its source writes one of them (or its header, if the source spells it otherwise)."""
     lacking = missing(printed)

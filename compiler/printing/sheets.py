@@ -8,9 +8,9 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from compiler.build import CheckedPack
+from compiler.ir import Card
 from compiler.pack import display_path
 from compiler.passes import kind_span
 from compiler.printing.cards import CardRenderer
@@ -41,7 +41,6 @@ from compiler.printing.workers import WorkerFailed
 from compiler.rulestext import card_listing, card_text
 from dsl.spans import Diagnostic, Span
 
-IR = dict[str, Any]
 Progress = Callable[[int, int], None]
 """Told (faces done, faces in all) as the faces are laid out; the PDF itself is one last step."""
 
@@ -66,7 +65,7 @@ class Printed:
         return any(self.strict or d.severity == "error" for d in self.diagnostics)
 
 
-def select(cards: list[IR], only: str | None) -> list[IR]:
+def select(cards: list[Card], only: str | None) -> list[Card]:
     """`--only KIND` or `--only "Title"`: the cards to print."""
     if not only:
         return cards
@@ -79,7 +78,7 @@ ruleset may allow a million copies of a card; past this the sheets would take ho
 gigabytes (two cards of a million copies ran past two minutes and 1 GB)."""
 
 
-def _too_many_copies(cards: list[IR], printed: int) -> Diagnostic:
+def _too_many_copies(cards: list[Card], printed: int) -> Diagnostic:
     """E0709 at the card of the most copies."""
     worst = max(cards, key=_copies)
     return Diagnostic(
@@ -92,7 +91,7 @@ def _too_many_copies(cards: list[IR], printed: int) -> Diagnostic:
     )
 
 
-def _copies(card: IR) -> int:
+def _copies(card: Card) -> int:
     copies = (card.get("properties") or {}).get("copies", 1)
     return copies if isinstance(copies, int) and copies > 0 else 1
 
@@ -101,7 +100,7 @@ SLUG_LENGTH = 40
 """The longest title part of a PNG name, cut at the end of a word."""
 
 
-def slug(card: IR) -> str:
+def slug(card: Card) -> str:
     """A card's file name stem: its title's letters in any script, lowercased, words joined by
     dashes and cut at a word, then its variant (`skalpell-für-ärzte-v2`)."""
     title = unicodedata.normalize("NFC", card["title"]).casefold()
@@ -215,7 +214,7 @@ class _Faces:
 
 
 def _faces(
-    renderer: CardRenderer, cards: list[IR], options: PrintOptions, with_backs: bool
+    renderer: CardRenderer, cards: list[Card], options: PrintOptions, with_backs: bool
 ) -> _Faces:
     """Render each card's face through its template once, and (`with_backs`) each deck's back
     once; the backs of the printed cards only for duplex backs."""
@@ -244,7 +243,7 @@ def _faces(
     return faces
 
 
-def _tts_decks(renderer: CardRenderer, cards: list[IR], backs: list[int]) -> list[PackDeck]:
+def _tts_decks(renderer: CardRenderer, cards: list[Card], backs: list[int]) -> list[PackDeck]:
     """The pack's decks as `--tts` writes them: each card's face page (its index), title, rules
     text and copies, and the deck's back, in the order the pack first names each deck."""
     ruleset = renderer.checked.ruleset

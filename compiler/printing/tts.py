@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.files import write_whole
+from compiler.ir import Card
 from compiler.passes import kind_span
 from compiler.printing.pdf import card_images, write_png
 from dsl.spans import Diagnostic
@@ -158,7 +159,7 @@ def _stem(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "deck"
 
 
-def too_large(decks: Sequence[PackDeck], cards: Sequence[dict[str, Any]]) -> Diagnostic | None:
+def too_large(decks: Sequence[PackDeck], cards: Sequence[Card]) -> Diagnostic | None:
     """E0720 at the card of the most copies (or text) when the saved object would hold more
     than MAX_CARDS cards or MAX_TEXT characters; `cards` are the IR, by face page."""
     listed = [card for deck in decks for card in deck.cards]

@@ -21,13 +21,13 @@ a stat's `better: more|less` says it where those rules do not. Other stats count
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
 
 from compiler.build import CompiledPack
+from compiler.ir import Card
 from compiler.odds import given, odds_table, walk_failed, written_checks
 from compiler.playing import apply_settings
 from compiler.ruleset import Ruleset
@@ -36,8 +36,6 @@ from runtime.cards import CardDef
 from runtime.game import Game
 from runtime.odds import MAX_WORK, BlockOdds, Budget, Table, card_odds
 from runtime.stats import polarity as stat_polarity
-
-IR = dict[str, Any]
 
 RARE = Fraction(2, 100)
 """A branch that happens less often than this (or more often than 1 - RARE) is flagged."""
@@ -103,7 +101,7 @@ class CardReport:
     """A card with the report of each of its options or blocks."""
 
     card: CardDef
-    ir: IR
+    ir: Card
     anchor: str
     blocks: list[BlockReport] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
@@ -254,7 +252,7 @@ def _blocks(
     walks: _Walks,
     index: int,
     card: CardDef,
-    ir: IR,
+    ir: Card,
     as_given: list[BlockOdds],
     ruleset: Ruleset,
     start: dict[str, int],
@@ -327,17 +325,19 @@ def spread(low: int, high: int) -> list[int]:
     return sorted({low + round(i * step) for i in range(MAX_COLUMNS)})
 
 
-def block_effects(card: CardDef, ir: IR, walked: int) -> list[Any]:
+def block_effects(card: CardDef, ir: Card, walked: int) -> list[object]:
     """The IR of each of the `walked` options or blocks, in the order `card_odds` walks them;
     the walk of playing a card of no blocks (a kind its module plays itself) has none."""
     if card.options:
         return [option.get("effects", []) for option in ir.get("options", [])]
     named = {block.get("block"): block for block in ir.get("blocks", [])}
-    found = [named.get(block.name, {}) for block in card.blocks if block.run is not None]
+    found: list[object] = [
+        named.get(block.name, {}) for block in card.blocks if block.run is not None
+    ]
     return found + [{} for _ in range(walked - len(found))]
 
 
-def checked_stats(tree: Any, ruleset: Ruleset) -> list[tuple[str, ...]]:
+def checked_stats(tree: object, ruleset: Ruleset) -> list[tuple[str, ...]]:
     """The stats each check in an IR tree rolls, in reading order (empty tuples left out)."""
     found: list[tuple[str, ...]] = []
     for node in _nodes(tree):
@@ -355,18 +355,21 @@ def checked_stats(tree: Any, ruleset: Ruleset) -> list[tuple[str, ...]]:
     return found
 
 
-def read_stats(tree: Any, ruleset: Ruleset) -> list[str]:
+def read_stats(tree: object, ruleset: Ruleset) -> list[str]:
     """The stats an IR tree reads (in a condition, say), in reading order."""
     found: list[str] = []
     for node in _nodes(tree):
-        stat = (node.get("args") or {}).get("stat") if node.get("value") == "stat" else None
+        args = node.get("args") if node.get("value") == "stat" else None
+        stat = args.get("stat") if isinstance(args, dict) else None
         if isinstance(stat, str) and stat in ruleset.stat_names and stat not in found:
             found.append(stat)
     return found
 
 
-def _nodes(tree: Any) -> Iterator[IR]:
-    """Every mapping inside an IR tree, in reading order."""
+def _nodes(tree: object) -> Iterator[Mapping[str, object]]:
+    """Every mapping inside an IR tree, in reading order: any part of a card's IR (an effect,
+    an outcome, a condition...), walked without regard to its type, so the readers above
+    look for their keys and test what they find."""
     if isinstance(tree, dict):
         yield tree
         for value in tree.values():

@@ -31,15 +31,13 @@ import re
 from collections.abc import Iterator
 from html import escape
 from html.parser import HTMLParser
-from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from compiler.build import CheckedPack
+from compiler.ir import Card
 from compiler.printing.cards import CardRenderer
 from compiler.printing.pdf import Refusal, refused_image
 from compiler.printing.sizes import PrintOptions
-
-IR = dict[str, Any]
 
 MAX_FACE_BYTES = 64 * 2**20
 """The face documents of one report, in all: the bundled design is 5 KB a face, so a pack of
@@ -110,7 +108,7 @@ class FaceRenderer:
         self.images = DataImages()
         self._design: str | None = None
 
-    def face(self, card: IR, index: int) -> str:
+    def face(self, card: Card, index: int) -> str:
         """The document of the card's face frame: the face as print renders it, cleaned for a
         browser, under the card design (TemplateProblem if a template fails)."""
         if self._design is None:

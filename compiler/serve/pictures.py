@@ -15,15 +15,13 @@ import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from compiler.ir import Card
 from compiler.printing.cards import CardRenderer
 from compiler.printing.facecache import face_key
 from compiler.printing.layout import face_css
 from compiler.printing.pdf import pdf_to_pngs
 from compiler.printing.sheets import LaidOut
-
-IR = dict[str, Any]
 
 DPI = 150
 """As `print --png` draws its previews by default."""
@@ -40,7 +38,7 @@ class Pictures:
         self.redrawn = 0  # faces the latest draw laid out (or took from the face cache)
 
     def draw(
-        self, renderer: CardRenderer, cards: Sequence[IR], lay_out: bool = True
+        self, renderer: CardRenderer, cards: Sequence[Card], lay_out: bool = True
     ) -> list[str | None] | None:
         """Each card's picture file name, laying out only faces not drawn before (None for
         each of those when not `lay_out`); None when the layout refused a file, as print
