@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from compiler.ruleset import load_ruleset
-from runtime.dice import DiceError, ForcedDice, PoolFaces, SeededDice, roll_pool
+from runtime.dice import DiceError, ForcedDice, SeededDice
+from runtime.games.coma_ward_dice import PoolFaces, roll_pool
 
 COMA_WARD = PoolFaces.from_ruleset({"success": [5, 6], "suspense": [4], "failure": [1, 2, 3]})
 

@@ -15,9 +15,10 @@ from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.odds import odds_table
 from runtime.cards import CardDef, Effect
 from runtime.decisions import FirstChoice
-from runtime.dice import PoolFaces
-from runtime.distributions import at_least, pool_distribution
+from runtime.distributions import at_least
 from runtime.game import Game
+from runtime.games.coma_ward_dice import PoolFaces
+from runtime.games.coma_ward_odds import pool_distribution
 from runtime.odds import BlockOdds, Outcome, card_odds
 from tests.conftest import SPECIMEN_ROOTS, TESTS
 from tests.helpers import make_pack, run

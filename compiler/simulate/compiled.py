@@ -59,6 +59,7 @@ COMPILED = (
     "runtime/games/base_checks.py",
     "runtime/games/coma_ward.py",
     "runtime/games/coma_ward_combat.py",
+    "runtime/games/coma_ward_dice.py",
     "runtime/games/coma_ward_enemies.py",
     "runtime/games/coma_ward_game.py",
     "runtime/games/coma_ward_map.py",
