@@ -184,6 +184,21 @@ def bundled_names() -> list[str]:
     )
 
 
+def bundled_games() -> list[str]:
+    """Names of the games shipped with pillbox, in order of name: each folder of the bundled
+    content that holds a ruleset and the showcase pack made for it (`content/<game>/ruleset.yaml`
+    beside `pack.yaml`). A game added there is found here, with no list to edit; `base`, a
+    ruleset alone, is none."""
+    root = resources.files("content")
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir()
+        and entry.joinpath("ruleset.yaml").is_file()
+        and entry.joinpath("pack.yaml").is_file()
+    )
+
+
 def bundled_path(name: str) -> Path | None:
     """The file of a bundled ruleset, or None."""
     entry = resources.files("content").joinpath(name, "ruleset.yaml")
