@@ -26,8 +26,9 @@ from compiler.errors import UsageError
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from runtime.testing import run_test
 
-LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json")
-"""A bundled pack's copy of its bundled ruleset: the new pack names the ruleset instead."""
+LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
+"""A bundled pack's copy of its bundled ruleset and the game's card design: the new pack names
+the ruleset instead, and prints with its design through it."""
 
 GITIGNORE = """\
 # What pillbox writes: prints, previews, reports, recorded games.

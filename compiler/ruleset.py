@@ -199,6 +199,13 @@ def bundled_games() -> list[str]:
     )
 
 
+def bundled_lineage(ruleset: Ruleset) -> list[str]:
+    """The names of the bundled rulesets a ruleset is made of, in its merge order (itself first
+    if it is one): `coma-ward, base` for a pack's ruleset that extends coma-ward."""
+    order = _Lineage().walk(Path(ruleset.path), ())
+    return [key.parent.name for key in order if _is_bundled(key)]
+
+
 def bundled_path(name: str) -> Path | None:
     """The file of a bundled ruleset, or None."""
     entry = resources.files("content").joinpath(name, "ruleset.yaml")
