@@ -553,7 +553,7 @@ class _Generator:
         )
 
     def value_label(self, operand: IR) -> str:
-        """A value as a card writes it (`terror`, `items carried`), from its pattern."""
+        """A value as a card writes it (`health`, `items carried`), from its pattern."""
         pattern = self.ruleset.values.by_name.get(operand["value"])
         if pattern is None:
             return str(operand["value"])
@@ -572,7 +572,7 @@ class _Generator:
 
 
 def written_header(ruleset: Ruleset, node: IR) -> str:
-    """How a check or roll reads in a log or an odds path: `check dexterity -1`, `roll 2d6`."""
+    """How a check or roll reads in a log or an odds path: `check speed -1`, `roll 2d6`."""
     if "roll" in node:
         count, sides = node["roll"]["dice"]["count"], node["roll"]["dice"]["sides"]
         return f"roll {count if count != 1 else ''}d{sides}"

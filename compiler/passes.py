@@ -349,7 +349,7 @@ def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterato
 
 
 def charts(ruleset: Ruleset, cards: Sequence[LoweredCard]) -> Iterator[Diagnostic]:
-    """Chart keys (clue orders) are unique, use defined symbols, and gaps are listed."""
+    """Chart keys (orders of symbols) are unique, use defined symbols, and gaps are listed."""
     for chart in ruleset.charts:
         entries = [c.ir for c in cards if c.ir["kind"] == chart.kind]
         keyed = [c for c in entries if isinstance(c["properties"].get(chart.key), list)]

@@ -86,7 +86,7 @@ class CheckRule:
 
 @dataclass(frozen=True, slots=True)
 class Chart:
-    """Cards of `kind` are picked by the value of `key` (e.g. the phenomenon chart)."""
+    """Cards of `kind` are picked by the value of `key` (a chart keyed by symbols)."""
 
     name: str
     kind: str
@@ -201,7 +201,7 @@ def bundled_games() -> list[str]:
 
 def bundled_lineage(ruleset: Ruleset) -> list[str]:
     """The names of the bundled rulesets a ruleset is made of, in its merge order (itself first
-    if it is one): `coma-ward, base` for a pack's ruleset that extends coma-ward."""
+    if it is one): `house, base` for a pack's ruleset that extends a bundled `house`."""
     order = _Lineage().walk(Path(ruleset.path), ())
     return [key.parent.name for key in order if _is_bundled(key)]
 

@@ -251,13 +251,13 @@ class _Reader:
     # ------------------------------------------------------------ conditions
 
     def condition(self, node: IR) -> str:
-        """A condition in words: `your Terror is 4 or more`."""
+        """A condition in words: `your Health is 4 or more`."""
         for key in ("all", "any"):
             if key in node:
                 return self.word("join", key).join(self.condition(c) for c in node[key])
         if "not" in node:
             inner = node["not"]
-            if inner.get("compare") in _OPPOSITE:  # `not terror >= 4` reads `less than 4`
+            if inner.get("compare") in _OPPOSITE:  # `not health >= 4` reads `less than 4`
                 return self.condition({**inner, "compare": _OPPOSITE[inner["compare"]]})
             return fill(self.word("not"), {"condition": self.condition(inner)})
         if "flag" in node:
@@ -328,7 +328,7 @@ class _Reader:
         return self.lines_of(pieces)
 
     def modifiers(self, modifiers: Iterable[IR]) -> list[str]:
-        """A block of modifiers (`+1 Dexterity`) and the rules among them."""
+        """A block of modifiers (`+1 Speed`) and the rules among them."""
         pieces = [
             _Piece(m["rule"], clause=False)
             if "rule" in m

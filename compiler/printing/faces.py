@@ -341,7 +341,7 @@ class _Words:
     """Cuts printed text into segments a template can show: plain, narration, icons."""
 
     narration: set[str]
-    icons: dict[str, str]  # display name (Terror) -> icon name (terror)
+    icons: dict[str, str]  # display name (Health) -> icon name (health)
     _icon_re: re.Pattern[str] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:

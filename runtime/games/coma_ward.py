@@ -384,6 +384,7 @@ def turn_ends(game: Game, player: Player) -> None:
 
 COMA_WARD = BASE.extend(
     "coma-ward",
+    words={"found": "clues found"},
     verbs={
         "rummage": rummage,
         "reveal_phenomenon": reveal_phenomenon,
