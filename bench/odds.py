@@ -1,4 +1,4 @@
-"""Benchmark the exact odds of the pool check (`runtime.distributions`) on Coma Ward's faces.
+"""Benchmark the exact odds of the pool check (`runtime.games.coma_ward_odds`) on Coma Ward's faces.
 
 It times `pool_distribution` for 30 dice cold (every cache cleared first), against the goal of
 at most 100 ms, then every pool from 1 to 30 dice in one cold sweep (what a card-odds report
@@ -24,9 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from runtime.dice import PoolFaces  # noqa: E402
-from runtime.distributions import at_least, clear_caches, pool_distribution  # noqa: E402
+from runtime.distributions import at_least, clear_caches  # noqa: E402
 from runtime.games import lobotomy_dice  # noqa: E402
+from runtime.games.coma_ward_dice import PoolFaces  # noqa: E402
+from runtime.games.coma_ward_odds import pool_distribution  # noqa: E402
 from runtime.games.lobotomy_dice import Attack, Target  # noqa: E402
 from runtime.odds import clear_caches as clear_card_caches  # noqa: E402
 

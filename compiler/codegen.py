@@ -568,7 +568,7 @@ class _Generator:
         )
 
     def value_label(self, operand: Operand) -> str:
-        """A value as a card writes it (`terror`, `items carried`), from its pattern."""
+        """A value as a card writes it (`health`, `items carried`), from its pattern."""
         name = operand["value"]
         pattern = self.ruleset.values.by_name.get(name) if name is not None else None
         if pattern is None:
@@ -588,7 +588,7 @@ class _Generator:
 
 
 def written_header(ruleset: Ruleset, node: Effect) -> str:
-    """How a check or roll reads in a log or an odds path: `check dexterity -1`, `roll 2d6`."""
+    """How a check or roll reads in a log or an odds path: `check speed -1`, `roll 2d6`."""
     if "roll" in node:
         count, sides = node["roll"]["dice"]["count"], node["roll"]["dice"]["sides"]
         return f"roll {count if count != 1 else ''}d{sides}"

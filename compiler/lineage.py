@@ -1,7 +1,7 @@
 """Combining rulesets: the order in which a ruleset and those it extends merge, and the values
 two of them give differently.
 
-A ruleset may extend several (`extends: [cool-name, base]`). They merge in one order, the
+A ruleset may extend several (`extends: [house, base]`). They merge in one order, the
 ruleset first, then its parents in the order written, each before the rulesets it extends and
 a ruleset extended by several (base) after all of them: the C3 order Python gives a class's
 bases. Earlier wins, key by key: the ruleset's own values over its parents', a game over the
@@ -58,7 +58,7 @@ class Conflict:
         return " › ".join(self.entry)
 
     def where(self, document: YamlDocument) -> str:
-        """`content/cool-name/ruleset.yaml:150`: where a ruleset defines the entry."""
+        """`content/house/ruleset.yaml:150`: where a ruleset defines the entry."""
         return f"{document.file}:{document.span(self.entry, key=True).line}"
 
 

@@ -644,7 +644,7 @@ class Lowerer:
         return {"flag": None, "args": {}, "at": where}
 
     def value(self, phrase: n.Phrase) -> tuple[Operand, str | None]:
-        """Lower a value phrase (`terror`, `clues found`); return it with its type."""
+        """Lower a value phrase (`health`, `items carried`); return it with its type."""
         found, misses = self.ruleset.values.lookup(phrase)
         if found is None:
             if not misses:

@@ -23,13 +23,12 @@ from pathlib import Path
 from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
-from compiler.ruleset import Kind, Ruleset, RulesetError, load_ruleset
+from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from runtime.testing import run_test
 
-BUNDLED_RULESETS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
-BUNDLED_PACKS = ("coma-ward", "lobotomy", "comanauts", "cool-name")
-LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json")
-"""A bundled pack's copy of its bundled ruleset: the new pack names the ruleset instead."""
+LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
+"""A bundled pack's copy of its bundled ruleset and the game's card design: the new pack names
+the ruleset instead, and prints with its design through it."""
 
 GITIGNORE = """\
 # What pillbox writes: prints, previews, reports, recorded games.
@@ -124,7 +123,7 @@ def new_pack(
             _copy_bundled(bundled, folder, name)
             made = f"a copy of the bundled pack {bundled!r}"
         else:
-            ruleset = _ruleset(ruleset_name or "coma-ward")
+            ruleset = _ruleset(ruleset_name or default_ruleset())
             left_out = _write_examples(folder, name, ruleset)
             made = f"one example card of each kind of {ruleset.name}"
             if left_out:
@@ -173,11 +172,18 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def default_ruleset() -> str:
+    """The ruleset of a new pack when none is named: the first bundled game, by name."""
+    games = bundled_games()
+    if not games:  # a broken install: pillbox ships its games
+        raise UsageError("pillbox ships no bundled game here: name a ruleset with --ruleset")
+    return games[0]
+
+
 def _ruleset(name: str) -> Ruleset:
-    if name not in BUNDLED_RULESETS:
-        raise UsageError(
-            f"--ruleset {name!r}: the bundled rulesets are {', '.join(BUNDLED_RULESETS)}"
-        )
+    games = bundled_games()
+    if name not in games:
+        raise UsageError(f"--ruleset {name!r}: the bundled rulesets are {', '.join(games)}")
     try:
         return load_ruleset(name)
     except RulesetError as error:  # a bundled ruleset is tested; this is a broken install
@@ -185,8 +191,9 @@ def _ruleset(name: str) -> Ruleset:
 
 
 def _copy_bundled(name: str, folder: Path, pack_name: str) -> None:
-    if name not in BUNDLED_PACKS:
-        raise UsageError(f"--from {name!r}: the bundled packs are {', '.join(BUNDLED_PACKS)}")
+    games = bundled_games()
+    if name not in games:
+        raise UsageError(f"--from {name!r}: the bundled packs are {', '.join(games)}")
     source = resources.files("content").joinpath(name)
     _copy_tree(source, folder)
     manifest = folder / "pack.yaml"

@@ -199,7 +199,7 @@ def _percent(value: Fraction) -> str:
 
 
 def outcome_result(outcome: Outcome) -> str:
-    """What an outcome does, in a few words: `terror +1; draw 1 item`."""
+    """What an outcome does, in a few words: `health -1; draw 1 item`."""
     parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
     parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
     parts += list(outcome.also)

@@ -361,7 +361,7 @@ def duplicate_options(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> I
 
 
 def charts(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
-    """Chart keys (clue orders) are unique, use defined symbols, and gaps are listed."""
+    """Chart keys (orders of symbols) are unique, use defined symbols, and gaps are listed."""
     for chart in ruleset.charts:
         entries = [c.ir for c in cards if c.ir["kind"] == chart.kind]
         keyed = [

@@ -89,7 +89,7 @@ class Pattern:
 
     @property
     def head(self) -> str:
-        """The literal words before the first slot: 'clue order', 'attacks with'."""
+        """The literal words before the first slot: 'symbol order', 'attacks with'."""
         words = []
         for element in self.elements:
             if not isinstance(element, Literal):
@@ -102,7 +102,7 @@ class Pattern:
         return " ".join(_example(e) for e in self.elements if not isinstance(e, Optional))
 
     def phrase(self, args: Mapping[str, object]) -> str:
-        """The phrase as a card writes it, from its arguments: `check dexterity -1`."""
+        """The phrase as a card writes it, from its arguments: `check speed -1`."""
         return " ".join(_phrase(self.elements, args))
 
     @property

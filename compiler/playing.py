@@ -200,13 +200,13 @@ def _set_target(game: Game, setting: str) -> None:
 
 
 def apply_settings(game: Game, compiled: CompiledPack, settings: Sequence[str]) -> None:
-    """`--set terror=4`, `--set location=hallway`."""
+    """`--set health=4`, `--set location=hallway`."""
     stats = game.stat_names()
     for setting in settings:
         name, sep, raw = setting.partition("=")
         name = name.strip()
         if not sep:
-            raise UsageError(f"--set takes name=value, e.g. terror=4; not {setting!r}")
+            raise UsageError(f"--set takes name=value, e.g. health=4; not {setting!r}")
         if name == "location":
             places = compiled.rules.places
             if raw not in places:

@@ -43,6 +43,28 @@ def bundled_names() -> list[str]:
     )
 
 
+def bundled_games() -> list[str]:
+    """Names of the games shipped with pillbox, in order of name: each folder of the bundled
+    content that holds a ruleset and the showcase pack made for it (`content/<game>/ruleset.yaml`
+    beside `pack.yaml`). A game added there is found here, with no list to edit; `base`, a
+    ruleset alone, is none."""
+    root = resources.files("content")
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir()
+        and entry.joinpath("ruleset.yaml").is_file()
+        and entry.joinpath("pack.yaml").is_file()
+    )
+
+
+def bundled_lineage(ruleset: Ruleset) -> list[str]:
+    """The names of the bundled rulesets a ruleset is made of, in its merge order (itself first
+    if it is one): `house, base` for a pack's ruleset that extends a bundled `house`."""
+    order = _Lineage().walk(Path(ruleset.path), ())
+    return [key.parent.name for key in order if _is_bundled(key)]
+
+
 def bundled_path(name: str) -> Path | None:
     """The file of a bundled ruleset, or None."""
     entry = resources.files("content").joinpath(name, "ruleset.yaml")

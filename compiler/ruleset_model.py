@@ -65,7 +65,7 @@ class CheckRule:
 
 @dataclass(frozen=True, slots=True)
 class Chart:
-    """Cards of `kind` are picked by the value of `key` (e.g. the phenomenon chart)."""
+    """Cards of `kind` are picked by the value of `key` (a chart keyed by symbols)."""
 
     name: str
     kind: str

@@ -271,14 +271,14 @@ class _Reader:
     # ------------------------------------------------------------ conditions
 
     def condition(self, node: Condition) -> str:
-        """A condition in words: `your Terror is 4 or more`."""
+        """A condition in words: `your Health is 4 or more`."""
         if "all" in node:
             return self.word("join", "all").join(self.condition(c) for c in node["all"])
         if "any" in node:
             return self.word("join", "any").join(self.condition(c) for c in node["any"])
         if "not" in node:
             inner = node["not"]
-            if inner.get("compare") in _OPPOSITE:  # `not terror >= 4` reads `less than 4`
+            if inner.get("compare") in _OPPOSITE:  # `not health >= 4` reads `less than 4`
                 return self.condition({**inner, "compare": _OPPOSITE[inner["compare"]]})
             return fill(self.word("not"), {"condition": self.condition(inner)})
         if "flag" in node:
@@ -349,7 +349,7 @@ class _Reader:
         return self.lines_of(pieces)
 
     def modifiers(self, modifiers: Iterable[ModifierEntry]) -> list[str]:
-        """A block of modifiers (`+1 Dexterity`) and the rules among them."""
+        """A block of modifiers (`+1 Speed`) and the rules among them."""
         pieces = [
             _Piece(m["rule"], clause=False)
             if "rule" in m

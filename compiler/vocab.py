@@ -15,7 +15,7 @@ from typing import Any
 from compiler.check import open_target, resolve_targets
 from compiler.errors import UsageError
 from compiler.patterns import Pattern, PatternTable, SlotType, did_you_mean
-from compiler.ruleset import Kind, Ruleset, RulesetError, load_ruleset
+from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_names, load_ruleset
 
 SECTIONS = (
     ("verbs", "verbs", "what an effect does"),
@@ -186,7 +186,7 @@ def _ruleset_of(pack: Path | None, name: str | None, emit: Callable[[str], None]
     if not (folder / "pack.yaml").exists() and folder.suffix != ".yaml":
         raise UsageError(
             f"{folder} is no pack folder: name a pack, or a ruleset with --ruleset "
-            "(the bundled: base, coma-ward, lobotomy, comanauts, cool-name)"
+            f"(the bundled: {', '.join(bundled_names())})"
         )
     (target,) = resolve_targets([folder], None)
     opened = open_target(target, None, {})

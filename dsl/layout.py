@@ -5,7 +5,7 @@ the words between them), the tokens into a tree of statements and braced blocks,
 tree is written out again: four spaces a level, one statement a line, one space between
 words, a blank line between cards and at most one between statements where the designer left
 one. A block the designer wrote on one line stays on one line (`option "Go" { end turn }`,
-`test "t" { choose "Go"; expect terror == 2 }`) while it is short. Comments are kept where
+`test "t" { choose "Go"; expect health == 2 }`) while it is short. Comments are kept where
 they were: a comment on a line of its own stays before the statement it preceded, a comment
 after a statement stays at the end of that statement's line.
 

@@ -106,7 +106,7 @@ def atom_source(atom: Atom) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """`left op right`, or a lone phrase (`phenomenon revealed`) when `op` is None."""
+    """`left op right`, or a lone phrase (`door open`) when `op` is None."""
 
     left: Phrase
     op: str | None
@@ -154,7 +154,7 @@ class HeaderBlock:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """`option "Title" { }`: one choice of a hallucination or of a `choose`."""
+    """`option "Title" { }`: one choice of a card that offers options, or of a `choose`."""
 
     title: Text
     block: Block
@@ -255,7 +255,7 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Given:
-    """`given terror 4, health 2`."""
+    """`given speed 4, health 2`."""
 
     settings: tuple[Phrase, ...]
     span: Span

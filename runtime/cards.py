@@ -25,7 +25,7 @@ Setter = Callable[["Game", "CardInstance", Any], None]
 
 @dataclass(frozen=True)
 class OptionDef:
-    """One option of a card that offers a choice (a hallucination's options)."""
+    """One option of a card that offers a choice (its options)."""
 
     title: str
     run: Effect
@@ -34,7 +34,7 @@ class OptionDef:
 
 @dataclass(frozen=True)
 class ModifierDef:
-    """A continuous modifier (`dexterity +1`), active while its block applies."""
+    """A continuous modifier (`speed +1`), active while its block applies."""
 
     name: str
     args: dict[str, Any]
@@ -92,7 +92,7 @@ class CardDef:
 
     @property
     def label(self) -> str:
-        """How messages name the card: `item "Scalpel"`, `hallucination "X" variant 2`."""
+        """How messages name the card: `item "Scalpel"`, `event "X" variant 2`."""
         variant = f" variant {self.variant}" if self.variant is not None else ""
         return f'{self.kind} "{self.title}"{variant}'
 
@@ -118,7 +118,7 @@ class CardInstance:
     uid: int
     tokens: dict[str, int] = field(default_factory=dict)
     spent: set[str] = field(default_factory=set)  # blocks that run only the first time
-    flipped: bool = False  # a two-sided card (a neurosis strip) turned to its other side
+    flipped: bool = False  # a two-sided card (a strip with two faces) turned to its other side
     # The card's modifier plans carried and owned (`runtime.game`), looked up once a copy:
     # a stat is asked for hundreds of times a turn, and each asks every card held.
     carried_plan: tuple[Any, ...] | None = field(default=None, init=False, repr=False)

@@ -69,7 +69,7 @@ class CheckCall:
     rule: ProcedureRule
     args: tuple[tuple[str, Any], ...] = ()
     arms: tuple[Arm, ...] = ()
-    header: str = ""  # how the card writes it: "check dexterity -1", "roll 2d6"
+    header: str = ""  # how the card writes it: "check speed -1", "roll 2d6"
 
     def __init__(
         self,

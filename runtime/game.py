@@ -31,12 +31,9 @@ from runtime.decisions import YES_NO, Decision, DecisionMaker, RandomDecisions
 from runtime.dice import (
     DiceSource,
     ForcedDiceRanOut,
-    PoolFaces,
-    PoolResult,
     Roll,
     SeededDice,
     roll_dice,
-    roll_pool,
     shuffle,
 )
 from runtime.events import Event, EventLog, Listener
@@ -501,10 +498,6 @@ class Game:
     def roll_dice(self, count: int, sides: int) -> Roll:
         """Summed dice, for a procedure's roll step."""
         return roll_dice(count, sides, self.dice)
-
-    def roll_pool(self, dice: int, faces: PoolFaces, label: str) -> PoolResult:
-        """A pool with suspense re-rolls, for a procedure's roll step."""
-        return roll_pool(dice, faces, self.dice, label)
 
     def repeat(self, card: CardInstance, times: int) -> Iterator[int]:
         """`repeat N`: each pass counts as a step, so nested repeats cannot run away."""

@@ -1,6 +1,6 @@
 """What a game module is: tables of the verbs, values and procedures a ruleset's data cannot say.
 
-A ruleset names its module (`runtime: coma-ward`); content never names Python. Each module
+A ruleset names its module (`runtime: house`); content never names Python. Each module
 states only what differs from the base module, through merged tables, as a ruleset does. The
 modules themselves live in `runtime.games`, found by name; the engine (`runtime.game`) knows
 this shape and no module.
@@ -34,7 +34,7 @@ Play = Callable[["Game", "CardInstance"], None]
 """How a card of one kind comes into play when a player plays it."""
 
 Drawn = Callable[["Game", "CardInstance"], bool]
-"""What drawing a card of one kind does; False ends the draw (a clue stops `draw item 2`)."""
+"""What drawing a card of one kind does; False ends the draw (a card that stops `draw item 2`)."""
 
 
 Hook = Callable[["Game", "Player"], None]
@@ -53,7 +53,7 @@ Step = Callable[["Game", "Phase"], None]
 """One step of a phase of the round that the game module runs (a monsters' turn in steps)."""
 
 TrackMoved = Callable[["Game", int, int], None]
-"""What a game does when one of its tracks moves, from where to where (the Warden walks)."""
+"""What a game does when one of its tracks moves, from where to where (a foe moves along it)."""
 
 UseRule = Callable[["Game", "CardInstance", Callable[[], None]], None]
 """How using a card of one kind goes: the rule pays for it and calls the last argument (which
@@ -67,7 +67,7 @@ Implied = Callable[["GameRules", "CardDef"], "Sequence[tuple[str, Effect]]"]
 `pillbox odds` to walk (a monster card's attack from its stat line)."""
 Reaction = Callable[["Game"], None]
 """What a game does when one of its triggers fires, before the blocks of the cards it starts
-(the Final Clash begins: a warden comes onto the board)."""
+(a last act begins: a foe comes onto the board)."""
 
 ENGINE_TRIGGERS = frozenset({"use"})
 """The triggers the engine fires itself: using a card."""
@@ -116,6 +116,9 @@ class GameModule:
     walked: Mapping[str, str] = field(default_factory=dict)
     reactions: Mapping[str, Reaction] = field(default_factory=dict)  # trigger -> the rule it runs
     announces: frozenset[str] = frozenset()  # the triggers this module fires
+    # What the game calls a part of the state the engine keeps for it, as a command shows the
+    # state ("found": the label of `GameState.found`); a part it does not name keeps its own.
+    words: Mapping[str, str] = field(default_factory=dict)
 
     def extend(self, name: str, **tables: Any) -> GameModule:
         """A module that is this one with some entries added or replaced (and triggers added

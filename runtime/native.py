@@ -8,7 +8,7 @@ decorator that changes nothing where it is not.
 A dataclass that a game makes hundreds of times (a decision, a roll, a check) writes its
 `__init__` out: mypyc compiles a class's methods, but the `__init__` that `@dataclass` writes
 is made when the module loads, so it stays interpreted, and calling it took 15 times as long as
-a compiled one (a fifth of a compiled prologue's time). The dataclass keeps an `__init__` that
+a compiled one (a fifth of a compiled game's first act). The dataclass keeps an `__init__` that
 is there already; `tests/test_native_inits.py` checks that each written one takes the fields,
 in order, with their defaults.
 """

@@ -27,7 +27,7 @@ from typing import Any
 from runtime import distributions
 from runtime.cards import CardDef, CardInstance, Effect
 from runtime.checks import Arm, Branch, CheckCall, CheckProcedure, Result, Rolled
-from runtime.dice import DiceError, PoolFaces, PoolResult, Roll
+from runtime.dice import DiceError, Roll
 from runtime.game import Game
 from runtime.module import GameModule
 from runtime.rules import GameRules
@@ -208,10 +208,6 @@ class OddsGame(Game):
     def roll_dice(self, count: int, sides: int) -> Roll:
         """Dice rolled outside a check have no odds the walk can branch on."""
         raise UnwalkedDice(f"{count}d{sides}")
-
-    def roll_pool(self, dice: int, faces: PoolFaces, label: str) -> PoolResult:
-        """Dice rolled outside a check have no odds the walk can branch on."""
-        raise UnwalkedDice(label)
 
     def draw(self, deck: str, count: int = 1) -> None:
         """A draw is counted, not resolved."""

@@ -57,7 +57,7 @@ _SLOT_RE = re.compile(r"\{([a-z][a-z0-9_]*)(?::[a-z_]+)?\}")
 
 @dataclass(frozen=True)
 class ChartRule:
-    """Cards of `kind` picked by the sequence of symbols found (the phenomenon chart)."""
+    """Cards of `kind` picked by the sequence of symbols found (a chart keyed by symbols)."""
 
     name: str
     kind: str
@@ -71,7 +71,7 @@ class GameRules:
     """Everything the runtime needs to know about a game, as data."""
 
     name: str
-    game: str  # the runtime module of verbs and procedures ("base", "coma-ward")
+    game: str  # the runtime module of verbs and procedures ("base", or a game's)
     stats: tuple[StatRule, ...]
     derived: tuple[DerivedRule, ...]
     decks: dict[str, tuple[str, ...]]  # deck -> the kinds of card it holds

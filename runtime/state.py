@@ -12,7 +12,8 @@ from runtime.world import SEATED
 
 @dataclass
 class Actor:
-    """A player's character, a monster, a warden: stats, where it is, what it carries and owns."""
+    """A player's character, or an actor no one plays: stats, where it is, what it carries and
+    owns."""
 
     name: str
     stats: Stats
@@ -22,7 +23,7 @@ class Actor:
     sheet: CardInstance | None = None  # the card this actor is (a monster card)
     keywords: frozenset[str] = frozenset()
     items: list[CardInstance] = field(default_factory=list)  # carried cards
-    owned: list[CardInstance] = field(default_factory=list)  # quirks, neuroses: not carried
+    owned: list[CardInstance] = field(default_factory=list)  # kinds owned, not carried
     bonuses: list[tuple[str, int]] = field(default_factory=list)  # (check name, dice) until used
     turn_over: bool = False
 
@@ -60,7 +61,7 @@ class GameState:
 
     players: list[Actor]  # the seated characters, in turn order
     current: int = 0
-    others: list[Actor] = field(default_factory=list)  # monsters, a warden: actors no one plays
+    others: list[Actor] = field(default_factory=list)  # actors no one plays
     tracks: dict[str, int] = field(default_factory=dict)  # the game's counters
     round: int = 0  # rounds begun; 0 before the first
     turns: int = 0  # the seated actors' turns begun, all rounds together
@@ -70,8 +71,10 @@ class GameState:
     decks: dict[str, list[CardInstance]] = field(default_factory=dict)  # top card last
     discards: dict[str, list[CardInstance]] = field(default_factory=dict)
     floor: dict[str, list[CardInstance]] = field(default_factory=dict)  # items dropped, by place
-    in_play: dict[str, CardInstance] = field(default_factory=dict)  # rooms, phenomenon...
-    found: list[CardInstance] = field(default_factory=list)  # clues, in the order found
+    in_play: dict[str, CardInstance] = field(default_factory=dict)  # laid out, by place or role
+    # Cards a game module keeps as found, in the order found: what its own goals and values
+    # count. The engine only keeps the list, and takes a card out of it when the card leaves play.
+    found: list[CardInstance] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
     over: str | None = None  # the game is over: how it ended ("won", "lost")
     winners: list[str] = field(default_factory=list)  # the names of the seats that won

@@ -50,7 +50,7 @@ class TestResult:
 
     @property
     def name(self) -> str:
-        """`hallucination "Title" › test name`."""
+        """`event "Title" › test name`."""
         return f"{self.card.label} › {self.test.name}"
 
 
@@ -141,7 +141,7 @@ def _use(game: Game, this: CardInstance, step: TestStep) -> None:
 
 def _carry(game: Game, this: CardInstance, step: TestStep) -> CardInstance:
     """`carry "Card"`: the player has that card from now on, as if it had been drawn before
-    (carried, or owned for kinds that are owned: a quirk, a neurosis)."""
+    (carried, or owned for the kinds a player owns rather than carries)."""
     if step.answer == this.title:
         card = this
     else:

@@ -3,9 +3,9 @@ and `simulate`.
 
 A game that can be played whole says so in a module `runtime.games.<name>_game` beside its
 `runtime.games.<name>` (dashes as underscores), which defines `WHOLE`, a `WholeGame`. The
-engine knows nothing else of the game: the parts a game has (`phases`, Coma Ward's prologue and
-phenomenon act) and the facts worth counting over many games (`Outcome.labels`: which
-phenomenon came up) are the game's own words.
+engine knows nothing else of the game: the parts a game has (`phases`, its acts) and the facts
+worth counting over many games (`Outcome.labels`: which ending came up) are the game's own
+words.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ SEATED = "character"
 
 @dataclass(frozen=True)
 class ActorKind:
-    """A kind of actor (the players' characters, a monster, a warden) and its own stat block."""
+    """A kind of actor (the players' characters, a monster) and its own stat block."""
 
     name: str
     stats: tuple[StatRule, ...]

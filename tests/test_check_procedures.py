@@ -15,8 +15,9 @@ from compiler.build import CompiledPack
 from compiler.odds import odds_table
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.checks import ROLL, CheckProcedure
-from runtime.dice import PoolFaces, SeededDice
+from runtime.dice import SeededDice
 from runtime.games.base_checks import COUNT, TARGET, Count, Target
+from runtime.games.coma_ward_dice import PoolFaces
 from runtime.games.coma_ward_pool import POOL, Pool
 from runtime.odds import card_odds
 from tests.conftest import ROOT, good_packs

@@ -1,11 +1,13 @@
-"""The pool check with suspense, against the rulebook's worked example and DESIGN.md's reading."""
+"""The pool check with suspense, against the rulebook's worked example and its reading
+(docs/readings.md#coma-ward-pool-check)."""
 
 from __future__ import annotations
 
 import pytest
 
 from compiler.ruleset import load_ruleset
-from runtime.dice import DiceError, ForcedDice, PoolFaces, SeededDice, roll_pool
+from runtime.dice import DiceError, ForcedDice, SeededDice
+from runtime.games.coma_ward_dice import PoolFaces, roll_pool
 
 COMA_WARD = PoolFaces.from_ruleset({"success": [5, 6], "suspense": [4], "failure": [1, 2, 3]})
 
@@ -67,7 +69,8 @@ def test_empty_pool() -> None:
 
 
 def test_four_dice_odds_agree_with_design_md() -> None:
-    # DESIGN.md: P(0..4 successes) ≈ .0925, .2802, .3411, .2238, .0624 for four dice.
+    # docs/readings.md#coma-ward-pool-check: P(0..4 successes) ≈ .0925, .2802, .3411, .2238,
+    # .0624 for four dice.
     source, runs = SeededDice(2026), 40_000
     counts = [0] * 5
     for _ in range(runs):

@@ -16,16 +16,16 @@ from fractions import Fraction
 
 import pytest
 
-from runtime.dice import PoolFaces, SeededDice, roll_dice, roll_pool
+from runtime.dice import SeededDice, roll_dice
 from runtime.distributions import (
     at_least,
-    check_outcomes,
     clear_caches,
-    pool_distribution,
     ranges_probability,
     roll_outcomes,
     sum_distribution,
 )
+from runtime.games.coma_ward_dice import PoolFaces, roll_pool
+from runtime.games.coma_ward_odds import check_outcomes, pool_distribution
 
 COMA_WARD = PoolFaces.from_ruleset({"success": [5, 6], "suspense": [4], "failure": [1, 2, 3]})
 NARROW = PoolFaces.from_ruleset({"success": [6], "suspense": [5], "failure": [1, 2, 3, 4]})

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+import compiler.ruleset as ruleset_module
+from compiler.newpack import default_ruleset
+from compiler.ruleset import bundled_games, bundled_names
 from tests.helpers import run
 
 
@@ -48,3 +51,25 @@ def test_new_refuses_a_folder_in_use_and_unknown_names_and_leaves_nothing(tmp_pa
     code, output = run("new", str(tmp_path / "y"), "--from", "monopoly")
     assert code == 2 and "the bundled packs are" in output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["used"]  # no temporary folder left
+
+
+def test_the_bundled_games_are_found_in_the_content_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game added to content/ (its ruleset beside its pack) is a bundled game at once: no
+    list in the compiler names the games; `base`, a ruleset alone, is none."""
+    assert bundled_games() == sorted(
+        path.parent.name
+        for path in Path("content").glob("*/ruleset.yaml")
+        if (path.parent / "pack.yaml").is_file()
+    )
+    assert "base" not in bundled_games() and "base" in bundled_names()
+    for name, files in {
+        "fifth": ("ruleset.yaml", "pack.yaml"),
+        "rules-only": ("ruleset.yaml",),
+    }.items():
+        (tmp_path / name).mkdir()
+        for file in files:
+            (tmp_path / name / file).write_text("")
+    monkeypatch.setattr(ruleset_module.resources, "files", lambda package: tmp_path)
+    assert bundled_games() == ["fifth"] and default_ruleset() == "fifth"

@@ -15,9 +15,10 @@ from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.odds import odds_table
 from runtime.cards import CardDef, Effect
 from runtime.decisions import FirstChoice
-from runtime.dice import PoolFaces
-from runtime.distributions import at_least, pool_distribution
+from runtime.distributions import at_least
 from runtime.game import Game
+from runtime.games.coma_ward_dice import PoolFaces
+from runtime.games.coma_ward_odds import pool_distribution
 from runtime.odds import BlockOdds, Outcome, card_odds
 from tests.conftest import SPECIMEN_ROOTS, TESTS
 from tests.helpers import make_pack, run
@@ -98,7 +99,8 @@ def test_the_json_has_the_keys_scripts_read() -> None:
 
 
 def test_four_dice_pass_a_focus_check_as_design_says() -> None:
-    """Terror 1 gives focus 4 in Coma Ward: `3+` on four dice is 0.2862 (DESIGN.md)."""
+    """Terror 1 gives focus 4 in Coma Ward: `3+` on four dice is 0.2862
+    (docs/readings.md#coma-ward-pool-check)."""
     code, output = run("odds", str(SPECIMENS), "Music from the Nursery", "--variant", "1", "--json")
     assert code == 0, output
     hum = json.loads(output)["blocks"][1]

@@ -17,8 +17,10 @@ import pytest
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.odds import odds_table
 from runtime import distributions
-from runtime.dice import MAX_POOL_DICE, PoolFaces, PoolTooLarge, SeededDice, roll_pool
-from runtime.distributions import pool_distribution, roll_outcomes
+from runtime.dice import MAX_POOL_DICE, PoolTooLarge, SeededDice
+from runtime.distributions import roll_outcomes
+from runtime.games.coma_ward_dice import PoolFaces, roll_pool
+from runtime.games.coma_ward_odds import pool_distribution
 from runtime.odds import MAX_WORK, Budget, TooMuchWork, card_odds
 from tests.helpers import make_pack, run
 

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.dice import PoolFaces, PoolResult, SeededDice, draws_below, shuffle
+from runtime.dice import SeededDice, draws_below, shuffle
 from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_pool
+from runtime.games.coma_ward_dice import PoolFaces, PoolResult
 from runtime.games.coma_ward_game import new_game, setup
 from runtime.games.coma_ward_phenomena import act_goals
 from runtime.games.coma_ward_pool import faces_of, pool_rule, stat_check

@@ -16,7 +16,12 @@ from compiler.terminal import echo
 
 @click.command()
 @click.argument("folder", type=click.Path(path_type=Path))
-@click.option("--ruleset", "ruleset", metavar="NAME", help="The bundled ruleset (coma-ward).")
+@click.option(
+    "--ruleset",
+    "ruleset",
+    metavar="NAME",
+    help="A bundled game's ruleset (the first by name unless given).",
+)
 @click.option("--from", "bundled", metavar="PACK", help="Copy a bundled pack instead.")
 def new(folder: Path, ruleset: str | None, bundled: str | None) -> None:
     """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind,

@@ -290,7 +290,8 @@ def _state_text(game: Game) -> str:
     if state["owned"]:
         lines.append(f"  owns: {', '.join(state['owned'])}")
     if state["found"]:
-        lines.append(f"  clues found: {', '.join(state['found'])}")
+        label = game.module.words.get("found", "found")
+        lines.append(f"  {label}: {', '.join(state['found'])}")
     if state["flags"]:
         lines.append(f"  flags: {', '.join(f.replace('_', ' ') for f in state['flags'])}")
     if state["bonuses"]:

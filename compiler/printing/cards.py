@@ -20,6 +20,8 @@ from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url, too_much_ar
 from compiler.printing.faces import (
     MAX_TEMPLATE_BYTES,
     TemplateProblem,
+    design_css,
+    design_folders,
     environment,
     face_data,
     pack_file,
@@ -64,7 +66,8 @@ class CardRenderer:
         ruleset = self.checked.ruleset
         decks = [*ruleset.decks, *ruleset.kinds]
         folder = self.checked.root / "templates" if self.checked.root else None
-        self.env = environment(folder, template_names(list(ruleset.kinds), decks))
+        designs = design_folders(ruleset)
+        self.env = environment(folder, template_names(list(ruleset.kinds), decks), designs)
 
     def has(self, name: str) -> bool:
         """Whether the pack or the tool has a template of this name.
@@ -144,12 +147,15 @@ class CardRenderer:
         return pack_file(self.env, name, limit, what) is not None
 
     def stylesheet(self) -> str:
-        """The card design: the pack's `templates/cards.css`, else the bundled one (not run),
-        then the stats' icon colours from the ruleset (after it, so that its `@import`s stay
-        first; a design overrides them with `.icon.icon-<stat>`)."""
+        """The card design: the pack's `templates/cards.css`, else the bundled one (not run)
+        with its game's colours of kinds and decks after it (`design/kinds.css`), then the
+        stats' icon colours from the ruleset (after it, so that its `@import`s stay first; a
+        design overrides them with `.icon.icon-<stat>`)."""
         loader = self.env.loader
         assert loader is not None
         source, _, _ = loader.get_source(self.env, "cards.css")
+        if not self._pack_file("cards.css", MAX_TEMPLATE_BYTES, "template"):
+            source += design_css(self.env)
         return f"{source}\n{stat_colours(self.checked.ruleset.data)}"
 
 

@@ -40,7 +40,7 @@ from compiler.printing.fit import (
 )
 from compiler.printing.sizes import PrintOptions
 from compiler.printing.workers import cap_address_space
-from compiler.ruleset import Ruleset
+from compiler.ruleset import Ruleset, bundled_lineage, bundled_path
 from compiler.signals import raising
 from dsl.spans import Diagnostic, Span
 
@@ -50,6 +50,14 @@ RENDER_SECONDS = 5.0
 """A template that renders longer than this (a loop inside a loop...) is stopped."""
 
 BUNDLED = "compiler.printing"
+
+DESIGN = "design"
+"""A bundled game's own card design, `content/<game>/design/`: templates by the names a pack's
+`templates/` may use (a kind's face, `_motifs.html`), and `kinds.css`, the colours of its kinds
+and decks, added after pillbox's generic `cards.css`. Every pack whose ruleset is made of that
+game prints with it, beneath the pack's own templates; the generic templates know no game."""
+
+DESIGN_CSS = "kinds.css"
 
 
 def template_names(kinds: Sequence[str], decks: Sequence[str]) -> set[str]:
@@ -68,10 +76,24 @@ class TemplateProblem(Exception):
         self.diagnostic = diagnostic
 
 
-class _Loader(jinja2.BaseLoader):
-    """Pack templates first (regular files of allowed names inside the folder), then bundled."""
+def design_folders(ruleset: Ruleset) -> list[Path]:
+    """The card designs of the bundled games a ruleset is made of, the nearest first."""
+    found = []
+    for name in bundled_lineage(ruleset):
+        path = bundled_path(name)
+        if path is not None and (path.parent / DESIGN).is_dir():
+            found.append(path.parent / DESIGN)
+    return found
 
-    def __init__(self, pack_folder: Path | None, allowed: set[str]) -> None:
+
+class _Loader(jinja2.BaseLoader):
+    """Pack templates first (regular files of allowed names inside the folder), then the
+    designs of the ruleset's bundled games, then pillbox's generic ones."""
+
+    def __init__(
+        self, pack_folder: Path | None, allowed: set[str], designs: Sequence[Path] = ()
+    ) -> None:
+        self.designs = tuple(designs)
         self.folder: Path | None = None
         if pack_folder is not None:
             folder = pack_folder.resolve()
@@ -89,10 +111,20 @@ class _Loader(jinja2.BaseLoader):
         own = self.pack_source(template)
         if own is not None:
             return *own, lambda: True
+        for design in self.designs:
+            if (design / template).is_file():
+                shown = f"<pillbox>/{design.parent.name}/{DESIGN}/{template}"
+                return (design / template).read_text(encoding="utf-8"), shown, lambda: True
         bundled = resources.files(BUNDLED).joinpath("templates", template)
         if not bundled.is_file():
             raise jinja2.TemplateNotFound(template)
         return bundled.read_text(encoding="utf-8"), f"<pillbox>/templates/{template}", lambda: True
+
+    def design_css(self) -> str:
+        """The designs' own styles (`kinds.css`), the farthest game's first, so that the nearer
+        game's come after and win."""
+        sheets = (design / DESIGN_CSS for design in reversed(self.designs))
+        return "".join(sheet.read_text(encoding="utf-8") for sheet in sheets if sheet.is_file())
 
     def pack_source(self, name: str) -> tuple[str, str] | None:
         """The text of the pack's own template of this name and its path as shown, if it has
@@ -127,6 +159,12 @@ def pack_file(env: jinja2.Environment, name: str, limit: int, what: str) -> Path
     """The pack's own file of this name in its templates folder, if it has a safe one."""
     loader = env.loader
     return loader.pack_file(name, limit, what) if isinstance(loader, _Loader) else None
+
+
+def design_css(env: jinja2.Environment) -> str:
+    """The styles of the ruleset's games' designs, to follow the generic `cards.css`."""
+    loader = env.loader
+    return loader.design_css() if isinstance(loader, _Loader) else ""
 
 
 def pack_templates(env: jinja2.Environment) -> Iterator[tuple[str, str]]:
@@ -182,10 +220,12 @@ def _too_large(operator: str, left: Any, right: Any) -> bool:
     return bits(left) + bits(right) > MAX_NUMBER_BITS
 
 
-def environment(pack_folder: Path | None, allowed: set[str]) -> ImmutableSandboxedEnvironment:
+def environment(
+    pack_folder: Path | None, allowed: set[str], designs: Sequence[Path] = ()
+) -> ImmutableSandboxedEnvironment:
     """The sandbox every template runs in."""
     return _Sandbox(
-        loader=_Loader(pack_folder, allowed),
+        loader=_Loader(pack_folder, allowed, designs),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         auto_reload=False,
@@ -300,7 +340,7 @@ class _Words:
     """Cuts printed text into segments a template can show: plain, narration, icons."""
 
     narration: set[str]
-    icons: dict[str, str]  # display name (Terror) -> icon name (terror)
+    icons: dict[str, str]  # display name (Health) -> icon name (health)
     _icon_re: re.Pattern[str] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:

@@ -2,11 +2,11 @@
 
 Every option (or effect block) is walked exactly (`runtime.odds`) at the stats the report is
 given, and again at each value of the stat its first check rolls, from the ruleset's lowest to
-its highest. That stat is set as `--set` sets it: a derived stat (Coma Ward's focus, read from
-terror) is pinned at the value, and every other stat stays as given. The chart's axis is then
+its highest. That stat is set as `--set` sets it: a derived stat (one read from a table of
+another) is pinned at the value, and every other stat stays as given. The chart's axis is then
 the number the check rolls, one column per value, with no repeats and no side effects; varying
-the source instead (terror 0..5) would repeat focus 3, and would mix the check's odds with
-what terror itself does to the outcomes (terror past 5 is lost as health). A check that rolls
+the source instead would repeat a value the table gives twice, and would mix the check's odds
+with what the source stat itself does to the outcomes. A check that rolls
 the best of several stats (an attack) sets them all to the value, each within its own range.
 A stat of a wide range is charted at `MAX_COLUMNS` values of it, and the chart says so. The
 walks of a card, as given and at every value, share one budget of work (`runtime.odds`); a
@@ -521,7 +521,7 @@ def _difference(stat: str, worse: BlockReport, better: BlockReport) -> str:
 def variant_flags(
     reports: Sequence[CardReport], stats: Sequence[str], signs: dict[str, int]
 ) -> list[Flag]:
-    """A flag for each pair of variants whose same option's expected terror or health (every
+    """A flag for each pair of variants whose same option's expected change of a stat (every
     good or bad stat) differs by more than VARIANT_THRESHOLD."""
     rated = [s for s in stats if s in signs]
     groups: dict[tuple[str, str], list[CardReport]] = {}

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
+from runtime.games import COMPILED_GAMES
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 """The checkout whose runtime sources a build is compared with."""
 
@@ -55,18 +57,11 @@ COMPILED = (
     "runtime/policies/__init__.py",
     "runtime/policies/base.py",
     "runtime/policies/heuristics.py",
-    "runtime/games/base.py",
-    "runtime/games/base_checks.py",
-    "runtime/games/coma_ward.py",
-    "runtime/games/coma_ward_combat.py",
-    "runtime/games/coma_ward_enemies.py",
-    "runtime/games/coma_ward_game.py",
-    "runtime/games/coma_ward_map.py",
-    "runtime/games/coma_ward_phenomena.py",
-    "runtime/games/coma_ward_pool.py",
+    *(f"runtime/games/{name}" for name in COMPILED_GAMES),
 )
-"""The modules mypyc compiles: the engine's hot ones and the one game whose sweeps are
-benchmarked, whose games scripts/game_fingerprint.py proves the same compiled. The rest stay
+"""The modules mypyc compiles: the engine's hot ones and the game modules the registry names
+(`runtime.games.COMPILED_GAMES`): the one game whose sweeps are benchmarked, whose games
+scripts/game_fingerprint.py proves the same compiled. The rest stay
 interpreted: the records and totals a worker pickles for a parent that may run the pure
 runtime (runtime/simulation/), the shim only mypyc reads (runtime/native.py), the odds policy
 (runtime/policies/exact.py: mypyc 1.x fails on its loop over the log's named tuples), and the

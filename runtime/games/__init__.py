@@ -20,6 +20,21 @@ from runtime.module import GameModule
 ENTRY_POINTS = "pillbox.games"
 """The entry point group under which other packages register game modules."""
 
+COMPILED_GAMES = (
+    "base.py",
+    "base_checks.py",
+    "coma_ward.py",
+    "coma_ward_combat.py",
+    "coma_ward_dice.py",
+    "coma_ward_enemies.py",
+    "coma_ward_game.py",
+    "coma_ward_map.py",
+    "coma_ward_phenomena.py",
+    "coma_ward_pool.py",
+)
+"""The game modules, of this folder, that `make compiled` compiles with the engine's hot ones
+(compiler/simulate/compiled.py): the base and the one game whose sweeps are benchmarked."""
+
 GAME_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 """What a game's name looks like: words of letters and digits joined by dashes."""
 

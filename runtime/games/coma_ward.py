@@ -1,7 +1,7 @@
 """Coma Ward: the pool check, clues and the phenomenon chart, carrying, rooms and quirks.
 
 Only what differs from the base module is stated here; the numbers (faces, bounds, tables)
-come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.md.
+come from the ruleset's data. Readings of ambiguous rules: docs/readings.md#coma-ward.
 """
 
 from __future__ import annotations
@@ -384,6 +384,7 @@ def turn_ends(game: Game, player: Player) -> None:
 
 COMA_WARD = BASE.extend(
     "coma-ward",
+    words={"found": "clues found"},
     verbs={
         "rummage": rummage,
         "reveal_phenomenon": reveal_phenomenon,

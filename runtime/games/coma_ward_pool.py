@@ -1,8 +1,9 @@
 """The Coma Ward pool: the check every stat check, search and blow of the game rolls.
 
 Roll as many dice as the pool; success faces are set aside, and suspense faces are rolled
-again with a failed die (`runtime.dice.roll_pool`, DESIGN.md's reading). Its exact odds are
-`runtime.distributions.pool_distribution`. What a ruleset's entry says is in its `params:`:
+again with a failed die (`runtime.games.coma_ward_dice.roll_pool`, as
+docs/readings.md#coma-ward-pool-check reads the rule). Its exact odds are
+`runtime.games.coma_ward_odds.pool_distribution`. What a ruleset's entry says is in its `params:`:
 
 - `faces: {success: [5, 6], suspense: [4], failure: [1, 2, 3]}`;
 - `dice: [stat, modifier]`: the slots of the phrase whose values make the pool;
@@ -31,9 +32,11 @@ from runtime.checks import (
     RulesView,
     stats_named,
 )
-from runtime.dice import PoolFaces, pool_size
-from runtime.distributions import check_outcomes, pool_work
+from runtime.dice import pool_size
 from runtime.game import Game
+from runtime.games.coma_ward_dice import PoolFaces
+from runtime.games.coma_ward_dice import roll_pool as roll_faces
+from runtime.games.coma_ward_odds import check_outcomes, pool_work
 from runtime.identity_cache import IdentityCache
 from runtime.rules import ProcedureRule
 from runtime.state import Player
@@ -135,7 +138,7 @@ def waiting_prefix(player: Player, check: str) -> str:
 
 def roll_pool(game: Game, pool: Pool) -> Rolled:
     """Roll a prepared pool: the successes, with suspense re-rolls."""
-    result = game.roll_pool(pool.dice, pool.faces, pool.label)
+    result = roll_faces(pool.dice, pool.faces, game.dice, pool.label)
     data = (
         ("player", pool.player),
         ("dice", result.dice),

@@ -68,7 +68,7 @@ class Reading:
 
 
 def words(text: str, stats: Iterable[str]) -> list[str]:
-    """The words of a text, lower case, a stat named in several words (`body wounds`) as one."""
+    """The words of a text, lower case, a stat named in several words (`hit points`) as one."""
     lowered = text.casefold()
     for name in stats:
         lowered = lowered.replace(name.replace("_", " "), name)
