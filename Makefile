@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LATEST := .venv-latest
 SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
 
-.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets clean
+.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets docs clean
 
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
@@ -118,6 +118,11 @@ grammar: $(STAMP)
 # Regenerate the validated JSON beside each bundled ruleset after editing its YAML.
 rulesets: $(STAMP)
 	$(BIN)/python -m compiler.precompile
+
+# The documentation site (mkdocs.yml, docs/) in build/site/. Strict: a link to a missing page or
+# heading fails. NO_MKDOCS_2_WARNING quiets mkdocs-material's notice about its successor.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 clean:
 	rm -rf $(VENV) $(LATEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache \
