@@ -1,6 +1,6 @@
 """Dice: where faces come from (seeded or forced by a test), and the pool check with suspense.
 
-The pool check is the Coma Ward reading recorded in DESIGN.md, with its faces given as data by
+The pool check is the Coma Ward reading of docs/coma-ward.md, with its faces given as data by
 the ruleset: roll as many dice as the pool; success faces are set aside, failure faces stay on
 the table, and while any die shows a suspense face, each such die is rolled again together with
 one failed die, if one is left. Re-rolling can only help, so it is always taken.
@@ -243,7 +243,7 @@ def _count(number: int, one: str, many: str) -> str:
 
 
 def roll_pool(dice: int, faces: PoolFaces, source: DiceSource, label: str) -> PoolResult:
-    """Roll a pool check with suspense re-rolls, exactly as DESIGN.md reads the rule."""
+    """Roll a pool check with suspense re-rolls, exactly as docs/coma-ward.md reads the rule."""
     dice = pool_size(dice, label)
     result = PoolResult(label=label, dice=dice)
     if dice == 0:

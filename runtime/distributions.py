@@ -1,6 +1,6 @@
 """Exact odds of the dice, as `Fraction`s: the pool check with suspense, and `roll NdS` totals.
 
-The pool check is the one `runtime.dice.roll_pool` rolls (DESIGN.md, "Coma Ward check"), with
+The pool check is the one `runtime.dice.roll_pool` rolls (docs/coma-ward.md, "The pool check"), with
 its faces taken from `PoolFaces`. Its suspense re-rolls can go on forever (a lone die may show
 suspense again and again), so the odds are not a finite sum: they are the absorption
 probabilities of a Markov chain, solved here exactly.

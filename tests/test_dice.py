@@ -1,4 +1,4 @@
-"""The pool check with suspense, against the rulebook's worked example and DESIGN.md's reading."""
+"""The pool check with suspense: the rulebook's worked example, and docs/coma-ward.md's reading."""
 
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def test_empty_pool() -> None:
     assert roll_pool(0, COMA_WARD, ForcedDice([]), "check focus").successes == 0
 
 
-def test_four_dice_odds_agree_with_design_md() -> None:
-    # DESIGN.md: P(0..4 successes) ≈ .0925, .2802, .3411, .2238, .0624 for four dice.
+def test_four_dice_odds_agree_with_the_reading() -> None:
+    # docs/coma-ward.md: P(0..4 successes) ≈ .0925, .2802, .3411, .2238, .0624 for four dice.
     source, runs = SeededDice(2026), 40_000
     counts = [0] * 5
     for _ in range(runs):

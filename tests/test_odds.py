@@ -98,7 +98,7 @@ def test_the_json_has_the_keys_scripts_read() -> None:
 
 
 def test_four_dice_pass_a_focus_check_as_design_says() -> None:
-    """Terror 1 gives focus 4 in Coma Ward: `3+` on four dice is 0.2862 (DESIGN.md)."""
+    """Terror 1 gives focus 4 in Coma Ward: `3+` on four dice is 0.2862 (docs/coma-ward.md)."""
     code, output = run("odds", str(SPECIMENS), "Music from the Nursery", "--variant", "1", "--json")
     assert code == 0, output
     hum = json.loads(output)["blocks"][1]

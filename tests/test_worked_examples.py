@@ -174,7 +174,7 @@ def used_up(dice: ForcedDice, answers: ScriptedDecisions) -> bool:
 
 def test_angelicas_focus_check_passes_with_three_successes(specimens: CompiledPack) -> None:
     # 1 4 5 6: the 5 and 6 succeed; the 4 goes again with the 1: 4 6. The 6 is the third success;
-    # re-rolling is always taken (DESIGN.md), so the new 4 goes once more, alone: a 3.
+    # re-rolling is always taken (docs/coma-ward.md), so the new 4 goes once more, alone: a 3.
     hum = card(specimens, "Music from the Nursery", variant=1)
     game, dice, answers = new_game(specimens, [1, 4, 5, 6, 4, 6, 3], ["Hum along"], ["Angelica"])
     assert game.stat("focus") == 4  # terror 1 at the start: focus 4, no items

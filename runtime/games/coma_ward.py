@@ -1,7 +1,7 @@
 """Coma Ward: the pool check, clues and the phenomenon chart, carrying, rooms and quirks.
 
 Only what differs from the base module is stated here; the numbers (faces, bounds, tables)
-come from the ruleset's data. Readings of ambiguous rules follow shared/DESIGN.md.
+come from the ruleset's data. Readings of ambiguous rules are in docs/coma-ward.md.
 """
 
 from __future__ import annotations

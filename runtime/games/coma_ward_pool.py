@@ -1,7 +1,7 @@
 """The Coma Ward pool: the check every stat check, search and blow of the game rolls.
 
 Roll as many dice as the pool; success faces are set aside, and suspense faces are rolled
-again with a failed die (`runtime.dice.roll_pool`, DESIGN.md's reading). Its exact odds are
+again with a failed die (`runtime.dice.roll_pool`, docs/coma-ward.md's reading). Its exact odds are
 `runtime.distributions.pool_distribution`. What a ruleset's entry says is in its `params:`:
 
 - `faces: {success: [5, 6], suspense: [4], failure: [1, 2, 3]}`;

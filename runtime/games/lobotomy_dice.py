@@ -13,8 +13,8 @@ The attack test (lines 621-755, 835-837, 843, 1107):
 - A Chaos Die's skulls are successes that are no natural 6s (837); its "+1" face adds 1 to every
   attack die of the attack (835), and several such faces add up. The page says one face is the
   "+1" and the example of line 859 shows a face of two skulls, but not what the other faces
-  show: `CHAOS_FACES` reads blank, blank, 1 skull, 1 skull, 2 skulls, +1 (a designer value, as
-  DESIGN.md says; `Attack.chaos_faces` takes another die).
+  show: `CHAOS_FACES` reads blank, blank, 1 skull, 1 skull, 2 skulls, +1 (a designer value;
+  `Attack.chaos_faces` takes another die).
 - The Defense Die's shields add to the target's Defense for the attack (843). The page does not
   say its faces; line 865 shows three shields: `DEFENSE_FACES` reads 0, 1, 1, 2, 2, 3 shields.
 - Defense is modified after the shields are added (865: 1 + 1 + 3 shields, less 1 for Fire, is
