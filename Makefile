@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LATEST := .venv-latest
-SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
+SPECIMENS := tests/specimens/coma-ward
 
 .PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets docs clean
 
@@ -56,7 +56,7 @@ demo: $(STAMP)
 		--choose "3 dice"
 	$(BIN)/python scripts/demo.py --pack content/supply-room --build build --play "Cup of Cocoa"
 
-# The same on the specimens the project was given.
+# The same on the specimens the project was given (kept in tests/specimens/).
 demo-specimens: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack $(SPECIMENS) --build build/specimens \
 		--play "The Figure at the End of the Hall" --choose "Back away" --choose yes
