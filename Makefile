@@ -4,9 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LATEST := .venv-latest
-SPECIMENS := $(if $(wildcard ../shared/specimens/coma-ward),../shared/specimens/coma-ward,tests/specimens/coma-ward)
+SPECIMENS := tests/specimens/coma-ward
 
-.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets fonts clean
+.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets fonts docs clean
 
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
@@ -56,7 +56,7 @@ demo: $(STAMP)
 		--choose "3 dice"
 	$(BIN)/python scripts/demo.py --pack content/supply-room --build build --play "Cup of Cocoa"
 
-# The same on the specimens the project was given.
+# The same on the specimens the project was given (kept in tests/specimens/).
 demo-specimens: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack $(SPECIMENS) --build build/specimens \
 		--play "The Figure at the End of the Hall" --choose "Back away" --choose yes
@@ -123,6 +123,11 @@ rulesets: $(STAMP)
 # changing a font: the check reads that list instead of the fonts; a test holds the two together.
 fonts: $(STAMP)
 	$(BIN)/python -m compiler.printing.glyphs
+
+# The documentation site (mkdocs.yml, docs/) in build/site/. Strict: a link to a missing page or
+# heading fails. NO_MKDOCS_2_WARNING quiets mkdocs-material's notice about its successor.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 clean:
 	rm -rf $(VENV) $(LATEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache \

@@ -93,7 +93,7 @@ Put a file here to change how cards print; anything not here prints with pillbox
 - `cards.css`: styles added after pillbox's own.
 
 Images and fonts a template uses must be files inside this pack. `pillbox print . -o cards.pdf
---png png` shows the result; README.md of pillbox, "Printing", says what a template may use.
+--png png` shows the result; pillbox's docs/printing.md says what a template may use.
 """
 
 

@@ -11,11 +11,9 @@ import pytest
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
-SHARED_SPECIMENS = ROOT.parent / "shared" / "specimens"
-
-# The specimens are copied into tests/ so a clone without ../shared has them; where
-# ../shared/specimens exists, the same checks run over it too, so new specimens are picked up.
-SPECIMEN_ROOTS = [TESTS / "specimens"] + ([SHARED_SPECIMENS] if SHARED_SPECIMENS.is_dir() else [])
+# The specimens the project was given live in tests/specimens/, and the suite reads them there
+# only: nothing in the repository reaches outside it. A new specimen is copied in.
+SPECIMEN_ROOTS = [TESTS / "specimens"]
 
 # The suite plays on the pure runtime even where `make compiled` built one (the compiled runtime's
 # own test turns it on): what it checks must not depend on what was built in the checkout.
@@ -64,7 +62,7 @@ def private_cache(
 
 
 def bad_specimens() -> list[Path]:
-    """Every file that must be rejected, from tests/ and from ../shared when present."""
+    """Every file that must be rejected."""
     return sorted(p for root in SPECIMEN_ROOTS for p in (root / "bad").glob("*.card"))
 
 

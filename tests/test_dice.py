@@ -68,7 +68,7 @@ def test_empty_pool() -> None:
     assert roll_pool(0, COMA_WARD, ForcedDice([]), "check focus").successes == 0
 
 
-def test_four_dice_odds_agree_with_design_md() -> None:
+def test_four_dice_odds_agree_with_the_reading() -> None:
     # docs/readings.md#coma-ward-pool-check: P(0..4 successes) ≈ .0925, .2802, .3411, .2238,
     # .0624 for four dice.
     source, runs = SeededDice(2026), 40_000

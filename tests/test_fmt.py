@@ -12,12 +12,10 @@ from tests.conftest import ROOT, TESTS
 from tests.helpers import run
 
 FIXTURES = TESTS / "golden" / "fmt"
-SHARED = ROOT.parent / "shared" / "specimens"
 
 
 def _every_card_file() -> list[Path]:
     roots = [ROOT / "content", TESTS / "specimens", TESTS / "fuzz_corpus", FIXTURES]
-    roots += [SHARED] if SHARED.is_dir() else []
     return sorted(p for root in roots for p in root.rglob("*.card"))
 
 

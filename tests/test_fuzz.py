@@ -55,8 +55,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 CORPUS = TESTS / "fuzz_corpus"
 GRAMMAR_FILE = ROOT / "dsl" / "grammar.lark"
-SHARED_SPECIMENS = ROOT.parent / "shared" / "specimens"
-SPECIMEN_ROOTS = [TESTS / "specimens"] + ([SHARED_SPECIMENS] if SHARED_SPECIMENS.is_dir() else [])
+SPECIMEN_ROOTS = [TESTS / "specimens"]
 SPECIMEN_FILES = sorted(p for root in SPECIMEN_ROOTS for p in root.glob("**/*.card"))
 RULESET = "coma-ward"
 RULESET_FILE = ROOT / "content" / RULESET / "ruleset.yaml"
@@ -691,7 +690,7 @@ def good_specimens() -> dict[str, str]:
 
 @cache
 def specimen_texts() -> tuple[str, ...]:
-    """Every specimen card file, good and bad, from tests/ and ../shared."""
+    """Every specimen card file, good and bad."""
     return tuple(p.read_text(encoding="utf-8") for p in SPECIMEN_FILES)
 
 

@@ -3,8 +3,8 @@
 The odds are checked two ways against `runtime.games.lobotomy_dice`: against a brute force that
 reads the rule as the page words it ("Defense always reduces successes starting with the lowest
 results") over every tuple of faces, and against the roll functions themselves run on every
-sequence of faces a source can give. Line numbers are the rulebook's
-(shared/seeds/004_0270f076027ad92a.txt).
+sequence of faces a source can give. Line numbers are those of the
+rulebook's text.
 """
 
 from __future__ import annotations

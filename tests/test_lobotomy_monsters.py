@@ -1,6 +1,6 @@
 """Lobotomy's monsters in full: attack tables with exact odds, the keywords of the glossary, the
 movement cards' stars and the Nemesis (runtime/games/lobotomy_monsters.py). The numbers in the
-names are the rulebook's lines (shared/seeds/004_0270f076027ad92a.txt)."""
+names are the rulebook's lines."""
 
 from __future__ import annotations
 

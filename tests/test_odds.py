@@ -56,7 +56,7 @@ def test_odds_of_every_specimen_card_are_pinned(card: CardDef, update_goldens: b
 
 @pytest.mark.parametrize("root", SPECIMEN_ROOTS, ids=lambda p: p.parent.name)
 def test_odds_work_on_every_card_of_the_specimens(root: Path) -> None:
-    """Also over ../shared/specimens, so a new specimen card is walked too."""
+    """Every card of the specimens, so a new specimen card is walked too."""
     pack = compiled(root / "coma-ward")
     table = odds_table(pack, [])
     for card in pack.cards:

@@ -3,7 +3,7 @@
 Each procedure is rolled with a `DiceSource` (a `Rolled` value: the outcome, every face the
 source gave in order, and the log line) and has an exact distribution, outcome -> `Fraction`,
 that sums to 1 and leaves the impossible outcomes out. The line numbers below are those of the
-rulebook's text (shared/seeds/004_0270f076027ad92a.txt); where it is silent, the reading taken
+rulebook's text; where it is silent, the reading taken
 is said here, and the numbers it leaves open are parameters with a default.
 
 The attack test (lines 621-755, 835-837, 843, 1107):

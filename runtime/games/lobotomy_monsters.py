@@ -9,7 +9,7 @@ attacks` block whose `roll d6` picks the row, each row a `strike` (the attack te
 monster on the character it attacks: `strike 4 fire`, or `check strike 4 { ... }` for what a
 hit brings). A monster with no table strikes with the dice of its stat line. What data cannot
 say runs here; the readings where the rulebook is silent are in docs/lobotomy.md. The line
-numbers are the rulebook's (shared/seeds/004_0270f076027ad92a.txt).
+numbers are the rulebook's text's.
 """
 
 from __future__ import annotations
