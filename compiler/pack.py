@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.printing.sizes import print_problems
+from compiler.quickschema import Unsupported, is_valid
 from compiler.schemaerrors import schema_diagnostics
 from compiler.sources import SOURCES_HELP, SourceGlob, SourceLimit, search_sources
 from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
@@ -109,11 +110,25 @@ class Pack:
 
 
 @cache
+def _pack_schema() -> dict[str, Any]:
+    text = resources.files("schemas").joinpath("pack.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
 def _pack_validator() -> Any:
     from jsonschema import Draft202012Validator
 
-    text = resources.files("schemas").joinpath("pack.schema.json").read_text(encoding="utf-8")
-    return Draft202012Validator(json.loads(text))
+    return Draft202012Validator(_pack_schema())
+
+
+def _surely_valid(data: object) -> bool:
+    """Whether the pack.yaml's data fits its schema, without loading jsonschema to ask."""
+    try:
+        return is_valid(_pack_schema(), data)
+    except Unsupported:
+        return False
 
 
 def read_manifest(manifest: Path) -> tuple[str | None, Diagnostic | None]:
@@ -185,7 +200,9 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
 def _pack_problems(document: YamlDocument) -> list[Diagnostic]:
     """Everything wrong with a pack.yaml, as its schema sees it."""
     shape = "a mapping with pack, title, version and ruleset"
-    problems = schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
+    problems = []
+    if not isinstance(document.data, dict) or not _surely_valid(document.data):
+        problems = schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
     settings = document.data.get("print") if isinstance(document.data, dict) else None
     if problems or not isinstance(settings, dict):
         return problems
