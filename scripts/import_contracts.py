@@ -88,6 +88,10 @@ block and hook, or a Protocol standing for `Game`, which makes mypyc's native ca
 generic and slower; neither buys a module that can be read or loaded alone."""
 
 DEFERRED = {
+    "concurrent.futures.process": "it imports multiprocessing and socket, about 15 ms of every"
+    " check; only a pack large enough to share among worker processes needs it",
+    "importlib.metadata": "it imports email, csv and socket, about 10 ms of every start; only a"
+    " game name no bundled module answers to needs the installed packages' entry points",
     "jsonschema": "about 80 ms to import; a warm check takes every validated document from the"
     " cache and never validates one",
     "ruamel": "about 30 ms to import; a warm check takes every YAML document from the cache and"
@@ -290,10 +294,16 @@ def _tool(module: str) -> bool:
     return _within(module, PRINTING) and module != PRINTING and module not in PRINT_CHECKS
 
 
+def deferred(target: str) -> bool:
+    """Whether a module is one DEFERRED names, or inside one (`importlib.metadata.x`)."""
+    parts = target.split(".")
+    return any(".".join(parts[:end]) in DEFERRED for end in range(1, len(parts) + 1))
+
+
 def function_problems(found: list[Import]) -> Iterator[Broken]:
     """Contract 5: an import inside a function defers only a heavy optional dependency."""
     for each in found:
-        if each.in_function and not each.type_only and each.target.split(".")[0] not in DEFERRED:
+        if each.in_function and not each.type_only and not deferred(each.target):
             yield Broken(
                 each.file,
                 each.line,

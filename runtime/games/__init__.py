@@ -12,7 +12,6 @@ import importlib
 import importlib.util
 import re
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from runtime.module import GameModule
@@ -67,6 +66,8 @@ def known_games() -> list[str]:
     folder = Path(__file__).parent
     shipped = [path.stem.replace("_", "-") for path in folder.glob("*.py")]
     names = {name for name in shipped if GAME_NAME.match(name) and _shipped(name)}
+    from importlib.metadata import entry_points
+
     names |= {point.name for point in entry_points(group=ENTRY_POINTS)}
     return sorted(names)
 
@@ -82,6 +83,8 @@ def _shipped(name: str) -> GameModule | None:
 
 def _registered(name: str) -> GameModule | None:
     """A module another package registers under that name, if one does."""
+    from importlib.metadata import entry_points
+
     for point in entry_points(group=ENTRY_POINTS, name=name):
         module = point.load()
         if isinstance(module, GameModule):
