@@ -10,8 +10,6 @@ import json
 import os
 import signal
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, overload
 
@@ -158,20 +156,35 @@ def check_files(
     """
     workers = min(os.cpu_count() or 1, len(jobs), 8)
     if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
-        try:
-            with ProcessPoolExecutor(max_workers=workers, initializer=_plain_signals) as pool:
-                futures = [
-                    pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir, card_size)
-                    for shown, text in jobs
-                ]
-                results = [FileResult.from_json(f.result()) for f in futures]
+        done = _in_workers(workers, ruleset, jobs, validate_ir, full_ir, card_size)
+        if done is not None:
             LAST_RUN_WORKERS[0] = workers
-            return results
-        except (OSError, BrokenProcessPool):
-            pass  # no processes to be had here: do the work in this one
+            return done
     LAST_RUN_WORKERS[0] = 1
     results = [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
     return results if full_ir else [result.facts() for result in results]
+
+
+def _in_workers(
+    workers: int,
+    ruleset: Ruleset,
+    jobs: Sequence[tuple[str, str]],
+    validate_ir: bool,
+    full_ir: bool,
+    card_size: tuple[float, float] | None,
+) -> list[FileResult[Any]] | None:
+    """`check_files` in worker processes; None when no processes are to be had here."""
+    from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
+
+    try:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_plain_signals) as pool:
+            futures = [
+                pool.submit(_work, ruleset.path, shown, text, validate_ir, full_ir, card_size)
+                for shown, text in jobs
+            ]
+            return [FileResult.from_json(f.result()) for f in futures]
+    except (OSError, BrokenProcessPool):
+        return None
 
 
 _results: Kept[str] = Kept(256)
