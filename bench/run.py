@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SPECIMENS = Path("tests/specimens/coma-ward")
 
 GOAL_CARDS_PER_SECOND = 1000.0
-GOAL_PARSE_RATIO = 2.0
+GOAL_PARSE_RATIO = 1.0
 GOAL_WARM_SECONDS = 0.5
-GOAL_SPECIMENS_SECONDS = 0.4
+GOAL_SPECIMENS_SECONDS = 0.3
 
 COLD_BUDGET_SECONDS = 40.0
 """Cold runs stop repeating once another run would take them past this many seconds."""

@@ -17,26 +17,91 @@ from compiler.errors import EXIT_CONTENT, EXIT_INTERNAL
 from compiler.terminal import terminal_safe
 
 COMMANDS = {
-    "build": "compiler.commands.build:build",
-    "check": "compiler.commands.check:check",
-    "export": "compiler.commands.export:export",
-    "fmt": "compiler.commands.fmt:fmt",
-    "lsp": "compiler.commands.lsp:lsp",
-    "new": "compiler.commands.new:new",
-    "odds": "compiler.commands.odds:odds",
-    "play": "compiler.commands.play:play",
-    "print": "compiler.commands.print:print_command",
-    "replay": "compiler.commands.replay:replay",
-    "report": "compiler.commands.report:report",
-    "serve": "compiler.commands.serve:serve",
-    "simulate": "compiler.commands.simulate:simulate",
-    "test": "compiler.commands.test:test_command",
-    "vocab": "compiler.commands.vocab:vocab",
+    "build": (
+        "compiler.commands.build:build",
+        "Compile a pack: show its generated Python or rules text, or write its IR.",
+    ),
+    "check": (
+        "compiler.commands.check:check",
+        (
+            "Check card packs, pack.yaml files or .card files (the folder you are in, when none "
+            "is named); report every problem in one run."
+        ),
+    ),
+    "export": (
+        "compiler.commands.export:export",
+        "Write the properties of a pack's cards as a sheet, which `sheets:` in pack.yaml reads.",
+    ),
+    "fmt": (
+        "compiler.commands.fmt:fmt",
+        (
+            "Lay card files out in the one canonical layout (the folder you are in, when no path "
+            "is named); comments stay where they were."
+        ),
+    ),
+    "lsp": (
+        "compiler.commands.lsp:lsp",
+        (
+            "Run the language server for card files on stdin and stdout, for an editor to start: "
+            "diagnostics while typing, formatting, symbols, completion and hover."
+        ),
+    ),
+    "new": (
+        "compiler.commands.new:new",
+        (
+            "Make a new pack that checks and tests clean: pack.yaml, an example card of each "
+            "kind, templates/, .gitignore, a CI workflow and a pre-commit config."
+        ),
+    ),
+    "odds": (
+        "compiler.commands.odds:odds",
+        "Work out the exact odds of every outcome of a card's options or blocks.",
+    ),
+    "play": (
+        "compiler.commands.play:play",
+        (
+            "Play one card as the narrator reads it: pick, roll, see what happens. With --game, a"
+            " whole game, each seat played by a policy or by you."
+        ),
+    ),
+    "print": (
+        "compiler.commands.print:print_command",
+        "Lay the cards out as print-and-play PDF sheets (or one card per page).",
+    ),
+    "replay": (
+        "compiler.commands.replay:replay",
+        "Play back a game recorded with play --game --record; fail where it no longer replays.",
+    ),
+    "report": (
+        "compiler.commands.report:report",
+        "Write one HTML page of every card with its odds charted, flags and diagnostics.",
+    ),
+    "serve": (
+        "compiler.commands.serve:serve",
+        "Show the pack as a local page (127.0.0.1 only) that follows every saved change.",
+    ),
+    "simulate": (
+        "compiler.commands.simulate:simulate",
+        "Play many whole games with policies in the seats; print their figures.",
+    ),
+    "test": (
+        "compiler.commands.test:test_command",
+        "Run the `test` blocks written next to the cards; exit 1 if any fails.",
+    ),
+    "vocab": (
+        "compiler.commands.vocab:vocab",
+        (
+            "List what a card (of one kind) may say: properties, blocks, verbs, conditions, "
+            "values, checks, each with its pattern and summary; and the ruleset's stats, places "
+            "and decks."
+        ),
+    ),
 }
-"""Each command and where it is defined: `module:name`, one module a command under
-`compiler/commands/`. A command's module is imported only when that command runs (or `--help`
-lists them all): `pillbox check` never pays for the language server's or the printer's imports.
-scripts/import_contracts.py reads this table as imports of this module."""
+"""Each command, where it is defined (`module:name`, one module a command under
+`compiler/commands/`) and the first paragraph of its help. A command's module is imported only
+when that command runs: `pillbox check` never pays for the language server's or the printer's
+imports, and `pillbox --help` lists them all from here (a test holds the paragraphs to the
+commands' own). scripts/import_contracts.py reads this table as imports of this module."""
 
 
 class _Group(click.Group):
@@ -49,13 +114,23 @@ class _Group(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command of that name, its module imported now; None for an unknown name."""
-        where = COMMANDS.get(cmd_name)
-        if where is None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
             return None
-        module, name = where.split(":")
+        module, name = entry[0].split(":")
         command = getattr(importlib.import_module(module), name)
-        assert isinstance(command, click.Command), where
+        assert isinstance(command, click.Command), entry
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands, as click writes it, without importing a command's module."""
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [
+            (name, click.Command(name, help=summary).get_short_help_str(limit))
+            for name, (_, summary) in sorted(COMMANDS.items())
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -188,7 +188,8 @@ def table_imports(known: dict[str, Path]) -> Iterator[Import]:
             and [ast.unparse(target) for target in node.targets] == [name]
             and isinstance(node.value, ast.Dict)
         ):
-            for value in node.value.values:
+            for entry in node.value.values:
+                value = entry.elts[0] if isinstance(entry, ast.Tuple) and entry.elts else entry
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     target = value.value.partition(":")[0]
                     yield Import(

@@ -134,3 +134,27 @@ def test_every_command_of_the_table_loads() -> None:
         command = main.get_command(click.Context(main), name)
         assert isinstance(command, click.Command), name
         assert command.name == name
+
+
+def test_the_table_gives_each_command_its_own_help_and_help_imports_none() -> None:
+    """`pillbox --help` lists the commands from the table, so the table's paragraph must read as
+    the command's own at every width; and listing them loads no command's module."""
+    import click
+
+    from compiler.cli import COMMANDS, main
+
+    for name, (_, summary) in COMMANDS.items():
+        command = main.get_command(click.Context(main), name)
+        assert command is not None
+        listed = click.Command(name, help=summary)
+        for limit in range(20, 160, 7):
+            assert listed.get_short_help_str(limit) == command.get_short_help_str(limit), name
+    code = "import sys; from compiler.cli import main; main(['--help'])"
+    done = subprocess.run([sys.executable, "-c", code + "\n"], capture_output=True, text=True)
+    assert done.returncode == 0 and "Commands:" in done.stdout
+    probe = (
+        "import sys\nfrom compiler.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:"
+        "\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('compiler.commands.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1] == "['compiler.commands.common']"
