@@ -80,6 +80,14 @@ class Pattern:
     source: str
     elements: tuple[Element, ...]
     summary: str = ""  # the ruleset's one line on what it does, for listings
+    # Made once from the elements: rules text reads them for every phrase of every card.
+    slots: tuple[Slot, ...] = field(init=False, repr=False, compare=False)
+    slot_types: dict[str, SlotType] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        slots = tuple(_slots(self.elements))
+        object.__setattr__(self, "slots", slots)
+        object.__setattr__(self, "slot_types", {slot.name: slot.type for slot in slots})
 
     @property
     def first_word(self) -> str | None:
@@ -104,11 +112,6 @@ class Pattern:
     def phrase(self, args: Mapping[str, object]) -> str:
         """The phrase as a card writes it, from its arguments: `check speed -1`."""
         return " ".join(_phrase(self.elements, args))
-
-    @property
-    def slots(self) -> tuple[Slot, ...]:
-        """Every slot of the pattern, optional ones included."""
-        return tuple(_slots(self.elements))
 
 
 def _example(element: Literal | Slot) -> str:

@@ -134,7 +134,7 @@ class _Reader:
             template = self.ruleset.wording.texts.get(section, {}).get(name or "")
         if template is None:
             template = pattern.source if pattern else (name or "").replace("_", " ")
-        slots = {s.name: s.type for s in pattern.slots} if pattern else {}
+        slots = pattern.slot_types if pattern else {}
         values = {key: self.value(slots.get(key), arg) for key, arg in args.items()}
         return fill(template, {"this": self.this, **values})
 

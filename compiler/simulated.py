@@ -78,14 +78,22 @@ def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
             continue
         if not isinstance(node, dict):
             continue
-        where = node.get("at", where) if isinstance(node.get("at"), list) else where
+        at = node.get("at")
+        if isinstance(at, list):
+            where = at
         for key, what in _WORDS.items():
-            if isinstance(node.get(key), str):
-                yield what, node[key], where
+            word = node.get(key)
+            if isinstance(word, str):
+                yield what, word, where
         check = node.get("check")
         if isinstance(check, dict) and isinstance(check.get("procedure"), str):
             yield "check", check["procedure"], where
-        stack.extend((value, where) for key, value in node.items() if key != "at")
+        # Only containers can hold more words; a position is a list of numbers, not a node.
+        stack.extend(
+            (value, where)
+            for key, value in node.items()
+            if key != "at" and isinstance(value, dict | list)
+        )
 
 
 _WORDS = {"verb": "verb", "flag": "condition", "value": "value", "modifier": "modifier"}

@@ -83,6 +83,10 @@ def _holes(nodes: Iterable[_Node]) -> Iterable[str]:
                 yield from _holes(choice)
 
 
+_SPACES = re.compile(r" {2,}")
+"""A run of spaces a missing slot leaves, closed up."""
+
+
 def fill(template: str, values: Mapping[str, str]) -> str:
     """Write a template out with slot values; a missing slot prints nothing."""
     try:
@@ -90,7 +94,7 @@ def fill(template: str, values: Mapping[str, str]) -> str:
     except TemplateError:
         return template  # rulesets are validated on load; print a stray one as written
     text = _render(nodes, values, strict=False) or ""
-    return re.sub(r" {2,}", " ", text).strip()
+    return _SPACES.sub(" ", text).strip()
 
 
 def _render(nodes: Sequence[_Node], values: Mapping[str, str], strict: bool) -> str | None:
