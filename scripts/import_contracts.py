@@ -45,7 +45,13 @@ MAY_IMPORT = {
 }
 """Which of pillbox's packages each package may import (contract 1)."""
 
-TOOLS = ("compiler.lsp", "compiler.serve", "compiler.report", "compiler.simulate")
+TOOLS = (
+    "compiler.lsp",
+    "compiler.serve",
+    "compiler.report",
+    "compiler.simulate",
+    "compiler.play",
+)
 """The compiler's tool subpackages, each above the compile pipeline."""
 
 PRINTING = "compiler.printing"

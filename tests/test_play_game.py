@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from compiler.build import CompiledPack
 from compiler.cli import main
 from compiler.errors import UsageError
+from compiler.play.game import GameRequest, play_whole, record_of, settle, whole_rules
+from compiler.play.records import RecordError, parse_record, read_record
 from compiler.playing import Emit, load_compiled
-from compiler.records import RecordError, parse_record, read_record
 from compiler.render import Style
-from compiler.whole_game import GameRequest, play_whole, record_of, settle, whole_rules
 from runtime.decisions import Decision
 from runtime.decisions import answer_index as picked_answer
 from runtime.game import Game
@@ -121,7 +121,7 @@ def _load_once(
 
 @pytest.fixture
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("compiler.whole_game.load_compiled", _load_once)
+    monkeypatch.setattr("compiler.play.game.load_compiled", _load_once)
 
 
 def _ward() -> CompiledPack:
@@ -340,7 +340,7 @@ def test_a_broken_or_hostile_record_is_a_diagnostic(
 def test_a_record_too_large_or_not_a_file_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("compiler.records.MAX_RECORD_BYTES", 100)
+    monkeypatch.setattr("compiler.play.records.MAX_RECORD_BYTES", 100)
     file = tmp_path / "game.json"
     file.write_text(" " * 101)
     with pytest.raises(RecordError, match="too large for a record"):
@@ -453,8 +453,8 @@ GAME_WORDS = re.compile(
 
 
 def test_the_whole_game_commands_name_no_games_words() -> None:
-    for module in ("whole_game.py", "records.py"):
-        text = (ROOT / "compiler" / module).read_text()
+    for module in ("game.py", "records.py"):
+        text = (ROOT / "compiler" / "play" / module).read_text()
         assert GAME_WORDS.findall(text) == [], module
 
 

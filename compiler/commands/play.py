@@ -21,6 +21,7 @@ from compiler.commands.common import (
     usage,
 )
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT
+from compiler.play.game import GameRequest, play_game
 from compiler.playing import (
     Emit,
     Narrator,
@@ -31,7 +32,6 @@ from compiler.playing import (
 )
 from compiler.render import Style, plain, render_text
 from compiler.terminal import echo
-from compiler.whole_game import GameRequest, play_game
 from dsl.spans import Diagnostic, Span
 from runtime.decisions import (
     Decision,

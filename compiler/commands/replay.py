@@ -13,8 +13,8 @@ from compiler.commands.common import (
     style_of,
     usage,
 )
+from compiler.play.game import replay_game
 from compiler.terminal import echo
-from compiler.whole_game import replay_game
 
 
 @click.command()

@@ -18,8 +18,7 @@ from typing import Any
 from compiler.build import CompiledPack
 from compiler.errors import UsageError
 from compiler.files import write_atomically
-from compiler.playing import Emit, Narrator, load_compiled
-from compiler.records import (
+from compiler.play.records import (
     READ,
     Diverged,
     Record,
@@ -31,6 +30,7 @@ from compiler.records import (
     record_span,
     state_digest,
 )
+from compiler.playing import Emit, Narrator, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
