@@ -11,16 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.check import (
-    allow_warnings,
-    open_target,
-    read_card_texts,
-    resolve_targets,
-)
+from compiler.check import allow_warnings
 from compiler.codegen import CompiledFile, compile_file
 from compiler.errors import UsageError
 from compiler.gamerules import game_rules
 from compiler.ir import Card
+from compiler.opening import open_target, read_card_texts, resolve_targets
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compiler.check import open_target, resolve_targets
 from compiler.errors import UsageError
+from compiler.opening import open_target, resolve_targets
 from compiler.patterns import Pattern, PatternTable, SlotType, did_you_mean
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_names, load_ruleset
 

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from pygls.workspace import TextDocument
 
-from compiler.check import OpenedPack, allow_warnings, card_size_of, open_pack, read_card_texts
+from compiler.check import allow_warnings
 from compiler.ir import CardFacts
 from compiler.lower import LoweredCard
 from compiler.lsp.incremental import CardChecker
+from compiler.opening import OpenedPack, card_size_of, open_pack, read_card_texts
 from compiler.pack import display_path, find_manifest
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_file

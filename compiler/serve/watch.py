@@ -17,9 +17,9 @@ import threading
 import time
 from pathlib import Path
 
-from compiler.check import resolve_targets
 from compiler.errors import UsageError
 from compiler.kept import keep_in_this_process
+from compiler.opening import resolve_targets
 from compiler.playing import Emit
 from compiler.render import Style, counted, plain, render_text
 from compiler.serve.app import PreviewServer, Published
