@@ -18,10 +18,8 @@ from compiler.irschema import validate_card
 from compiler.kept import Kept, keeping
 from compiler.lower import IRT, LoweredCard, lower_file
 from compiler.passes import CARD_PASSES, pack_facts, run_passes
-from compiler.printing.fit import estimated_overflows, words_of
-from compiler.printing.glyphs import glyph_warnings
+from compiler.printing.estimates import print_warnings
 from compiler.ruleset import Ruleset, load_ruleset_file
-from compiler.rulestext import card_text
 from compiler.simulated import unsimulated
 from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
@@ -88,7 +86,7 @@ def check_file(
     card_size: tuple[float, float] | None = None,
 ) -> FileResult[Card]:
     """Parse and lower one file and run the passes that look at one card at a time; with a
-    card size, also warn of text the print estimate says will not fit (W0701)."""
+    card size, also the print passes (`compiler.printing.estimates`)."""
     parsed, diagnostics = parse(text, shown)
     cards, lowering = lower_file(ruleset, parsed, shown)
     diagnostics.extend(lowering)
@@ -100,10 +98,7 @@ def check_file(
         card.rule_lines = min(card.effect_lines, card.rule_lines + lines)
     if card_size is not None:  # checking a pack that prints: what the print would warn of
         clean = [card.ir for card in cards if not card.has_errors]
-        texts = [card_text(ruleset, card_ir) for card_ir in clean]  # the costly part: once
-        diagnostics.extend(estimated_overflows(ruleset, clean, card_size, texts))
-        for card_ir, printed in zip(clean, texts, strict=True):
-            diagnostics.extend(glyph_warnings(card_ir, words_of(printed), text))
+        diagnostics.extend(print_warnings(ruleset, clean, card_size, text))
     if not parsed.cards and not diagnostics:
         diagnostics.append(
             Diagnostic(

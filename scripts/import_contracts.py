@@ -60,13 +60,12 @@ PRINT_CHECKS = frozenset(
     {
         "compiler.printing.sizes",
         "compiler.printing.art",
-        "compiler.printing.fit",
-        "compiler.printing.glyphs",
-        "compiler.printing.layout",
+        "compiler.printing.estimates",
     }
 )
-"""The printing modules a check runs: a pack's print settings, its art, and the estimate of
-text that will not fit or has no glyph. They read the IR and the pack, and print nothing."""
+"""The printing modules a check runs: a pack's print settings, its art, and the print passes
+(`PRINT_PASSES`: text that will not fit, art with no room, characters no font has). They read
+the IR and the pack, and print nothing."""
 
 COMMANDS = frozenset({"compiler.cli", "compiler.__main__"})
 """The compiler's root modules that may reach any tool: the command line and its entry."""
