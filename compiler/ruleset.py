@@ -180,6 +180,10 @@ def _base_wording() -> dict[str, Any]:
     return dict(_read(base).data.get("wording") or {}) if base else {}
 
 
+MAX_EXTENDS_DEPTH = 32
+"""The most rulesets one chain of `extends` may pass through below the pack's own (E0447)."""
+
+
 class _Lineage:
     """A ruleset and every one it extends, read once each, and the order they merge in."""
 
@@ -205,6 +209,21 @@ class _Lineage:
         document = self.documents[key]
         written = document.data.get("extends")
         names = written if isinstance(written, list) else [] if written is None else [written]
+        if names and len(seen) >= MAX_EXTENDS_DEPTH:
+            top = self.documents[seen[0]]
+            raise RulesetError(
+                [
+                    Diagnostic(
+                        "E0447",
+                        "error",
+                        f"the rulesets {seen[0].name} extends go more than {MAX_EXTENDS_DEPTH} "
+                        f"deep (ruleset {document.data.get('ruleset') or path.name!s} still "
+                        f"extends {names[0]!r})",
+                        top.span(("extends",)),
+                        "merge the pack's ruleset files into fewer: each may extend several",
+                    )
+                ]
+            )
         lineages, parents = [], []
         for index, parent in enumerate(names):
             where = document.span(("extends", index) if isinstance(written, list) else ("extends",))
@@ -255,8 +274,9 @@ class _Lineage:
     def conflict_problems(self, top: YamlDocument, order: list[Path]) -> list[Diagnostic]:
         """E0445 for each entry two unrelated rulesets define differently, at `extends:`."""
         parents = order[1:]
+        position = {key: index for index, key in enumerate(parents)}
         related = {
-            index: frozenset(parents.index(p) for p in self.orders[key][1:])
+            index: frozenset(position[p] for p in self.orders[key][1:])
             for index, key in enumerate(parents)
         }
         documents = [self.documents[key] for key in parents]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
 
-from compiler.ruleset import RulesetError, load_ruleset
+from compiler.lineage import linearize
+from compiler.ruleset import MAX_EXTENDS_DEPTH, RulesetError, load_ruleset
 from tests.helpers import compiled, house_rules_pack, run
 
 HEADER = "ruleset: {name}\ntitle: {name}\nversion: 1\n"
@@ -135,3 +137,57 @@ def test_the_files_a_pack_ruleset_combines_weigh_no_more_than_one(tmp_path: Path
     ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]")
     ((code, _, _, message),) = problems(tmp_path)
     assert code == "E0412" and "too large" in message
+
+
+def _chain(folder: Path, files: int) -> None:
+    """rules.yaml extends r1.yaml, which extends r2.yaml ..., the last cool-name."""
+    names = ["rules", *(f"r{index}" for index in range(1, files))]
+    for name, parent in zip(names, [*names[1:], None], strict=True):
+        ruleset_file(folder, name, f"{parent}.yaml" if parent else "cool-name")
+
+
+def test_a_chain_of_extends_deeper_than_the_bound_is_refused_at_the_top_extends(
+    tmp_path: Path,
+) -> None:
+    # A thousand small files each extending the next once took minutes (cubic merging) and
+    # then overflowed the stack, blamed on a valid file.
+    _chain(tmp_path, 1000)
+    found = problems(tmp_path)
+    assert [(code, line, column) for code, line, column, _ in found] == [("E0447", 4, 10)]
+    assert f"more than {MAX_EXTENDS_DEPTH} deep" in found[0][3]
+
+
+def test_a_chain_of_extends_within_the_bound_merges(tmp_path: Path) -> None:
+    _chain(tmp_path, MAX_EXTENDS_DEPTH - 2)  # the pack's files, then cool-name, then base
+    assert load_ruleset("rules.yaml", base_dir=tmp_path).name == "rules"
+
+
+def _c3_by_search(own: str, lineages: list[list[str]]) -> list[str] | None:
+    """C3 as first written: search every tail for each candidate (cubic on long chains)."""
+    pending = [list(s) for s in (*lineages, [s[0] for s in lineages if s]) if s]
+    order = [own]
+    while pending:
+        head = next((s[0] for s in pending if not any(s[0] in o[1:] for o in pending)), None)
+        if head is None:
+            return None
+        order.append(head)
+        pending = [[k for k in s if k != head] for s in pending]
+        pending = [s for s in pending if s]
+    return order
+
+
+def test_the_linear_merge_order_is_the_c3_order_of_every_small_graph() -> None:
+    rng = random.Random(2026)
+    for _ in range(3000):
+        size = rng.randint(1, 7)
+        parents = {i: [j for j in range(i + 1, size) if rng.random() < 0.45] for i in range(size)}
+        orders: dict[int, list[str] | None] = {}
+        for node in reversed(range(size)):
+            found = [orders[p] for p in rng.sample(parents[node], len(parents[node]))]
+            if any(lineage is None for lineage in found):
+                orders[node] = None
+                continue
+            lineages = [list(lineage) for lineage in found if lineage is not None]
+            expected = _c3_by_search(str(node), lineages)
+            assert linearize(str(node), lineages) == expected
+            orders[node] = expected
