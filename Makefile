@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LATEST := .venv-latest
 SPECIMENS := tests/specimens/coma-ward
 
-.PHONY: demo demo-specimens test test-latest lock lint typecheck unit bench compiled fuzz grammar rulesets fonts docs clean
+.PHONY: demo demo-specimens test test-latest lock lint unit bench compiled fuzz grammar rulesets fonts docs clean
 
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
