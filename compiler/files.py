@@ -4,15 +4,35 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write a whole file or nothing: a temporary file beside it, synced, then renamed."""
+class ChangedMeanwhile(Exception):
+    """The file was changed by someone else while its new text was made: it is left as is."""
+
+
+def write_atomically(
+    target: Path,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    unchanged: Callable[[], bool] | None = None,
+) -> None:
+    """Write a whole file or nothing: a temporary file beside it, synced, then renamed.
+
+    `mode`: the new file's permissions (else as a new file gets them). `unchanged`: asked last,
+    just before the rename; when it says no, nothing is written and ChangedMeanwhile is raised,
+    so an edit saved while the data was made is never overwritten.
+    """
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
     try:
         os.close(handle)
         write_whole(Path(temporary), data, target)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        if unchanged is not None and not unchanged():
+            raise ChangedMeanwhile(str(target))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

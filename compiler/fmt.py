@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import stat
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from compiler.errors import UsageError
-from compiler.files import write_atomically
+from compiler.files import ChangedMeanwhile, write_atomically
 from compiler.pack import display_path, read_card_file
 from dsl.layout import LayoutError, Token, layout_tokens, tokens
 from dsl.parser import parse
@@ -91,6 +92,10 @@ def format_paths(paths: list[Path], check: bool, diff: bool, emit: Callable[[str
     changed = unparsed = 0
     for path in files:
         shown = display_path(path)
+        try:
+            before = path.read_bytes()  # what an edit saved meanwhile is told from
+        except OSError:
+            before = b""
         text, problem = read_card_file(path)
         if text is None:
             assert problem is not None
@@ -115,7 +120,13 @@ def format_paths(paths: list[Path], check: bool, diff: bool, emit: Callable[[str
         if check:
             emit(f"would reformat {shown}")
         else:
-            write_atomically(path, result.encode("utf-8"))
+            try:
+                _write_formatted(path, result, before)
+            except ChangedMeanwhile:
+                emit(f"{shown} changed while it was formatted: it is left as it is now")
+                changed -= 1
+                unparsed += 1
+                continue
             emit(f"reformatted {shown}")
     kept = len(files) - changed - unparsed
     verb = "would be reformatted" if check else "reformatted"
@@ -124,6 +135,22 @@ def format_paths(paths: list[Path], check: bool, diff: bool, emit: Callable[[str
         + (f", {unparsed} could not be formatted" if unparsed else "")
     )
     return EXIT_CHANGED if unparsed or (check and changed) else EXIT_CLEAN
+
+
+def _write_formatted(path: Path, text: str, before: bytes) -> None:
+    """Replace a card file with its formatted text: through a link, the file it leads to (the
+    link stays a link); with the file's own permissions; and only if it still holds what was
+    read (ChangedMeanwhile if not)."""
+    target = path.resolve()
+
+    def unchanged() -> bool:
+        try:
+            return target.read_bytes() == before
+        except OSError:
+            return False
+
+    mode = stat.S_IMODE(target.stat().st_mode)
+    write_atomically(target, text.encode("utf-8"), mode=mode, unchanged=unchanged)
 
 
 def _diff(before: str, after: str, shown: str) -> str:
@@ -154,4 +181,7 @@ def _card_files(paths: list[Path]) -> list[Path]:
             found.append(path)
         else:
             raise UsageError(f"{path}: no such file or folder")
-    return list(dict.fromkeys(found))
+    unique: dict[Path, Path] = {}  # a link and the file it leads to are one file: once
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())

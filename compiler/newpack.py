@@ -11,6 +11,7 @@ folder beside DIR and renamed into place: nothing half-written is ever left.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -153,6 +154,9 @@ def _made_beside(target: Path) -> Iterator[Path]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(work, 0o777 & ~umask)  # as a new folder gets, not mkdtemp's 0700
     except OSError as error:
         raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
     try:

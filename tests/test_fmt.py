@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import compiler.fmt as fmt_module
 from compiler.fmt import formatted
 from dsl.layout import layout
 from tests.conftest import ROOT, TESTS
@@ -84,3 +88,52 @@ def test_a_second_comment_joined_to_a_line_by_a_semicolon_keeps_a_line_of_its_ow
         result
         == 'record "Lost" {\n    choose {\n        rule "x"\n    }  # a\n    # b\n    say "y"\n}\n'
     )
+
+
+def test_an_edit_saved_while_fmt_runs_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An editor appended a card while fmt formatted a large file: fmt's write lost it. Now the
+    # file is replaced only if it still holds what fmt read.
+    card = tmp_path / "a.card"
+    card.write_text((FIXTURES / "layout.in.card").read_text())
+    appended = '\nitem "Saved Meanwhile" {\n    type food\n}\n'
+    real = fmt_module.formatted
+
+    def format_while_an_editor_saves(text: str, shown: str) -> Any:
+        with card.open("a") as editor:
+            editor.write(appended)
+        return real(text, shown)
+
+    monkeypatch.setattr(fmt_module, "formatted", format_while_an_editor_saves)
+    code, output = run("fmt", str(card))
+    assert code == 1 and "changed while it was formatted" in output
+    assert card.read_text() == (FIXTURES / "layout.in.card").read_text() + appended
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.card"]
+
+
+def test_fmt_keeps_a_link_a_link_and_a_file_s_mode(tmp_path: Path) -> None:
+    target = tmp_path / "shared" / "cards.card"
+    target.parent.mkdir()
+    target.write_text((FIXTURES / "layout.in.card").read_text())
+    target.chmod(0o600)
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    link = pack / "cards.card"
+    link.symlink_to(target)
+    code, output = run("fmt", str(pack), str(target))
+    assert code == 0, output
+    assert output.count("reformatted ") == 1  # the link and its file are one file
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert target.read_text() == (FIXTURES / "layout.out.card").read_text()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_new_makes_its_folder_as_the_umask_says(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        code, output = run("new", str(tmp_path / "mine"))
+    finally:
+        os.umask(old)
+    assert code == 0, output
+    assert stat.S_IMODE((tmp_path / "mine").stat().st_mode) == 0o755
