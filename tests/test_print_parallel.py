@@ -107,3 +107,19 @@ def test_html_too_deep_for_a_worker_is_refused(tmp_path: Path, in_workers: None)
     deep = "{% for i in range(400) %}<div>{% endfor %}x"
     output = refused(tmp_path, hostile(tmp_path, {"card.html": deep}, cards))
     assert "error[E0701]: laying out the cards is nested too deeply" in output
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_one_core_and_two_print_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_workers: None
+) -> None:
+    # The chunks were cut by the cores the machine had, and the PDF's bytes followed the cuts:
+    # `taskset -c 0 pillbox print` and the same on two cores gave different files.
+    made = {}
+    for cores in (1, 2):
+        monkeypatch.setattr(render, "_cores", lambda cores=cores: cores)
+        pdf = tmp_path / f"cores-{cores}.pdf"
+        code, output = run("print", str(SPECIMENS), "-o", str(pdf), "--no-cache")
+        assert code == 0, output
+        made[cores] = pdf.read_bytes()
+    assert made[1] == made[2]

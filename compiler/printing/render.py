@@ -33,6 +33,11 @@ CHUNK_FACES = 12
 """A chunk holds at least this many faces: each document has fixed costs (its stylesheets, its
 fonts, the PDF's frame)."""
 
+PLANNED_WORKERS = 4
+"""The chunks are cut as if for this many workers, whatever cores the machine has: where the
+chunks are cut shows in the PDF's bytes, and a pack must print the same bytes on any machine.
+Four keeps two cores (and three, and four) evenly busy; more cores take the chunks as they come."""
+
 MAX_CHUNK_FACES = 100
 """A chunk holds at most this many faces: a worker's memory grows with its document (about
 200 MB for a hundred faces), and the cap below is a worker's."""
@@ -150,8 +155,9 @@ def lay_out_faces(
     Raises LayoutStopped past the deadline, for too deep a nesting, too much memory or too
     large a PDF, and leaves nothing running.
     """
-    # Even on one core a large pack is cut into chunks: a worker's memory is capped.
-    parts = [faces] if len(faces) < PARALLEL_FACES else chunks_of(faces, _cores())
+    # Even on one core a large pack is cut into chunks: a worker's memory is capped. The cuts
+    # are the same on any machine: the PDF's bytes follow them.
+    parts = [faces] if len(faces) < PARALLEL_FACES else chunks_of(faces, PLANNED_WORKERS)
     htmls = [document(part, options, stylesheet) for part in parts]
     if can_fork():
         chunks = _in_workers(htmls, [len(part) for part in parts], base, roots, seconds, progress)
