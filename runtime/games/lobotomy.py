@@ -350,6 +350,14 @@ def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"
 
 
+def refused_move(game: Game, actor: Actor, place: str) -> str | None:
+    """Why a character may not make this move: monsters on its space hold it (333), or a door
+    not yet opened stands in the way (922, `lobotomy_tokens.door_in_the_way`)."""
+    return held_by_monsters(game, actor, place) or lobotomy_tokens.door_in_the_way(
+        game, actor, place
+    )
+
+
 def character_turn(game: Game, actor: Actor) -> None:
     """A stunned character spends an action getting up (the rest of a turn is the players')."""
     flag = f"{STUNNED}:{actor.name}"
@@ -416,7 +424,7 @@ LOBOTOMY = BASE.extend(
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
     hooks={"death": confinement, "move_ended": moved_onto_warden, "spawned": monster_spawned},
-    refusals={"move": held_by_monsters},
+    refusals={"move": refused_move},
     odds_variants={"with the Chaos Die": OddsVariant(add_chaos_die, frozenset({ATTACK_PROCEDURE}))},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},
