@@ -252,7 +252,8 @@ def test_walking_onto_the_wardens_space_is_a_stomp(pack: CompiledPack) -> None:
 
 def test_fists_and_defy_time(pack: CompiledPack) -> None:
     # Rulebook, Attack Action: bare fists roll 3 dice; 3, 5 and 6 at AR 4+ are 2 successes,
-    # the monster's Defense 1 takes one: 1 damage, and its 4 health are 3.
+    # the monster's Defense 1 takes one: 1 damage, and its 4 health are 3. The attack takes
+    # 1 AP of 3 (607), defying time gives one back.
     game = pack.new_game(players=1, seed=1)
     husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
     game.target(husk)
@@ -262,7 +263,44 @@ def test_fists_and_defy_time(pack: CompiledPack) -> None:
     assert husk.stats.get("hp") == 3
     defy_time(game, bare)
     defy_time(game, bare)  # once a turn
-    assert game.actor.stats.get("ap") == 4 and game.state.tracks["insomnia"] == 1
+    assert game.actor.stats.get("ap") == 3 and game.state.tracks["insomnia"] == 1
+
+
+def test_an_attack_costs_1_ap_unless_its_card_says_otherwise_line_607(pack: CompiledPack) -> None:
+    # Fists and a weapon with no cost line (the Chapel Candlestick) pay the ruleset's 1 AP;
+    # a card that prints its cost pays that on use and nothing more; without the AP, no attack.
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    game.target(husk)
+    bare = game.new_instance(card(pack, "Sedative"))
+    game.dice = ForcedDice([1, 1, 1])
+    fists(game, bare)
+    assert game.stat("ap") == 2
+    candlestick = game.new_instance(card(pack, "Chapel Candlestick"))
+    opener = game.new_instance(card(pack, "Silver Letter Opener"))  # cost 0 ap
+    scalpel = game.new_instance(card(pack, "Rusty Scalpel"))  # cost 1 ap
+    game.actor.items += [candlestick, opener, scalpel]
+    game.dice = ForcedDice([2, 2, 2, 2, 2, 2, 2, 2])
+    game.use(candlestick)
+    assert game.stat("ap") == 1
+    game.use(opener)
+    assert game.stat("ap") == 1
+    game.use(scalpel)
+    assert game.stat("ap") == 0
+    game.dice = ForcedDice([])  # nothing is rolled: neither attack is made
+    fists(game, bare)
+    game.use(candlestick)
+    assert husk.stats.get("hp") == 4 and game.stat("ap") == 0
+    assert "an attack costs 1 AP; player 1 has 0 AP: no attack" in game.log.events[-2].text
+
+
+def test_a_running_character_makes_no_attack_that_costs_ap(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.target(game.spawn("monster", game.actor.location, card(pack, "Orderly Husk")))
+    game.state.flags.add(f"running:{game.actor.name}")
+    game.dice = ForcedDice([])
+    fists(game, game.new_instance(card(pack, "Sedative")))
+    assert game.stat("ap") == 3 and "is running: no attack" in game.log.events[-2].text
 
 
 def test_weapons_print_durability_boxes_and_skills_a_cooldown_counter(pack: CompiledPack) -> None:
@@ -296,6 +334,7 @@ def test_only_a_natural_one_wears_the_weapon(pack: CompiledPack) -> None:
     game.dice = ForcedDice([1, 2, 3])
     game.use(scalpel)
     assert scalpel.tokens["wear"] == 1
+    assert game.stat("ap") == 1  # its printed 1 AP a use, and no more
 
 
 def test_a_stats_icon_colour_is_the_rulesets_and_nothing_else(tmp_path: Path) -> None:
