@@ -18,9 +18,16 @@ from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.dice import ForcedDice, SeededDice
-from runtime.games.lobotomy import defense_die, defy_time, fists, tantrum
+from runtime.games.lobotomy import chaos_die, defense_die, defy_time, fists, tantrum
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
-from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
+from runtime.games.lobotomy_dice import (
+    CHAOS_FACES,
+    Attack,
+    ChaosFace,
+    Target,
+    attack_distribution,
+    roll_attack,
+)
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.odds import card_odds
 from runtime.rounds import play_round
@@ -301,6 +308,28 @@ def test_a_running_character_makes_no_attack_that_costs_ap(pack: CompiledPack) -
     game.dice = ForcedDice([])
     fists(game, game.new_instance(card(pack, "Sedative")))
     assert game.stat("ap") == 3 and "is running: no attack" in game.log.events[-2].text
+
+
+def test_the_chaos_die_joins_an_attack_once_line_835(pack: CompiledPack) -> None:
+    # Used twice before one attack, the second use is refused: 1 insanity, one Chaos Die.
+    # The Fire Axe's four dice (2, 2, 2, 2) fail; the one Chaos Die's two skulls are 2
+    # successes, the Husk's Defense takes one: 1 damage. A second die is never rolled.
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    axe = game.new_instance(card(pack, "Fire Axe"))
+    game.actor.items.append(axe)
+    chaos_die(game, axe)
+    chaos_die(game, axe)
+    assert game.stat("insanity") == 1
+    assert "already waits" in game.log.events[-1].text
+    two_skulls = CHAOS_FACES.index(ChaosFace(skulls=2)) + 1
+    dice = ForcedDice([2, 2, 2, 2, two_skulls, two_skulls])
+    game.dice = dice
+    game.use(axe)
+    assert husk.stats.get("hp") == 3 and dice.unused == [two_skulls]
+    # Used up by that attack, the die may be added to the next one.
+    chaos_die(game, axe)
+    assert game.stat("insanity") == 2
 
 
 def test_weapons_print_durability_boxes_and_skills_a_cooldown_counter(pack: CompiledPack) -> None:

@@ -107,7 +107,12 @@ def chaos_die(game: Game, card: CardInstance) -> None:
 
 
 def add_chaos_die(game: Game) -> None:
-    """1 insanity for the Chaos Die in the next attack (also the odds' other start)."""
+    """1 insanity for the Chaos Die in the next attack (also the odds' other start); never
+    twice for the same attack (835): while one waits, another use is refused and costs
+    nothing. The attack uses it up, and the next attack may have one again."""
+    if any(name == CHAOS for name, _ in game.actor.bonuses):
+        game.event("bonus", "the Chaos Die already waits for the next attack", check="attack")
+        return
     if insane(game, "Chaos Die"):
         game.actor.bonuses.append((CHAOS, 1))
         game.event("bonus", "the Chaos Die joins the next attack", check="attack")

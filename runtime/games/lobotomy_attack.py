@@ -5,7 +5,8 @@ against the state's target (a monster the card or the turn has targeted; with no
 no Defense). The test deals its damage itself (rulebook, Combat: damage tokens on the target),
 fires `final_blow` on the card when the target dies, and wears the card when an attack die
 shows a natural 1; the card's outcomes add what else the damage brings. A Chaos Die waiting
-from `add chaos die` joins the attack and is used up.
+from `add chaos die` joins the attack and is used up (one at most: `add chaos die` is refused
+while one waits, as it is never used twice for the same attack, 835).
 
 An attack action costs 1 AP unless its card says otherwise (rulebook 317, 607): a card that
 prints `cost N ap` has paid that when it was used; an attack made by a card that prints no cost
