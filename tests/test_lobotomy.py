@@ -17,8 +17,16 @@ from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
+from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
-from runtime.games.lobotomy import chaos_die, defense_die, defy_time, fists, tantrum
+from runtime.games.lobotomy import (
+    chaos_die,
+    deal_damage,
+    defense_die,
+    defy_time,
+    fists,
+    tantrum,
+)
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
 from runtime.games.lobotomy_dice import (
     CHAOS_FACES,
@@ -330,6 +338,36 @@ def test_the_chaos_die_joins_an_attack_once_line_835(pack: CompiledPack) -> None
     # Used up by that attack, the die may be added to the next one.
     chaos_die(game, axe)
     assert game.stat("insanity") == 2
+
+
+def test_one_attack_that_kills_two_is_one_final_blow_lines_645_741(pack: CompiledPack) -> None:
+    # A Scream fells two wounded monsters: one cooldown comes off one skill (the player
+    # picks the Haymaker, and is asked once), not one for each monster; an `on final blow`
+    # block runs once too.
+    decisions = ScriptedDecisions(['skill "Haymaker"'])
+    game = pack.new_game(players=1, seed=1, decisions=decisions)
+    here = game.actor.location
+    husks = [game.spawn("monster", here, card(pack, "Orderly Husk")) for _ in range(2)]
+    for husk in husks:
+        husk.stats.set("hp", 1)
+    scream, jab, haymaker = (
+        game.new_instance(card(pack, t)) for t in ("Scream", "Needle Jab", "Haymaker")
+    )
+    game.actor.items += [scream, jab, haymaker]
+    jab.tokens["cooldown"] = haymaker.tokens["cooldown"] = 2
+    game.use(scream)
+    assert all(husk.dead for husk in husks)
+    assert (jab.tokens["cooldown"], haymaker.tokens["cooldown"]) == (2, 1)
+    assert decisions.unused == [] and sum(e.kind == "decide" for e in game.log.events) == 1
+    axe = game.new_instance(card(pack, "Fire Axe"))  # on final blow: lose insanity 1
+    game.actor.stats.set("insanity", 3)
+    husks = [game.spawn("monster", here, card(pack, "Orderly Husk")) for _ in range(2)]
+    for husk in husks:
+        husk.stats.set("hp", 1)
+    decisions.add('skill "Scream"')
+    deal_damage(game, axe, amount=1, subject="each monster here")
+    assert all(husk.dead for husk in husks) and game.stat("insanity") == 2
+    assert scream.tokens["cooldown"] == 1 and decisions.unused == []
 
 
 def test_weapons_print_durability_boxes_and_skills_a_cooldown_counter(pack: CompiledPack) -> None:

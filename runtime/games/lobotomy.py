@@ -80,13 +80,16 @@ DEATH_INSANITY_REGAINED = 2
 
 
 def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) -> None:
-    """`deal 2 damage to each monster here`."""
+    """`deal 2 damage to each monster here`: one attack, so one final blow however many
+    monsters it kills (645, 741): one cooldown off, the card's `on final blow` once."""
+    killed = False
     for actor in game.subjects(subject, card):
         if untouchable(game, game.actor, actor):
             continue  # a Nemesis haunting another (runtime/games/lobotomy_monsters.py)
         game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
-        if actor.dead and actor.kind == MONSTER:
-            final_blow(game, card)
+        killed = killed or (actor.dead and actor.kind == MONSTER)
+    if killed:
+        final_blow(game, card)
 
 
 def insane(game: Game, ability: str) -> bool:

@@ -213,7 +213,8 @@ def settle_attack(
 
 def final_blow(game: Game, card: CardInstance) -> None:
     """An attack of this card killed: its `on final blow` runs, and one of the attacker's
-    skills cools down a turn sooner (the attacker picks which)."""
+    skills cools down a turn sooner (the attacker picks which). Once an attack, whether it
+    killed one monster or more (645, 681, 741): a caller that kills several calls it once."""
     game.fire("final_blow", [card])
     attacker = game.actor
     cooling = [c for c in [*attacker.items, *attacker.owned] if c.tokens.get(COOLDOWN, 0) > 0]
