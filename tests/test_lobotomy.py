@@ -17,10 +17,25 @@ from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
 from compiler.ruleset import RulesetError, load_ruleset
+from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
-from runtime.games.lobotomy import defense_die, defy_time, fists, tantrum
+from runtime.games.lobotomy import (
+    chaos_die,
+    deal_damage,
+    defense_die,
+    defy_time,
+    fists,
+    tantrum,
+)
 from runtime.games.lobotomy_attack import ATTACK, PreparedAttack
-from runtime.games.lobotomy_dice import Attack, Target, attack_distribution, roll_attack
+from runtime.games.lobotomy_dice import (
+    CHAOS_FACES,
+    Attack,
+    ChaosFace,
+    Target,
+    attack_distribution,
+    roll_attack,
+)
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.odds import card_odds
 from runtime.rounds import play_round
@@ -252,7 +267,8 @@ def test_walking_onto_the_wardens_space_is_a_stomp(pack: CompiledPack) -> None:
 
 def test_fists_and_defy_time(pack: CompiledPack) -> None:
     # Rulebook, Attack Action: bare fists roll 3 dice; 3, 5 and 6 at AR 4+ are 2 successes,
-    # the monster's Defense 1 takes one: 1 damage, and its 4 health are 3.
+    # the monster's Defense 1 takes one: 1 damage, and its 4 health are 3. The attack takes
+    # 1 AP of 3 (607), defying time gives one back.
     game = pack.new_game(players=1, seed=1)
     husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
     game.target(husk)
@@ -262,7 +278,96 @@ def test_fists_and_defy_time(pack: CompiledPack) -> None:
     assert husk.stats.get("hp") == 3
     defy_time(game, bare)
     defy_time(game, bare)  # once a turn
-    assert game.actor.stats.get("ap") == 4 and game.state.tracks["insomnia"] == 1
+    assert game.actor.stats.get("ap") == 3 and game.state.tracks["insomnia"] == 1
+
+
+def test_an_attack_costs_1_ap_unless_its_card_says_otherwise_line_607(pack: CompiledPack) -> None:
+    # Fists and a weapon with no cost line (the Chapel Candlestick) pay the ruleset's 1 AP;
+    # a card that prints its cost pays that on use and nothing more; without the AP, no attack.
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    game.target(husk)
+    bare = game.new_instance(card(pack, "Sedative"))
+    game.dice = ForcedDice([1, 1, 1])
+    fists(game, bare)
+    assert game.stat("ap") == 2
+    candlestick = game.new_instance(card(pack, "Chapel Candlestick"))
+    opener = game.new_instance(card(pack, "Silver Letter Opener"))  # cost 0 ap
+    scalpel = game.new_instance(card(pack, "Rusty Scalpel"))  # cost 1 ap
+    game.actor.items += [candlestick, opener, scalpel]
+    game.dice = ForcedDice([2, 2, 2, 2, 2, 2, 2, 2])
+    game.use(candlestick)
+    assert game.stat("ap") == 1
+    game.use(opener)
+    assert game.stat("ap") == 1
+    game.use(scalpel)
+    assert game.stat("ap") == 0
+    game.dice = ForcedDice([])  # nothing is rolled: neither attack is made
+    fists(game, bare)
+    game.use(candlestick)
+    assert husk.stats.get("hp") == 4 and game.stat("ap") == 0
+    assert "an attack costs 1 AP; player 1 has 0 AP: no attack" in game.log.events[-2].text
+
+
+def test_a_running_character_makes_no_attack_that_costs_ap(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.target(game.spawn("monster", game.actor.location, card(pack, "Orderly Husk")))
+    game.state.flags.add(f"running:{game.actor.name}")
+    game.dice = ForcedDice([])
+    fists(game, game.new_instance(card(pack, "Sedative")))
+    assert game.stat("ap") == 3 and "is running: no attack" in game.log.events[-2].text
+
+
+def test_the_chaos_die_joins_an_attack_once_line_835(pack: CompiledPack) -> None:
+    # Used twice before one attack, the second use is refused: 1 insanity, one Chaos Die.
+    # The Fire Axe's four dice (2, 2, 2, 2) fail; the one Chaos Die's two skulls are 2
+    # successes, the Husk's Defense takes one: 1 damage. A second die is never rolled.
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    axe = game.new_instance(card(pack, "Fire Axe"))
+    game.actor.items.append(axe)
+    chaos_die(game, axe)
+    chaos_die(game, axe)
+    assert game.stat("insanity") == 1
+    assert "already waits" in game.log.events[-1].text
+    two_skulls = CHAOS_FACES.index(ChaosFace(skulls=2)) + 1
+    dice = ForcedDice([2, 2, 2, 2, two_skulls, two_skulls])
+    game.dice = dice
+    game.use(axe)
+    assert husk.stats.get("hp") == 3 and dice.unused == [two_skulls]
+    # Used up by that attack, the die may be added to the next one.
+    chaos_die(game, axe)
+    assert game.stat("insanity") == 2
+
+
+def test_one_attack_that_kills_two_is_one_final_blow_lines_645_741(pack: CompiledPack) -> None:
+    # A Scream fells two wounded monsters: one cooldown comes off one skill (the player
+    # picks the Haymaker, and is asked once), not one for each monster; an `on final blow`
+    # block runs once too.
+    decisions = ScriptedDecisions(['skill "Haymaker"'])
+    game = pack.new_game(players=1, seed=1, decisions=decisions)
+    here = game.actor.location
+    husks = [game.spawn("monster", here, card(pack, "Orderly Husk")) for _ in range(2)]
+    for husk in husks:
+        husk.stats.set("hp", 1)
+    scream, jab, haymaker = (
+        game.new_instance(card(pack, t)) for t in ("Scream", "Needle Jab", "Haymaker")
+    )
+    game.actor.items += [scream, jab, haymaker]
+    jab.tokens["cooldown"] = haymaker.tokens["cooldown"] = 2
+    game.use(scream)
+    assert all(husk.dead for husk in husks)
+    assert (jab.tokens["cooldown"], haymaker.tokens["cooldown"]) == (2, 1)
+    assert decisions.unused == [] and sum(e.kind == "decide" for e in game.log.events) == 1
+    axe = game.new_instance(card(pack, "Fire Axe"))  # on final blow: lose insanity 1
+    game.actor.stats.set("insanity", 3)
+    husks = [game.spawn("monster", here, card(pack, "Orderly Husk")) for _ in range(2)]
+    for husk in husks:
+        husk.stats.set("hp", 1)
+    decisions.add('skill "Scream"')
+    deal_damage(game, axe, amount=1, subject="each monster here")
+    assert all(husk.dead for husk in husks) and game.stat("insanity") == 2
+    assert scream.tokens["cooldown"] == 1 and decisions.unused == []
 
 
 def test_weapons_print_durability_boxes_and_skills_a_cooldown_counter(pack: CompiledPack) -> None:
@@ -296,6 +401,7 @@ def test_only_a_natural_one_wears_the_weapon(pack: CompiledPack) -> None:
     game.dice = ForcedDice([1, 2, 3])
     game.use(scalpel)
     assert scalpel.tokens["wear"] == 1
+    assert game.stat("ap") == 1  # its printed 1 AP a use, and no more
 
 
 def test_a_stats_icon_colour_is_the_rulesets_and_nothing_else(tmp_path: Path) -> None:

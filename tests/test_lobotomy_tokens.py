@@ -16,7 +16,7 @@ from runtime.checks import CheckCall
 from runtime.decisions import Decision, DecisionError, ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
-from runtime.games.lobotomy import imaginary_locker, move_monsters
+from runtime.games.lobotomy import escape_to, imaginary_locker, move_monsters
 from runtime.games.lobotomy_tokens import (
     SEARCH,
     UNLOCK,
@@ -282,3 +282,43 @@ def test_play_takes_the_default_purchase_unless_told() -> None:
     assert "4 successes: equipment or drug or weapon" in output and "buy: equipment" in output
     code, output = run("play", str(PACK), "Dented Locker", "--seed", "3", "--choose", "weapon")
     assert code == 0 and "buy: weapon" in output, output
+
+
+def test_a_door_stops_a_character_until_it_is_opened_line_922(pack: CompiledPack) -> None:
+    # Nailed Planks, barricaded 6 between A1 and A2: revealed and unbroken it bars the way,
+    # either way round; six damage tokens open it, and the move goes through.
+    game = pack.new_game(dice=ForcedDice([]))
+    game.advance("insomnia", 10)  # the Warden out of the way, on A11
+    game.player.location = "A1"
+    door = instance(game, "Nailed Planks")
+    found(game, door)
+    game.move("A2")
+    assert game.player.location == "A1"
+    assert '"Nailed Planks" stands between A1 and A2' in game.log.events[-1].text
+    game.player.location = "A2"
+    game.move("A1")
+    assert game.player.location == "A2"
+    game.move("A3")  # the other way is open
+    game.move("A2")
+    assert game.player.location == "A2"
+    game.player.stats.set("ap", 6)
+    for _ in range(6):
+        batter(game, door)
+    assert game.state.floor["A1"] == []
+    game.move("A1")
+    assert game.player.location == "A1"
+
+
+def test_a_locked_door_and_a_face_down_one_stop_a_character(pack: CompiledPack) -> None:
+    game = pack.new_game(dice=ForcedDice([]), decisions=ScriptedDecisions(["no"]))
+    game.player.location = "A3"
+    found(game, instance(game, "Ward Door"))  # revealed between A3 and A4, left locked
+    game.move("A4")
+    assert game.player.location == "A3"
+    place_token(game, instance(game, "Ward Door"), "A2")  # face down between A2 and A3
+    game.move("A2")
+    assert game.player.location == "A3"
+    escape = instance(game, "Sedative")
+    game.spawn("monster", "A3", game.find("Orderly Husk"))
+    escape_to(game, escape, place="A2")  # stealth slips past monsters, not through doors
+    assert game.player.location == "A3"

@@ -80,13 +80,16 @@ DEATH_INSANITY_REGAINED = 2
 
 
 def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) -> None:
-    """`deal 2 damage to each monster here`."""
+    """`deal 2 damage to each monster here`: one attack, so one final blow however many
+    monsters it kills (645, 741): one cooldown off, the card's `on final blow` once."""
+    killed = False
     for actor in game.subjects(subject, card):
         if untouchable(game, game.actor, actor):
             continue  # a Nemesis haunting another (runtime/games/lobotomy_monsters.py)
         game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
-        if actor.dead and actor.kind == MONSTER:
-            final_blow(game, card)
+        killed = killed or (actor.dead and actor.kind == MONSTER)
+    if killed:
+        final_blow(game, card)
 
 
 def insane(game: Game, ability: str) -> bool:
@@ -107,7 +110,12 @@ def chaos_die(game: Game, card: CardInstance) -> None:
 
 
 def add_chaos_die(game: Game) -> None:
-    """1 insanity for the Chaos Die in the next attack (also the odds' other start)."""
+    """1 insanity for the Chaos Die in the next attack (also the odds' other start); never
+    twice for the same attack (835): while one waits, another use is refused and costs
+    nothing. The attack uses it up, and the next attack may have one again."""
+    if any(name == CHAOS for name, _ in game.actor.bonuses):
+        game.event("bonus", "the Chaos Die already waits for the next attack", check="attack")
+        return
     if insane(game, "Chaos Die"):
         game.actor.bonuses.append((CHAOS, 1))
         game.event("bonus", "the Chaos Die joins the next attack", check="attack")
@@ -350,6 +358,14 @@ def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"
 
 
+def refused_move(game: Game, actor: Actor, place: str) -> str | None:
+    """Why a character may not make this move: monsters on its space hold it (333), or a door
+    not yet opened stands in the way (922, `lobotomy_tokens.door_in_the_way`)."""
+    return held_by_monsters(game, actor, place) or lobotomy_tokens.door_in_the_way(
+        game, actor, place
+    )
+
+
 def character_turn(game: Game, actor: Actor) -> None:
     """A stunned character spends an action getting up (the rest of a turn is the players')."""
     flag = f"{STUNNED}:{actor.name}"
@@ -416,7 +432,7 @@ LOBOTOMY = BASE.extend(
     },
     played={"monster": play_drawn, "movement": play_drawn, "scenario": play_drawn},
     hooks={"death": confinement, "move_ended": moved_onto_warden, "spawned": monster_spawned},
-    refusals={"move": held_by_monsters},
+    refusals={"move": refused_move},
     odds_variants={"with the Chaos Die": OddsVariant(add_chaos_die, frozenset({ATTACK_PROCEDURE}))},
     on_track={INSOMNIA: warden_walks},
     turns={CHARACTER: character_turn},

@@ -5,12 +5,18 @@ against the state's target (a monster the card or the turn has targeted; with no
 no Defense). The test deals its damage itself (rulebook, Combat: damage tokens on the target),
 fires `final_blow` on the card when the target dies, and wears the card when an attack die
 shows a natural 1; the card's outcomes add what else the damage brings. A Chaos Die waiting
-from `add chaos die` joins the attack and is used up.
+from `add chaos die` joins the attack and is used up (one at most: `add chaos die` is refused
+while one waits, as it is never used twice for the same attack, 835).
+
+An attack action costs 1 AP unless its card says otherwise (rulebook 317, 607): a card that
+prints `cost N ap` has paid that when it was used; an attack made by a card that prints no cost
+(bare fists, a weapon without a cost line) pays the ruleset's `cost` first (`pay_for_attack`).
 
 The ruleset's `params:` name the stats and tokens it reads: `rating` (the attacker's AR),
 `defense` (the target's), `wear` (the token kind a natural 1 adds on the card), `durability`
 (the card's property: at that much wear the weapon breaks), `damages` (actor kind -> the stat
-damage lowers), and `chaos_faces` (the Chaos Die, [skulls, bonus] a face: designer values).
+damage lowers), `chaos_faces` (the Chaos Die, [skulls, bonus] a face: designer values) and
+`cost` (the AP of an attack whose card prints none: 1, line 607).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from runtime.games.lobotomy_dice import (
     attack_wear_distribution,
     roll_attack,
 )
+from runtime.games.lobotomy_inventory import running
 from runtime.state import Actor
 
 COOLDOWN = "cooldown"
@@ -49,6 +56,39 @@ FROZEN = "frozen"
 
 THAWED = "thawed"
 """The flag of a monster that thawed this turn: its first attack rolls a die fewer (723)."""
+
+AP = "ap"
+COST = "cost"
+"""The card's property of the AP a use takes, and the attack test's param of the AP an attack
+takes when its card prints none."""
+
+ATTACK_COST = 1
+"""An attack action costs 1 AP unless a card says otherwise (607), when the params say nothing."""
+
+
+def attack_cost(params: Mapping[str, Any]) -> int:
+    """The AP an attack takes whose card prints no cost: the ruleset's, else 1."""
+    value = params.get(COST, ATTACK_COST)
+    return value if isinstance(value, int) and not isinstance(value, bool) else ATTACK_COST
+
+
+def pay_for_attack(game: Game, card: CardInstance, params: Mapping[str, Any]) -> bool:
+    """Pay for an attack action before its dice (317, 607): a card that prints its cost has
+    paid it on use; any other attack (fists, a weapon with no cost line) costs the ruleset's
+    `cost`, refused to a character without the AP or who runs (running spends AP on moving
+    alone). False when the attack is not made."""
+    if COST in card.definition.properties:
+        return True
+    cost = attack_cost(params)
+    attacker = game.actor
+    if not cost or AP not in attacker.stats.names():
+        return True
+    if running(game, attacker) or game.stat(AP, attacker) < cost:
+        why = "is running" if running(game, attacker) else f"has {game.stat(AP, attacker)} AP"
+        game.event("attack", f"an attack costs {cost} AP; {attacker.name} {why}: no attack")
+        return False
+    game.change(AP, -cost, attacker)
+    return True
 
 
 def freeze(game: Game, actor: Actor) -> None:
@@ -173,7 +213,8 @@ def settle_attack(
 
 def final_blow(game: Game, card: CardInstance) -> None:
     """An attack of this card killed: its `on final blow` runs, and one of the attacker's
-    skills cools down a turn sooner (the attacker picks which)."""
+    skills cools down a turn sooner (the attacker picks which). Once an attack, whether it
+    killed one monster or more (645, 681, 741): a caller that kills several calls it once."""
     game.fire("final_blow", [card])
     attacker = game.actor
     cooling = [c for c in [*attacker.items, *attacker.owned] if c.tokens.get(COOLDOWN, 0) > 0]
@@ -219,6 +260,9 @@ def _validate(params: Mapping[str, Any], stats: Collection[str]) -> list[str]:
         )
         if not pairs:
             problems.append("chaos_faces lists 1 to 20 faces, each [skulls, bonus] from 0 to 6")
+    cost = params.get(COST, ATTACK_COST)
+    if not isinstance(cost, int) or isinstance(cost, bool) or not 0 <= cost <= 9:
+        problems.append(f"cost is the AP of an attack, a whole number from 0 to 9, not {cost!r}")
     return problems
 
 

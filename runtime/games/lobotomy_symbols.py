@@ -8,6 +8,9 @@
   most that many spaces away. Line of sight is not modelled (the board has no walls); a shut
   door between the two spaces is not looked through either.
 
+Before all of it the attack action is paid for (`lobotomy_attack.pay_for_attack`: 1 AP unless
+the card says otherwise, 607); an attack out of reach or on an untouchable monster is spent.
+
 This wraps the attack test on a monster (`GUARDED_ATTACK`); its exact odds are unchanged, since
 what the symbols do follows from the damage, which the odds already branch on.
 """
@@ -19,7 +22,7 @@ from dataclasses import replace
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall, Result, Rolled
 from runtime.game import Game
-from runtime.games.lobotomy_attack import PreparedAttack, freeze
+from runtime.games.lobotomy_attack import PreparedAttack, freeze, pay_for_attack
 from runtime.games.lobotomy_monsters import GUARDED_ATTACK, harmless, prepare_guarded, stun
 
 POWER = "power"
@@ -27,7 +30,10 @@ FROST = "frost"
 
 
 def prepare_in_reach(game: Game, card: CardInstance, call: CheckCall) -> PreparedAttack:
-    """The attack test, or no attack at all where the target is out of its reach."""
+    """The attack test, paid for, or no attack at all where it is not paid for or the target
+    is out of its reach."""
+    if not pay_for_attack(game, card, call.params):
+        return harmless(call.header)
     target, attacker = game.state.target, game.actor
     reach = int(call.arg("range", 0) or 0)
     if target is not None and attacker.location is not None and target.location is not None:

@@ -20,8 +20,10 @@ revealed at once, so its odds are those of being found. The rulebook's lines:
   previous attempt by this character this turn"; the example of 954-958 has a second character
   at the printed strength). A barricade takes damage tokens, 1 AP each or one wear on a weapon
   of yours each (free; a weapon without durability cannot), and opens at its strength.
-- A revealed door that is shut stands between its two spaces: a monster that is not ethereal
-  cannot move through it (960-962), and goes round; one that can reach no character moves
+- A door stands between its two spaces. A character cannot move from one to the other while
+  its token is on the board, face down or revealed and shut (922): it must be opened first (an
+  ethereal one walks through, 331). A monster that is not ethereal is stopped only by a
+  revealed, shut door (960-962), and goes round; one that can reach no character moves
   towards the nearest as far as the doors let it.
 """
 
@@ -532,6 +534,21 @@ def walls(game: Game) -> set[frozenset[str]]:
                 if len(spaces) == 2:
                     found.add(frozenset(spaces))
     return found
+
+
+def door_in_the_way(game: Game, actor: Actor, place: str) -> str | None:
+    """A character cannot move between two spaces a door token stands between until it is
+    opened: face down, locked or an unbroken barricade (922; "visible obstacles", 331). An
+    ethereal one walks through (331); monsters go by `walls` instead (960-962)."""
+    here = actor.location
+    if actor.kind != CHARACTER or "ethereal" in actor.keywords or here is None:
+        return None
+    step = frozenset((here, place))
+    doors = tokens_at(game, here, (DOOR,))
+    door = next((d for d in doors if frozenset(spaces_of(game, d)) == step), None)
+    if door is None:
+        return None
+    return f"{door.definition.label} stands between {here} and {place}, not yet opened"
 
 
 def moves_to(game: Game, goal: str, blocked: set[frozenset[str]]) -> dict[str, int]:
