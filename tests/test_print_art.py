@@ -182,6 +182,11 @@ def test_art_is_found_inside_the_pack_only(tmp_path: Path, monkeypatch: pytest.M
     os.link(root / "images" / "twin.png", tmp_path / "twin-outside.png")  # one file, two names
     (root / "images" / "huge.png").write_bytes(_png_header(20_000, 20_000))
     (root / "images" / "loop.png").symlink_to(root / "images" / "loop.png")
+    with Image.open(FIXTURE / "images" / "own.png") as own:  # the same picture, other formats
+        own.convert("RGB").save(root / "images" / "tiff.png", format="TIFF")
+        own.convert("RGB").save(root / "images" / "bitmap.png", format="BMP")
+        own.convert("RGB").save(root / "images" / "webp.jpg", format="WEBP")
+        own.convert("RGB").save(root / "images" / "real.jpg", format="JPEG")
     reasons = {
         ".": "outside",
         "./": "outside",
@@ -197,6 +202,10 @@ def test_art_is_found_inside_the_pack_only(tmp_path: Path, monkeypatch: pytest.M
         "images/twin.png": "link",
         "images/notes.txt": "type",
         "images/fake.png": "unreadable",
+        "images/tiff.png": "disguised",
+        "images/bitmap.png": "disguised",
+        "images/webp.jpg": "disguised",
+        "images/real.jpg": None,
         "images/huge.png": "pixels",
         "images/ok\x00.png": "missing",
     }

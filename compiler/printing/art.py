@@ -34,6 +34,9 @@ FALLBACK = "default"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg", ".webp", ".gif")
 """The image files print draws (WeasyPrint reads them all)."""
 
+FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP", ".gif": "GIF"}
+"""What the bytes of an image named so must be: a TIFF or BMP under a `.png` name is no PNG."""
+
 REFUSED = {
     "outside": ", outside the pack folder: refused",
     "link": ", a hard link (it may lead outside the pack): refused",
@@ -42,6 +45,8 @@ REFUSED = {
     "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
     "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
     "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
+    "disguised": ": its bytes are another kind of image than its name says (a TIFF or BMP renamed"
+    " .png, say): refused",
 }
 """Why a file asked for is not drawn, as the end of the sentence that names it."""
 
@@ -92,10 +97,11 @@ def _unreadable(data: bytes, path: Path) -> str | None:
         warnings.simplefilter("ignore")
         try:
             with Image.open(io.BytesIO(data)) as image:
+                found = image.format
                 image.verify()  # the structure and checksums; nothing is decoded
         except Exception:  # whatever Pillow raises on a damaged or foreign file
             return "unreadable"
-    return None
+    return None if found == FORMATS.get(path.suffix.lower()) else "disguised"
 
 
 def card_art(card: AnyCard) -> str | None:
