@@ -114,6 +114,10 @@ def new_pack(
     target: Path, ruleset_name: str | None, bundled: str | None, emit: Callable[[str], None]
 ) -> int:
     """Make the pack folder `target`; say what was made."""
+    if target.is_symlink():
+        # Made beside a link and renamed onto it, the pack would replace the link, not fill
+        # the folder it names: make it there instead.
+        target = target.resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UsageError(f"{target} exists and is not an empty folder: name a new one")
     if bundled is not None and ruleset_name is not None:

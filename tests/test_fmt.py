@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -127,13 +126,3 @@ def test_fmt_keeps_a_link_a_link_and_a_file_s_mode(tmp_path: Path) -> None:
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert target.read_text() == (FIXTURES / "layout.out.card").read_text()
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
-
-
-def test_new_makes_its_folder_as_the_umask_says(tmp_path: Path) -> None:
-    old = os.umask(0o022)
-    try:
-        code, output = run("new", str(tmp_path / "mine"))
-    finally:
-        os.umask(old)
-    assert code == 0, output
-    assert stat.S_IMODE((tmp_path / "mine").stat().st_mode) == 0o755

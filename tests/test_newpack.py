@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,21 @@ def test_the_bundled_games_are_found_in_the_content_folders(
             (tmp_path / name / file).write_text("")
     monkeypatch.setattr(ruleset_module.resources, "files", lambda package: tmp_path)
     assert bundled_games() == ["fifth"] and default_ruleset() == "fifth"
+
+
+def test_new_makes_its_folder_as_the_umask_says(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        code, output = run("new", str(tmp_path / "mine"))
+    finally:
+        os.umask(old)
+    assert code == 0, output
+    assert stat.S_IMODE((tmp_path / "mine").stat().st_mode) == 0o755
+
+
+def test_new_fills_the_empty_folder_a_link_names(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    code, output = run("new", str(tmp_path / "link"))
+    assert code == 0, output
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "real" / "pack.yaml").is_file()
