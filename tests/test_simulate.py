@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from fractions import Fraction
 from itertools import permutations
@@ -192,6 +193,18 @@ def test_a_game_with_no_whole_game_rules_is_an_error(
     code, output = _simulate(pack, monkeypatch, SimulateRequest(2, 1))
     assert code == 1, output
     assert "error[E0461]" in output and "can play single cards only" in output
+
+
+def test_a_worker_that_died_is_told_at_the_pack_not_a_bundled_ruleset(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def died(*_args: object, **_kw: object) -> None:
+        raise BrokenProcessPool("a worker was killed")
+
+    monkeypatch.setattr(command, "run_sweep", died)
+    code, output = _simulate(pack, monkeypatch, SimulateRequest(2, 2))
+    assert code == 1, output
+    assert "pack.yaml:1:1: error[E0462]" in output and "ruleset.yaml" not in output
 
 
 def test_a_broken_pack_is_reported_not_simulated(tmp_path: Path) -> None:

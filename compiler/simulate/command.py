@@ -15,6 +15,7 @@ from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.pack import MANIFEST, display_path
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.report.report import check_html_output
@@ -228,6 +229,15 @@ def _pool_broke(compiled: CompiledPack, error: BrokenProcessPool) -> Diagnostic:
         "E0462",
         "error",
         f"a worker process of the sweep died before it finished: {error}",
-        Span.whole_file(compiled.checked.ruleset.file),
+        _the_pack(compiled),
         "the system may have run out of memory: run again with fewer --workers or --games",
     )
+
+
+def _the_pack(compiled: CompiledPack) -> Span:
+    """Where a problem of the sweep as a whole is told: the pack's pack.yaml (a bundled
+    ruleset's first line says nothing of what failed)."""
+    root = compiled.checked.root
+    if root is None or not (root / MANIFEST).is_file():
+        return Span.whole_file(compiled.checked.ruleset.file)
+    return Span.whole_file(display_path(root / MANIFEST))
