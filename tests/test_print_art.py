@@ -365,3 +365,56 @@ def test_the_coverage_file_is_what_the_shipped_fonts_cover() -> None:
     covered = read_font_coverage()
     assert shipped_coverage() == covered
     assert COVERAGE.read_text(encoding="ascii") == coverage_text(covered), "run make fonts"
+
+
+USE_BOMB = (
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+    '<defs><rect id="a0" width="1" height="1"/>'
+    + "".join(
+        f'<g id="a{n}">' + f'<use xlink:href="#a{n - 1}"/>' * 10 + "</g>" for n in range(1, 8)
+    )
+    + '</defs><use xlink:href="#a7"/></svg>'
+)
+"""Ten copies of ten copies...: a few kilobytes that ask for ten million rectangles."""
+
+SVG_ART = {
+    "fine.svg": '<svg xmlns="http://www.w3.org/2000/svg"><circle r="4"/><use href="#c"/></svg>',
+    "bomb.svg": USE_BOMB,
+    "file.svg": '<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
+    "up.svg": '<svg xmlns="http://www.w3.org/2000/svg"><image href="../../x.png"/></svg>',
+    "web.svg": '<svg xmlns="http://www.w3.org/2000/svg"><image href="http://example.com/a.png"/></svg>',
+    "styled.svg": '<svg xmlns="http://www.w3.org/2000/svg"><rect style="fill:url(http://x/y)"/></svg>',
+    "entity.svg": '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>',
+    "loop.svg": '<svg xmlns="http://www.w3.org/2000/svg"><g id="g"><use href="#g"/></g></svg>',
+}
+
+
+def test_check_refuses_svg_art_that_reaches_out_or_explodes_at_the_art_line(
+    tmp_path: Path,
+) -> None:
+    # Such art checked clean and then print spent 31 s on it or refused it as the templates'.
+    cards = "".join(
+        f'item "Thing {n}" {{\n    type clothing\n    art "images/{name}"\n}}\n'
+        for n, name in enumerate(SVG_ART)
+    )
+    pack = make_pack(tmp_path / "svg", cards=cards)
+    (pack / "images").mkdir()
+    for name, text in SVG_ART.items():
+        (pack / "images" / name).write_text(text)
+    verdicts = {name: art_file(pack, f"images/{name}")[1] for name in SVG_ART}
+    assert verdicts == {
+        "fine.svg": None,
+        "bomb.svg": "complex",
+        "file.svg": "reaches",
+        "up.svg": "reaches",
+        "web.svg": "reaches",
+        "styled.svg": "reaches",
+        "entity.svg": "complex",
+        "loop.svg": "complex",
+    }
+    code, output = run("check", "--no-cache", str(pack))
+    assert code == 1, output
+    lines = sorted(
+        int(line.split(":")[1]) for line in output.splitlines() if "error[E0711]" in line
+    )
+    assert lines == [7, 11, 15, 19, 23, 27, 31]  # each refused file at its card's art line

@@ -23,6 +23,7 @@ from compiler.ir import AnyCard, Card
 from compiler.pack import Pack, display_path, hard_linked, resolved
 from compiler.passes import kind_span
 from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, refused_image
+from compiler.printing.svgcheck import MAX_SVG_SHAPES, svg_problem
 from dsl.spans import Diagnostic, Span
 
 ART = "art"
@@ -47,6 +48,10 @@ REFUSED = {
     "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
     "disguised": ": its bytes are another kind of image than its name says (a TIFF or BMP renamed"
     " .png, say): refused",
+    "reaches": ": an SVG that reaches for other files or the network (an href or url() that is"
+    " not a #fragment of itself): refused",
+    "complex": f": an SVG that draws over {MAX_SVG_SHAPES:,} shapes once its <use> copies are"
+    " counted (or declares entities): refused",
 }
 """Why a file asked for is not drawn, as the end of the sentence that names it."""
 
@@ -90,7 +95,7 @@ def art_file(root: Path, written: str) -> tuple[Path | None, str | None]:
 def _unreadable(data: bytes, path: Path) -> str | None:
     """`unreadable` unless the bytes are an image of the kind the name says."""
     if path.suffix.lower() == ".svg":
-        return None if b"<svg" in data[:4096] else "unreadable"
+        return svg_problem(data)
     from PIL import Image
 
     with warnings.catch_warnings():
