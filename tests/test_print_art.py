@@ -6,10 +6,12 @@ installed font that has it, and one no font has is warned of where the card writ
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 import zlib
 from pathlib import Path
@@ -315,8 +317,9 @@ def test_the_bundled_pack_with_art_gives_every_card_a_picture() -> None:
 def test_a_print_whose_faces_carry_too_much_art_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Each face carries its picture: past the limit the print stops before any layout.
-    monkeypatch.setattr("compiler.printing.cards.MAX_ART_CHARS", 500)
+    # The pictures a print holds, each once (213, 219 and 218 bytes here): past the limit the
+    # print stops before any layout.
+    monkeypatch.setattr("compiler.printing.cards.MAX_ART_CHARS", 400)
     out = tmp_path / "out.pdf"
     code, output = run("print", str(FIXTURE), "-o", str(out), "--no-cache")
     assert code == 1 and not out.exists(), output
@@ -418,3 +421,38 @@ def test_check_refuses_svg_art_that_reaches_out_or_explodes_at_the_art_line(
         int(line.split(":")[1]) for line in output.splitlines() if "error[E0711]" in line
     )
     assert lines == [7, 11, 15, 19, 23, 27, 31]  # each refused file at its card's art line
+
+
+MEASURED = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(done.stdout + done.stderr)
+"""
+"""Runs a command and says its exit code and the largest memory of it or any of its workers."""
+
+
+def test_one_photo_on_nine_cards_is_held_and_embedded_once(tmp_path: Path) -> None:
+    # A 19.5 MB, 6.5-megapixel photo as every room's art: each face carried it as a data: URL
+    # and the print failed past 1 GB (E0705, blaming templates the pack did not have).
+    pack = tmp_path / "photo"
+    (pack / "images").mkdir(parents=True)
+    noise = random.Random(7).randbytes(3120 * 2080 * 3)
+    Image.frombytes("RGB", (3120, 2080), noise).save(pack / "images" / "photo.png")
+    photo = (pack / "images" / "photo.png").stat().st_size
+    (pack / "pack.yaml").write_text(
+        "pack: photo\ntitle: Photo\nversion: 0.1.0\nruleset: coma-ward\n"
+        "print:\n  art:\n    default: images/photo.png\n"
+    )
+    (pack / "rooms.card").write_text(
+        "".join(f'room "Room {n}" {{\n    number {n + 1}\n}}\n' for n in range(9))
+    )
+    out = tmp_path / "photo.pdf"
+    command = [sys.executable, "-m", "compiler", "print", str(pack), "-o", str(out), "--no-cache"]
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, *command], capture_output=True, text=True, check=True
+    )
+    code, megabytes = map(int, done.stdout.split("\n", 1)[0].split())
+    assert code == 0, done.stdout
+    assert megabytes < 1024, f"{megabytes} MB"
+    assert out.stat().st_size < photo * 1.3  # the picture once, not nine times

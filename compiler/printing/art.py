@@ -22,7 +22,7 @@ from typing import Any
 from compiler.ir import AnyCard, Card
 from compiler.pack import Pack, display_path, hard_linked, resolved
 from compiler.passes import kind_span
-from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, refused_image
+from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, image_url, refused_image
 from compiler.printing.svgcheck import MAX_SVG_SHAPES, svg_problem
 from dsl.spans import Diagnostic, Span
 
@@ -194,6 +194,17 @@ def data_url(root: Path, written: str) -> str | None:
         return None
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return f"data:{kind};base64,{b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def art_image(root: Path, written: str) -> tuple[str, int] | None:
+    """The art file as a short `pillbox-image:` URL print's layout fetches it by, and its
+    size in bytes, if print would draw it."""
+    path, _ = art_file(root, written)
+    if path is None:
+        return None
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    data = path.read_bytes()
+    return image_url(data, kind, path.suffix.lower()), len(data)
 
 
 def too_much_art(card: Card, limit: int) -> Diagnostic:

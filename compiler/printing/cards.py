@@ -16,7 +16,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from compiler.build import CheckedPack
 from compiler.ir import Card
-from compiler.printing.art import IMAGE_SUFFIXES, art_for, data_url, too_much_art
+from compiler.printing.art import IMAGE_SUFFIXES, art_for, art_image, data_url, too_much_art
 from compiler.printing.faces import (
     MAX_TEMPLATE_BYTES,
     TemplateProblem,
@@ -35,8 +35,8 @@ from compiler.printing.sizes import PrintOptions
 from dsl.spans import Diagnostic
 
 MAX_ART_CHARS = 256 * 2**20
-"""The `data:` URLs of art the faces of one print carry, in all: each face holds its own copy,
-so a thousand cards of a 20 MB picture would otherwise fill the memory (E0713)."""
+"""The art one print holds, in all (E0713): in print each picture's bytes once, however many
+faces show it; in the report's faces, which carry `data:` URLs, each face's copy."""
 
 BACK_IMAGE_SUFFIXES = IMAGE_SUFFIXES
 """A pack's `templates/back-<deck>.png` (or `back.png`, …) is printed as the back, full bleed."""
@@ -48,6 +48,9 @@ class CardRenderer:
 
     checked: CheckedPack
     options: PrintOptions
+    # The report's faces carry their pictures as `data:` URLs (a browser shows them as they
+    # are); print's name each by a short URL its layout fetches (`pdf.IMAGES`).
+    inline_art: bool = True
     title: str = field(init=False)
     env: ImmutableSandboxedEnvironment = field(init=False)
     _backs: dict[str, Face] = field(init=False, default_factory=dict)
@@ -58,6 +61,7 @@ class CardRenderer:
     _art_token: str = field(init=False, default_factory=lambda: f"pillbox-art-{token_hex(8)}")
     _art_chars: int = field(init=False, default=0)  # of the faces' `data:` URLs, in all
     _art_counted: set[str] = field(init=False, default_factory=set)  # a face drawn again: once
+    _art_unseen: dict[str, int] = field(init=False, default_factory=dict)  # URL -> bytes, once
     # W0711 for each card printed without its art, its text taking the room (by its place).
     no_room_for_art: dict[tuple[Any, ...], Diagnostic] = field(init=False, default_factory=dict)
 
@@ -92,7 +96,8 @@ class CardRenderer:
         art = self.art(card)
         if art and key not in self._art_counted:
             self._art_counted.add(key)
-            self._art_chars += len(art)
+            # Inline, each face holds its own copy; by URL, each picture is held once.
+            self._art_chars += len(art) if self.inline_art else self._art_unseen.pop(art, 0)
             if self._art_chars > MAX_ART_CHARS:
                 raise TemplateProblem(too_much_art(card, MAX_ART_CHARS))
         token = self._art_token if art else None
@@ -105,7 +110,8 @@ class CardRenderer:
         return Face(html, card["kind"], key), data.overflow, data.fit == len(FIT_STEPS) - 1
 
     def art(self, card: Card) -> str | None:
-        """The card's picture as a `data:` URL, if it has one print draws.
+        """The card's picture as a URL (`data:`, or print's `pillbox-image:`), if it has one
+        print draws.
 
         Print and the report show the same bytes, and WeasyPrint names an image in the PDF by
         its URL: from the bytes, the same pack prints the same PDF wherever its folder is.
@@ -114,7 +120,13 @@ class CardRenderer:
         if not written or self.checked.root is None:
             return None
         if written not in self._art:
-            self._art[written] = data_url(self.checked.root, written)
+            if self.inline_art:
+                self._art[written] = data_url(self.checked.root, written)
+            else:
+                found = art_image(self.checked.root, written)
+                self._art[written] = found[0] if found else None
+                if found:
+                    self._art_unseen[found[0]] = found[1]
         return self._art[written]
 
     def back(self, card: Card) -> Face:

@@ -36,14 +36,32 @@ class Refusal:
     reason: str
 
 
+IMAGE_SCHEME = "pillbox-image"
+"""The URL scheme of a pack image a face names by the SHA-256 of its bytes (`IMAGES`)."""
+
+IMAGES: dict[str, tuple[bytes, str]] = {}
+"""`pillbox-image:` URL -> the image's bytes and type. Filled in the printing process before
+its layout workers fork, so that they read each picture from here: a face names a picture by
+a short URL, however many faces show it, and WeasyPrint decodes it once a document (a `data:`
+URL of megabytes in every face held a copy of the picture each)."""
+
+
+def image_url(data: bytes, kind: str, suffix: str) -> str:
+    """A URL naming these image bytes, kept in `IMAGES` for the layout to fetch."""
+    url = f"{IMAGE_SCHEME}:{hashlib.sha256(data).hexdigest()}{suffix}"
+    IMAGES[url] = (data, kind)
+    return url
+
+
 def _fetcher_class() -> Any:
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class FencedFetcher(URLFetcher):  # type: ignore[misc]
-        """Fetches `file:` URLs inside the allowed folders and `data:` URLs; nothing else."""
+        """Fetches `file:` URLs inside the allowed folders, `data:` URLs and the pack images
+        named in `IMAGES`; nothing else."""
 
         def __init__(self, roots: Sequence[Path]) -> None:
-            super().__init__(timeout=1, allowed_protocols={"file", "data"})
+            super().__init__(timeout=1, allowed_protocols={"file", "data", IMAGE_SCHEME})
             self.roots = [root.resolve() for root in roots]
             self.refused: list[Refusal] = []
             # Each path asked for -> the file it led to (links followed) and its SHA-256.
@@ -52,6 +70,11 @@ def _fetcher_class() -> Any:
         def fetch(self, url: str, headers: Any = None) -> Any:
             if url.startswith("data:"):
                 return self._data_url(url, headers)
+            if url.startswith(f"{IMAGE_SCHEME}:"):
+                found = IMAGES.get(url)
+                if found is None:  # a template that spells such a URL itself
+                    return self._refuse(url, "missing")
+                return URLFetcherResponse(url, found[0], {"Content-Type": found[1]})
             parts = urlsplit(url)
             if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
                 return self._refuse(url, "outside")

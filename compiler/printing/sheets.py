@@ -138,7 +138,7 @@ def print_pack(
             )
         )
         return result
-    renderer = CardRenderer(checked, options)
+    renderer = CardRenderer(checked, options, inline_art=False)
     try:
         faces = _faces(renderer, cards, options, options.backs or tts is not None)
         laid = _LaidOut(checked, options, renderer.stylesheet())
