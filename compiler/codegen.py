@@ -630,9 +630,17 @@ def _named(name: str | None, what: str) -> str:
     return name
 
 
+def source_lines(source: str) -> list[str]:
+    """A card file's lines as the parser counts them: split at line feeds only.
+
+    `str.splitlines` also splits at form feeds, vertical tabs, NEL and U+2028, which a card's
+    quoted text may hold: every line after one would be numbered wrong."""
+    return source.split("\n")
+
+
 def generate(ruleset: Ruleset, cards: Sequence[Card], file: str, source: str) -> ast.Module:
     """The module of one card file's checked cards, as `ast` nodes placed on its lines."""
-    generator = _Generator(ruleset, file, _Positions(source.splitlines()))
+    generator = _Generator(ruleset, file, _Positions(source_lines(source)))
     entries = [generator.card(number, card) for number, card in enumerate(cards, start=1)]
     table = ast.Assign([ast.Name("CARDS", ast.Store())], ast.Tuple(entries, ast.Load()))
     doc = ast.Expr(
@@ -682,7 +690,8 @@ def compile_file(
     one compiled pack is shared with another but the code."""
     module, code = _module_and_code(ruleset, cards, file, source)
     # The card file is the code's filename: tracebacks and profilers show its lines.
-    linecache.cache[file] = (len(source), None, source.splitlines(True), file)
+    lines = [f"{line}\n" for line in source_lines(source)]
+    linecache.cache[file] = (len(source), None, lines, file)
     namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "runtime": library}
     exec(code, namespace)
     return CompiledFile(file, module, tuple(namespace["CARDS"]))

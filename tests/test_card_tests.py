@@ -405,3 +405,17 @@ def test_naming_a_card_file_runs_only_its_tests() -> None:
     code, output = run("test", str(SPECIMENS / "items.card"))
     assert code == 0, output
     assert output.rstrip().endswith("1 passed, 0 failed")
+
+
+def test_a_failure_quotes_its_own_line_after_text_with_other_line_breaks(tmp_path: Path) -> None:
+    # U+2028, a form feed and NEL inside quoted text split lines for str.splitlines, not for
+    # the parser: every line after them was quoted from the wrong place ("expected , but").
+    card = (
+        'hallucination "Odd Lines" {\n'
+        '    situation "A\u2028B\u000cC\u0085D"\n'
+        '    option "Go" {\n        gain terror 1\n    }\n'
+        '    test "it frightens" {\n        choose "Go"\n        expect terror == 5\n    }\n}\n'
+    )
+    code, output = run("test", str(make_pack(tmp_path / "lines", cards=card)))
+    assert code == 1
+    assert "expected terror == 5, but terror is 2" in output, output
