@@ -32,8 +32,10 @@ def export_csv(
     output: Path | None,
     emit: Emit,
     style: Style,
+    data: Emit | None = None,
 ) -> int:
-    """Check a pack and write its cards' properties as CSV, to `output` or to stdout."""
+    """Check a pack and write its cards' properties as CSV, to `output` or to stdout (through
+    `data`: a CSV is data, not terminal text)."""
     loaded = load_checked(path, ruleset)
     if loaded.pack is None:
         return report_errors(loaded, path, emit, style)
@@ -43,7 +45,7 @@ def export_csv(
         raise UsageError(f"--kind {kind!r}: the pack has no such cards; its kinds: {kinds}")
     text = sheet_text(cards)
     if output is None:
-        emit(text.rstrip("\n"))
+        (data or emit)(text.rstrip("\n"))
         return EXIT_CLEAN
     try:
         write_atomically(output, text.encode("utf-8"))

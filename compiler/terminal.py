@@ -11,6 +11,7 @@ pillbox, instead of where each kind of text is made.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 import click
@@ -57,5 +58,19 @@ def echo(style: Style = plain, err: bool = False) -> Callable[[str], None]:
 
     def emit(text: str) -> None:
         click.echo(terminal_safe(text, style), err=err, color=colour)
+
+    return emit
+
+
+def data_out(style: Style = plain) -> Callable[[str], None]:
+    """A function that writes data (a CSV) to stdout as it is, unless stdout is a terminal:
+    redirected to a file or a pipe, it must read back byte for byte; on a screen it is text."""
+    shown = echo(style)
+
+    def emit(text: str) -> None:
+        if sys.stdout.isatty():
+            shown(text)
+        else:
+            click.echo(text)
 
     return emit

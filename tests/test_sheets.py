@@ -17,7 +17,7 @@ import pytest
 from compiler import sheets
 from compiler.build import load_checked
 from compiler.check import check_paths
-from tests.helpers import run
+from tests.helpers import make_pack, run
 
 MANIFEST = """\
 pack: sheet-pack
@@ -307,3 +307,17 @@ def test_export_guards_against_formulas() -> None:
 
     card = {"kind": "item", "title": "=HYPERLINK(1)", "properties": {"attack": "-2", "note": "-x"}}
     assert sheet_text([card]).splitlines()[1] == "item,'=HYPERLINK(1),-2,'-x"
+
+
+def test_export_to_standard_output_is_data_not_terminal_text(tmp_path: Path) -> None:
+    # `export --csv > s.csv` showed a form feed as ␌ and escaped NEL and a bidi override, so
+    # the file did not read back; with -o it did. Redirected, standard output is data.
+    title = "a\u000cb \u0085c \u202ed"
+    card = f'item "{title}" {{\n    type food\n}}\n'
+    folder = make_pack(tmp_path / "odd", cards=card)
+    code, output = run("export", str(folder), "--csv")
+    assert code == 0, output
+    assert title in output
+    code, written = run("export", str(folder), "--csv", "-o", str(tmp_path / "x.csv"))
+    assert code == 0, written
+    assert output == (tmp_path / "x.csv").read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ from compiler.commands.common import (
     usage,
 )
 from compiler.export import export_csv
-from compiler.terminal import echo
+from compiler.terminal import data_out, echo
 
 
 @click.command()
@@ -30,4 +30,6 @@ def export(
     """Write the properties of a pack's cards as a sheet, which `sheets:` in pack.yaml reads."""
 
     style = style_of(color)
-    sys.exit(usage(lambda: export_csv(pack, ruleset, kind, output, echo(style), style)))
+    sys.exit(
+        usage(lambda: export_csv(pack, ruleset, kind, output, echo(style), style, data_out(style)))
+    )
