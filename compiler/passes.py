@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, overload
 
@@ -269,6 +270,32 @@ def titles_and_variants(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnost
                 )
             continue
         yield from _variants(ruleset, title, group)
+
+
+def look_alike_titles(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic]:
+    """Different titles that print alike: the same once in Unicode's compatibility form
+    (NFKC: a full-width `Ｋ` is a `K`) and without invisible characters (a zero-width space, a
+    soft hyphen, a direction mark), W0316. A card test or `guarded by` names one of them;
+    the table sees two cards of one name."""
+    first_of: dict[str, AnyCard] = {}
+    for lowered in cards:
+        card = lowered.ir
+        first = first_of.setdefault(printed_title(card["title"]), card)
+        if first["title"] != card["title"]:
+            yield _warning(
+                "W0316",
+                f"title {card['title']!r} prints like {first['title']!r}, another card's",
+                span_of(card, card["at"]),
+                f"first at {first['file']}:{first['at'][0]}:{first['at'][1]}; write the same "
+                "title with the same characters, or give the cards titles that read apart",
+            )
+
+
+def printed_title(title: str) -> str:
+    """A title as it reads in print: NFKC, with the characters that print nothing left out."""
+    return "".join(
+        c for c in unicodedata.normalize("NFKC", title) if unicodedata.category(c) != "Cf"
+    )
 
 
 def _variants(ruleset: Ruleset, title: str, group: list[AnyCard]) -> Iterator[Diagnostic]:
@@ -567,7 +594,13 @@ def pack_facts(card: AnyCard) -> CardFacts:
 CARD_PASSES: tuple[Pass, ...] = (outcome_coverage, duplicate_options, test_choices, block_needs)
 """Passes that look at one card at a time: they run per file, and their results are cached."""
 
-PACK_PASSES: tuple[PackPass, ...] = (titles_and_variants, charts, test_uses, named_cards)
+PACK_PASSES: tuple[PackPass, ...] = (
+    titles_and_variants,
+    look_alike_titles,
+    charts,
+    test_uses,
+    named_cards,
+)
 """Passes that compare cards across the whole pack: they run on every check."""
 
 

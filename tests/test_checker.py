@@ -12,6 +12,7 @@ from compiler.check import check_paths
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import check_file
 from compiler.ruleset import load_ruleset
+from tests.helpers import make_pack, run
 
 
 def codes(text: str) -> list[str]:
@@ -141,3 +142,16 @@ def test_a_pack_loaded_again_is_not_parsed_again_and_each_load_has_its_own_ir(
     (pack / "cards.card").write_text('item "Mug" {\n    type food\n}\n')
     third = load_checked(pack).pack
     assert third is not None and third.cards[0]["title"] == "Mug" and len(checked) == 1
+
+
+def test_titles_that_print_alike_are_warned_of(tmp_path: Path) -> None:
+    # Knife, a Knife with a zero-width space, one with a soft hyphen and a direction mark,
+    # and a full-width one: unique titles to the check, five cards called Knife in print.
+    titles = ["Knife", "Kn\u200bife", "Kni\u00adfe\u200e", "Ｋｎｉｆｅ"]
+    cards = "".join(f'item "{title}" {{\n    type weapon\n}}\n\n' for title in titles)
+    folder = make_pack(tmp_path / "knives", cards=cards)
+    code, output = run("check", "--no-cache", str(folder))
+    assert code == 0, output  # a warning: the pack still checks
+    warned = [line for line in output.splitlines() if "warning[W0316]" in line]
+    assert [line.split(":")[1] for line in warned] == ["5", "9", "13"], output
+    assert "first at" in output and "'Kn\\u200bife'" in output
