@@ -61,3 +61,12 @@ def test_a_cluster_gives_the_figures_the_pool_gives() -> None:
 def test_a_scheduler_without_the_dask_engine_is_a_usage_error() -> None:
     code, output = run("simulate", str(ITEMS_ONLY), *SWEEP, "--scheduler", "tcp://127.0.0.1:1")
     assert code == 2 and "--scheduler names a dask cluster: add --engine dask" in output
+
+
+@pytest.mark.parametrize("address", ["tcp://[::1", "tcp://host:99999", "tcp://:8786"])
+def test_a_malformed_scheduler_address_is_a_usage_error(address: str) -> None:
+    # 'tcp://[::1' reached dask's client, whose ValueError ended pillbox with exit 3.
+    code, output = run(
+        "simulate", str(ITEMS_ONLY), *SWEEP, "--engine", "dask", "--scheduler", address
+    )
+    assert code == 2 and "is not an address" in output, output

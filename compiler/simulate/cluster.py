@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from compiler.build import compile_pack, load_checked
 from compiler.errors import UsageError
@@ -106,6 +107,13 @@ def run_on_cluster(
         raise UsageError(
             "--engine dask needs dask.distributed: pip install 'pillbox[dask]'"
         ) from None
+    if scheduler is not None:
+        malformed = _malformed(scheduler)
+        if malformed is not None:
+            raise UsageError(
+                f"--scheduler {scheduler!r} is not an address ({malformed}): write "
+                "tcp://HOST:PORT, an IPv6 host in brackets (tcp://[::1]:8786)"
+            )
     files = pack_files(folder)
     digest = _digest(files)
     cluster: Any = None
@@ -136,3 +144,14 @@ def run_on_cluster(
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _malformed(scheduler: str) -> str | None:
+    """What is wrong with a scheduler's address as written, if anything (before dask reads it:
+    dask raises a ValueError of its own deep inside its client)."""
+    try:
+        parts = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+        parts.port  # noqa: B018 (a port that is no number, or out of range, raises here)
+    except ValueError as error:
+        return str(error)
+    return None if parts.hostname else "no host"
