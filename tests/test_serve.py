@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from compiler.printing.layout import Face
-from compiler.serve.app import PreviewServer, Published
+from compiler.serve.app import Handler, PreviewServer, Published
 from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
 from compiler.serve.pictures import Pictures
 from tests.helpers import make_pack, run
@@ -283,3 +284,33 @@ def test_serve_refuses_a_path_that_is_no_pack_and_a_port_in_use(tmp_path: Path) 
         port = taken.getsockname()[1]
         code, output = run("serve", str(pack), "--port", str(port))
     assert code == 2 and f"--port {port}: cannot listen" in output
+
+
+def test_a_browser_that_hangs_up_is_no_error_and_an_idle_one_is_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A page reloaded while it loaded printed ConnectionResetError and BrokenPipeError
+    # tracebacks (379 in an hour); a connection that sent nothing held a thread for ever.
+    monkeypatch.setattr(Handler, "timeout", 0.5)
+    big = "<p>" + "x" * 8_000_000 + "</p>"
+    published = Published(Snapshot(1, {"/": big}), tmp_path)
+    preview = PreviewServer(0, published)
+    thread = threading.Thread(target=preview.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    port = preview.server_address[1]
+    try:
+        for _ in range(5):  # ask for the page and reset the connection before reading it
+            hanging = socket.create_connection(("127.0.0.1", port))
+            hanging.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            hanging.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            hanging.close()
+        idle = socket.create_connection(("127.0.0.1", port))
+        idle.settimeout(5)
+        assert idle.recv(1) == b""  # closed by the server once its timeout passed
+        idle.close()
+        assert _get(port, "/")[0] == 200
+    finally:
+        published.close()
+        preview.shutdown()
+        preview.server_close()
+    assert "Traceback" not in capsys.readouterr().err

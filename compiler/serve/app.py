@@ -9,6 +9,7 @@ threads, each reading the snapshot published last, which is never changed once p
 
 from __future__ import annotations
 
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -60,12 +61,19 @@ class Published:
             return self.snapshot.generation
 
 
+REQUEST_SECONDS = 10.0
+"""How long a connection may send or take nothing before it is closed."""
+
+
 class Handler(BaseHTTPRequestHandler):
     """One request to the preview."""
 
     server: PreviewServer
     server_version = "pillbox-serve"
     sys_version = ""
+    # A connection that sends nothing (or reads nothing) for this long is closed: idle
+    # connections held a thread each for ever.
+    timeout = REQUEST_SECONDS
 
     def do_GET(self) -> None:
         """Answer a page, a picture, the script or the events; 404 for anything else."""
@@ -152,6 +160,13 @@ class PreviewServer(ThreadingHTTPServer):
         self.published = published
         chosen = self.server_address[1]
         self.hosts = {f"{HOST}:{chosen}", f"localhost:{chosen}"}
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that hangs up (a page reloaded while it loads) or goes quiet is no error:
+        only what else goes wrong prints its traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
