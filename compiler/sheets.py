@@ -20,6 +20,7 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,6 +49,10 @@ MAX_SHEET_COLUMNS = 200
 
 MAX_SHEET_BYTES = 5_000_000
 """Bytes a CSV file, or a workbook on disk, may hold."""
+
+MAX_WORKBOOK_PART = 10_000_000
+"""The most one XML part of a workbook may unpack to (a sheet of 5,000 rows of 200 short cells
+is a few megabytes)."""
 
 MAX_WORKBOOK_UNPACKED = 50_000_000
 """Bytes the parts of an `.xlsx` workbook (a zip archive) may unpack to."""
@@ -261,6 +266,7 @@ def expand_sheets(
     """Each sheet of the pack filled into its template, by the sheet's shown path; problems
     of the sheets' cells are added to `problems`, templates' texts to `sources`."""
     expansions: dict[str, Expansion] = {}
+    asked: set[tuple[Path | None, str | None]] = set()
     for entry in read_entries(pack, problems):
         template_path = pack.root / entry.card
         template_text, problem = read_card_file(template_path)
@@ -270,23 +276,30 @@ def expand_sheets(
             continue
         template_shown = display_path(template_path)
         sources[template_shown] = template_text
+        named = (resolved(pack.root / entry.file), entry.sheet)
+        if named in asked:  # told before it is read: a workbook may take seconds to read
+            problems.append(_named_twice(entry))
+            continue
+        asked.add(named)
         table = read_table(pack.root / entry.file, entry, problems)
         if table is None:
             continue
         if table.shown in expansions:
-            problems.append(
-                _error(
-                    "E0250",
-                    f"the sheet {entry.file} is named twice",
-                    entry.span,
-                    "give each sheet one entry; a template may hold several cards",
-                )
-            )
+            problems.append(_named_twice(entry))
             continue
         expansion = expand(table, template_shown, template_text, problems)
         if expansion is not None and expansion.lines:  # a sheet of no rows holds no cards
             expansions[table.shown] = expansion
     return expansions
+
+
+def _named_twice(entry: SheetEntry) -> Diagnostic:
+    return _error(
+        "E0250",
+        f"the sheet {entry.file} is named twice",
+        entry.span,
+        "give each sheet one entry; a template may hold several cards",
+    )
 
 
 def read_table(path: Path, entry: SheetEntry, problems: list[Diagnostic]) -> Table | None:
@@ -362,6 +375,25 @@ def _csv_rows(path: Path, problems: list[Diagnostic]) -> list[list[str]] | None:
     return rows
 
 
+def _refused_part(path: Path) -> str | None:
+    """What makes one of a workbook's XML parts unfit to read, said after its name, if
+    anything: over MAX_WORKBOOK_PART, or holding a comment or a document type.
+
+    The XML parser rescans a token that spans the chunks it is fed, so its time grows with the
+    square of the longest: a workbook of 49 KB holding a 49 MB comment took 149 s. No
+    spreadsheet program writes comments or document types into a workbook."""
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if not info.filename.endswith((".xml", ".rels")):
+                continue
+            if info.file_size > MAX_WORKBOOK_PART:
+                return f"{info.filename} unpacks to more than {MAX_WORKBOOK_PART // 10**6} MB"
+            data = archive.read(info)
+            if b"<!--" in data or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+                return f"{info.filename} holds an XML comment or document type"
+    return None
+
+
 def _workbook_rows(
     path: Path, shown: str, entry: SheetEntry, problems: list[Diagnostic]
 ) -> tuple[list[list[str]], str] | None:
@@ -373,6 +405,22 @@ def _workbook_rows(
     except (OSError, zipfile.BadZipFile, ValueError) as error:
         problems.append(_error("E0250", f"this workbook cannot be read: {error}", whole))
         return None
+    if unpacked <= MAX_WORKBOOK_UNPACKED:
+        try:
+            refused = _refused_part(path)
+        except (OSError, zipfile.BadZipFile, ValueError, zlib.error) as error:
+            problems.append(_error("E0250", f"this workbook cannot be read: {error}", whole))
+            return None
+        if refused is not None:
+            problems.append(
+                _error(
+                    "E0251",
+                    f"this workbook's part {refused}",
+                    whole,
+                    "save the sheet again from a spreadsheet program, or save it as CSV",
+                )
+            )
+            return None
     if unpacked > MAX_WORKBOOK_UNPACKED:
         problems.append(
             _error(

@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -321,3 +322,55 @@ def test_export_to_standard_output_is_data_not_terminal_text(tmp_path: Path) -> 
     code, written = run("export", str(folder), "--csv", "-o", str(tmp_path / "x.csv"))
     assert code == 0, written
     assert output == (tmp_path / "x.csv").read_text(encoding="utf-8")
+
+
+def _workbook_with_a_comment(path: Path, megabytes: int) -> None:
+    """A workbook of items whose worksheet part holds an XML comment of that size."""
+    import zipfile
+
+    import openpyxl
+
+    plain = path.with_suffix(".plain.xlsx")
+    book = openpyxl.Workbook()
+    book.active.append(HEADER.split(","))
+    book.active.append(["Bone Saw", "weapon", 2, 1, "strength", "+1", 2, None, "It hums.", 1])
+    book.save(plain)
+    comment = b"<!--" + b"x" * (megabytes * 1_000_000) + b"-->"
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"<sheetData>", comment + b"<sheetData>")
+            out.writestr(info, data)
+    plain.unlink()
+
+
+def test_a_workbook_with_a_huge_comment_is_refused_before_it_is_parsed(
+    sheet_pack: SheetPack,
+) -> None:
+    # 49 KB on disk and a 49 MB comment inside: the XML parser took 149 s (square of the
+    # comment) before "0 errors". A part holding a comment is refused unread.
+    folder = sheet_pack(file="items.xlsx")
+    _workbook_with_a_comment(folder / "items.xlsx", 3)
+    report = check_paths([folder])
+    (found,) = report.diagnostics
+    assert (found.code, Path(found.span.file).name) == ("E0251", "items.xlsx")
+    assert "xl/worksheets/sheet1.xml holds an XML comment" in found.message
+
+
+def test_a_workbook_named_twice_is_told_before_it_is_read_again(
+    sheet_pack: SheetPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = sheet_pack()
+    manifest = folder / "pack.yaml"
+    manifest.write_text(manifest.read_text() + "  - {file: items.csv, card: cards/item-row.card}\n")
+    read: list[str] = []
+    real = sheets.read_table
+
+    def counted(path: Path, *rest: Any) -> Any:
+        read.append(path.name)
+        return real(path, *rest)
+
+    monkeypatch.setattr(sheets, "read_table", counted)
+    assert diagnostics(folder) == [("E0250", "pack.yaml", 7, 5)]
+    assert read == ["items.csv"]
