@@ -761,3 +761,45 @@ def test_a_print_of_a_million_copies_is_E0709_before_any_layout(tmp_path: Path) 
     assert "cards.card:5:1: error[E0709]: the print would lay out 1,000,001 cards" in output
     assert "(1,000,000 of this one)" in output and not target.exists()
     assert time.monotonic() - started < 60
+
+
+def _a_gone_process() -> int:
+    """The number of a process that is not running."""
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except OSError:
+            pass
+        pid -= 1
+
+
+def test_a_later_print_removes_what_a_killed_one_left_half_written(tmp_path: Path) -> None:
+    # SIGKILL during the renames left up to 74 hidden .NAME.TOKEN.tmp files that nothing ever
+    # removed. A print's temporary names carry its process number: a later print removes
+    # those of processes gone, and leaves a running print's and any set-aside .old file.
+    gone, alive = _a_gone_process(), os.getpid()
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    left = [
+        tmp_path / f".out.pdf.{gone}-0123456789ab.tmp",
+        pngs / f".page-1.png.{gone}-0123456789ab.tmp",
+    ]
+    kept = [
+        tmp_path / f".out.pdf.{alive}-0123456789ab.tmp",
+        tmp_path / f".out.pdf.{gone}-0123456789ab.old",
+    ]
+    for path in [*left, *kept]:
+        path.write_bytes(b"half")
+    abandoned_folder = tmp_path / f".png2.{gone}-0123456789ab.tmp"
+    abandoned_folder.mkdir()
+    (abandoned_folder / "page-1.png").write_bytes(b"half")
+    out = tmp_path / "out.pdf"
+    specimens = ROOT / "tests" / "specimens" / "coma-ward"
+    code, said = run("print", str(specimens), "-o", str(out), "--png", str(pngs))
+    assert code == 0, said
+    assert [path.exists() for path in left] == [False, False]
+    assert [path.exists() for path in kept] == [True, True]
+    assert not abandoned_folder.exists()

@@ -10,12 +10,15 @@ renamed into place, the PNGs (or their new folder) first and the PDF last, each 
 aside under a hidden name until the last rename is done (the Tabletop Simulator folder of
 `--tts` is written as the previews are, and put in place after them). A print that fails, or
 is interrupted, before then removes what it wrote and puts back what it had set aside, so
-every file it would have replaced is as it was and no new folder is left.
+every file it would have replaced is as it was and no new folder is left. A print killed
+outright (SIGKILL) cannot clean up: its temporary names carry its process number, and the
+next print into the same folders removes those whose process is gone.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Sequence
@@ -140,7 +143,7 @@ def write_outputs(
     Raises WorkerFailed (out of memory or time: nothing was written), or OSError naming the
     file that could not be written (nothing was replaced).
     """
-    token = secrets.token_hex(6)
+    token = f"{os.getpid()}-{secrets.token_hex(6)}"  # whose it is: a later print may tell
     pdf = _temporary(target, token) if target is not None else None
     folders: list[tuple[Path, Sequence[str]]] = [(files.folder, files.names) for files in more]
     if previews is not None or more:
@@ -151,6 +154,12 @@ def write_outputs(
         folders.insert(0, (previews.folder, previews.names))
     staged = [_Staged.of(folder, names, token) for folder, names in folders]
     drawn = staged[1:] if previews is not None else staged
+    for place in {
+        *([target.parent] if target is not None else []),
+        *(folder for folder, _ in folders),
+        *(_nearest_folder(folder) for folder, _ in folders),
+    }:
+        _remove_abandoned(place)
 
     def make(_: int) -> None:
         if pdf is not None and target is not None:
@@ -188,6 +197,40 @@ def write_outputs(
             if stage.new_folder is not None:
                 shutil.rmtree(stage.new_folder, ignore_errors=True)
     return [final for _, final in staged[0].pairs] if previews is not None else []
+
+
+_ABANDONED = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)-[0-9a-f]{12}\.tmp")
+"""A file or folder a print writes before renaming it into place (`_temporary`)."""
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Remove what a killed print left half-written in `folder`: a `.tmp` whose process is
+    gone. One of a print still running is left alone; set-aside `.old` files are never
+    touched (one may be the only copy of what a print was replacing)."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        found = _ABANDONED.fullmatch(entry.name)
+        if found is None or _running(int(found["pid"])):
+            continue
+        with suppress(OSError):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+
+
+def _running(pid: int) -> bool:
+    """Whether a process of that number is alive (one that cannot be asked counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True
+    return True
 
 
 def _temporary(final: Path, token: str) -> Path:
