@@ -803,3 +803,25 @@ def test_a_later_print_removes_what_a_killed_one_left_half_written(tmp_path: Pat
     assert [path.exists() for path in left] == [False, False]
     assert [path.exists() for path in kept] == [True, True]
     assert not abandoned_folder.exists()
+
+
+def test_two_prints_racing_into_one_new_folder_is_no_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second of two prints into the same new --png folder stopped with "Usage: ... Error:
+    # cannot write race/png: Directory not empty" and exit 2, as if mistyped.
+    pngs = tmp_path / "race" / "png"
+    real = output._put_in_place
+
+    def another_print_got_there_first(renames: Any, token: str) -> None:
+        pngs.mkdir(parents=True, exist_ok=True)
+        (pngs / "page-1.png").write_bytes(b"the other print's")
+        real(renames, token)
+
+    monkeypatch.setattr(output, "_put_in_place", another_print_got_there_first)
+    specimens = ROOT / "tests" / "specimens" / "coma-ward"
+    code, said = run("print", str(specimens), "--png", str(pngs), "-o", str(tmp_path / "o.pdf"))
+    assert code == 1, said
+    assert "was made by something else while this print ran" in said and "Usage" not in said
+    assert (pngs / "page-1.png").read_bytes() == b"the other print's"
+    assert not (tmp_path / "o.pdf").exists()

@@ -4,6 +4,7 @@ Simulator decks; and the calibration page for duplex backs.
 
 from __future__ import annotations
 
+import errno
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -232,6 +233,15 @@ def print_cards(
             TtsRequest(request.tts, _folder_url(request.tts_url)) if request.tts else None,
         )
     except OSError as error:
+        if error.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            # A folder that was not there when the print began is there now, with files: two
+            # prints raced into one new folder. Not the command line's fault: nothing of this
+            # print was written, and printing again puts its files there.
+            emit(
+                f"nothing written: {error.filename} was made by something else while this "
+                "print ran (another print?); print again"
+            )
+            return EXIT_CONTENT
         raise UsageError(
             f"cannot write {error.filename or request.output or request.tts}: {error.strerror}"
         ) from None
