@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.codegen import span_text
+from compiler.kept import Kept, keeping
 from compiler.lower import IRT
 from compiler.pack import (
     Pack,
@@ -302,8 +303,31 @@ def _named_twice(entry: SheetEntry) -> Diagnostic:
     )
 
 
+_tables: Kept[tuple[Table | None, tuple[Diagnostic, ...]]] = Kept(32)
+"""Each sheet read, with the problems found reading it, by its file's version and its entry:
+`serve` and the language server check the pack at every save, and a workbook takes long."""
+
+
 def read_table(path: Path, entry: SheetEntry, problems: list[Diagnostic]) -> Table | None:
-    """Read a CSV or `.xlsx` sheet as text, refusing links out, huge sheets and bad files."""
+    """Read a CSV or `.xlsx` sheet as text, refusing links out, huge sheets and bad files;
+    where the process keeps results, a sheet unchanged since it was read is not read again."""
+    if not keeping():
+        return _read_table(path, entry, problems)
+    try:
+        status = path.stat()
+    except OSError:
+        return _read_table(path, entry, problems)
+    key = (str(path.resolve()), status.st_mtime_ns, status.st_size, status.st_ino, entry)
+    found = _tables.get(key)
+    if found is None:
+        met: list[Diagnostic] = []
+        found = (_read_table(path, entry, met), tuple(met))
+        _tables.put(key, found)
+    problems.extend(found[1])
+    return found[0]
+
+
+def _read_table(path: Path, entry: SheetEntry, problems: list[Diagnostic]) -> Table | None:
     shown = display_path(path)
     whole = Span.whole_file(shown)
     try:

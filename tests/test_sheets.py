@@ -374,3 +374,31 @@ def test_a_workbook_named_twice_is_told_before_it_is_read_again(
     monkeypatch.setattr(sheets, "read_table", counted)
     assert diagnostics(folder) == [("E0250", "pack.yaml", 7, 5)]
     assert read == ["items.csv"]
+
+
+def test_a_process_that_checks_again_reads_an_unchanged_sheet_once(
+    sheet_pack: SheetPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # serve and the language server check the pack at every save: a workbook that takes
+    # seconds to read was read again each time.
+    from compiler.kept import keep_in_this_process
+
+    folder = sheet_pack()
+    read: list[str] = []
+    real = sheets._csv_rows
+
+    def counted(path: Path, *rest: Any) -> Any:
+        read.append(path.name)
+        return real(path, *rest)
+
+    monkeypatch.setattr(sheets, "_csv_rows", counted)
+    keep_in_this_process()
+    try:
+        first = diagnostics(folder)
+        assert diagnostics(folder) == first and read == ["items.csv"]
+        sheet = folder / "items.csv"
+        sheet.write_text(sheet.read_text() + ROWS[0].replace("Bone Saw", "Bone Saw Two") + "\n")
+        diagnostics(folder)
+        assert read == ["items.csv", "items.csv"]  # changed: read again
+    finally:
+        keep_in_this_process(False)
