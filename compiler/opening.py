@@ -60,7 +60,15 @@ def resolve_targets(paths: list[Path], ruleset_override: str | None) -> list[Tar
             elif ruleset_override:
                 loose.setdefault(path.resolve(), set()).update(_loose_cards(path))
             else:
-                raise UsageError(f"{path} has no {MANIFEST}; name a ruleset with --ruleset")
+                # A folder inside a pack (its cards/, say) is the pack, as a folder inside a
+                # repository is the repository to git.
+                above = find_manifest(path)
+                if above is None:
+                    raise UsageError(
+                        f"{path} has no {MANIFEST}, nor any folder above it; "
+                        "name a ruleset with --ruleset"
+                    )
+                targets.setdefault(above.resolve(), Target(None, above, None)).selected = None
         elif path.name == MANIFEST:
             targets.setdefault(path.resolve(), Target(None, path, None)).selected = None
         else:

@@ -437,3 +437,16 @@ def test_ctrl_d_or_ctrl_c_at_the_play_prompt_stops_quietly_with_130(key: str) ->
     text = seen.decode(errors="replace")
     assert code == 130, text
     assert "E0601" not in text and "bug" not in text and "Traceback" not in text
+
+
+def test_a_folder_inside_a_pack_checks_the_pack(tmp_path: Path) -> None:
+    # Run inside a pack's cards/ folder, check said the folder had no pack.yaml; as git finds
+    # its repository above the folder, the pack above is found and checked.
+    pack = tmp_path / "pack"
+    (pack / "cards" / "rooms").mkdir(parents=True)
+    (pack / "pack.yaml").write_text(
+        "pack: inside\ntitle: Inside\nversion: 0.1.0\nruleset: coma-ward\n"
+    )
+    (pack / "cards" / "rooms" / "a.card").write_text('room "Linen Cupboard" {\n    number 8\n}\n')
+    code, output = run("check", str(pack / "cards" / "rooms"))
+    assert code == 0 and "inside: 1 card in 1 file" in output, output
