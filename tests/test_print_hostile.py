@@ -825,3 +825,12 @@ def test_two_prints_racing_into_one_new_folder_is_no_usage_error(
     assert "was made by something else while this print ran" in said and "Usage" not in said
     assert (pngs / "page-1.png").read_bytes() == b"the other print's"
     assert not (tmp_path / "o.pdf").exists()
+
+
+def test_only_given_twice_is_refused_not_cut_to_the_last(tmp_path: Path) -> None:
+    # `print . --only A --only B --only C` printed one card: click kept the last --only alone.
+    specimens = ROOT / "tests" / "specimens" / "coma-ward"
+    out = tmp_path / "o.pdf"
+    code, said = run("print", str(specimens), "-o", str(out), "--only", "item", "--only", "room")
+    assert code == 2 and "--only is given 'item', 'room'" in said, said
+    assert not out.exists()

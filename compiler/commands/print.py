@@ -47,7 +47,13 @@ from compiler.terminal import echo
 @click.option("--marks", type=click.Choice(["crop", "none"]), help="Cut marks.")
 @click.option("--layout", type=click.Choice(["sheet", "single"]), help="Sheets, or a card a page.")
 @click.option("--backs", type=click.Choice(["duplex", "none"]), help="Back pages for duplex.")
-@click.option("--only", metavar='KIND|"Title"', help="Print only one kind or one card.")
+@click.option(
+    "--only",
+    "only_given",
+    metavar='KIND|"Title"',
+    multiple=True,
+    help="Print only one kind or one card.",
+)
 @click.option("--png", type=click.Path(path_type=Path), help="Also write a PNG per card here.")
 @click.option("--tts", type=click.Path(path_type=Path), help="Write Tabletop Simulator decks here.")
 @click.option("--tts-url", metavar="PREFIX", help="The web address the --tts files are put at.")
@@ -70,7 +76,7 @@ def print_command(
     marks: str | None,
     layout: str | None,
     backs: str | None,
-    only: str | None,
+    only_given: tuple[str, ...],
     png: Path | None,
     tts: Path | None,
     tts_url: str | None,
@@ -87,6 +93,11 @@ def print_command(
 ) -> None:
     """Lay the cards out as print-and-play PDF sheets (or one card per page)."""
 
+    if len(only_given) > 1:
+        # click would keep the last one alone: three --only printed one card.
+        named = ", ".join(repr(each) for each in only_given)
+        sys.exit(usage(lambda: _only_once(named)))
+    only = only_given[0] if only_given else None
     overrides = {
         "card": card,
         "paper": paper,
@@ -273,6 +284,13 @@ def print_cards(
             f"copy {printed.tts.json_name} into Tabletop Simulator's Saves/Saved Objects"
         )
     return EXIT_CLEAN
+
+
+def _only_once(named: str) -> int:
+    """A usage error: `--only` given more than once."""
+    raise UsageError(
+        f"--only is given {named}: it takes one kind or one card title; print each in turn"
+    )
 
 
 def _only_matches_nothing(only: str, cards: Sequence[Card]) -> str:
