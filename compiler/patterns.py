@@ -400,7 +400,13 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
     assert bounds is not None
     wanted_type = n.Integer if kind.integer else n.Signed
     if not isinstance(atom, wanted_type):
-        example = "a number" if kind.integer else "a signed number like +1"
+        # Say what the slot takes: `copies -3` is a number, just not one copies can have.
+        if kind.integer:
+            example = f"a number from {bounds[0]} to {bounds[1]}"
+            if isinstance(atom, n.Signed):
+                example += ", written without a sign"
+        else:
+            example = "a signed number like +1"
         return Miss(
             _NO_PATTERN,
             state.index,

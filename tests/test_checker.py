@@ -155,3 +155,12 @@ def test_titles_that_print_alike_are_warned_of(tmp_path: Path) -> None:
     warned = [line for line in output.splitlines() if "warning[W0316]" in line]
     assert [line.split(":")[1] for line in warned] == ["5", "9", "13"], output
     assert "first at" in output and "'Kn\\u200bife'" in output
+
+
+def test_a_number_out_of_a_slot_s_kind_says_what_the_slot_takes(tmp_path: Path) -> None:
+    # `copies -3` said "expected a number, found '-3'": it is a number, only not one that
+    # copies can have.
+    card = 'item "Cup" {\n    type food\n    copies -3\n}\n'
+    code, output = run("check", "--no-cache", str(make_pack(tmp_path / "cups", cards=card)))
+    assert code == 1
+    assert "expected a number from 1 to 20, written without a sign, found '-3'" in output

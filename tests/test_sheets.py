@@ -162,7 +162,7 @@ def test_a_bad_value_is_reported_at_its_cell_in_every_format(sheet_pack: SheetPa
     folder = sheet_pack([*ROWS, "Mallet,weapon,2,1,strength,+1,lots,,x,1"])
     code, text = run("check", str(folder))
     assert code == 1
-    assert "items.csv:5:7: error[E0201]: expected a number, found 'lots'" in text
+    assert "items.csv:5:7: error[E0201]: expected a number from 1 to 10, found 'lots'" in text
     assert "the cell of column 'damage', filling the template at" in text
     code, github = run("check", "--format", "github", str(folder))
     assert code == 1
