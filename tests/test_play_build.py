@@ -6,7 +6,7 @@ import ast
 import json
 from pathlib import Path
 
-from compiler.commands.play import PlayRequest, play_card
+from compiler.commands.play import PlayRequest, play_card, state_text
 from compiler.irschema import validate_card
 from compiler.ruleset import load_ruleset
 from tests.conftest import TESTS
@@ -208,3 +208,21 @@ def test_choose_takes_the_forms_the_prompt_takes_and_refuses_before_any_state() 
     assert "state:" not in output and "check focus" not in output  # nothing played is shown
     code, output = run("play", str(SPECIMENS), card, "--seed", "1", "--choose", "3")
     assert code == 1 and "answer with a number from 1 to 2" in output
+
+
+def test_play_shows_the_flags_a_card_sets_not_the_engine_s_bookkeeping() -> None:
+    # play printed `flags: bonus-waits:0:dodge:126:0.0:1, stood at:matron:roof`.
+    state = {
+        "stats": {"health": 5},
+        "dead": False,
+        "location": "ward",
+        "items": [],
+        "owned": [],
+        "found": ["A"],
+        "flags": ["lights_out", "bonus-waits:0:dodge:126:0.0:1", "stood at:matron:roof"],
+        "bonuses": [],
+    }
+    text = state_text(state, "clues found")
+    assert "flags: lights out" in text and "bonus-waits" not in text and "stood at" not in text
+    assert "clues found: A" in text
+    assert "flags" not in state_text({**state, "flags": ["revealed:12"]}, "found")

@@ -42,7 +42,7 @@ from runtime.decisions import (
     RefusedAnswer,
 )
 from runtime.dice import DiceError
-from runtime.game import Game, RunawayError
+from runtime.game import RunawayError
 from runtime.testing import card_line, runtime_failure
 
 
@@ -272,7 +272,7 @@ def play_card(
             for logged in game.log.lines():
                 emit(logged)
         emit("")
-        emit(_state_text(game))
+        emit(state_text(game.snapshot(), game.module.words.get("found", "found")))
         emit(f"(seed {request.seed}: run again with --seed {request.seed} for the same dice)")
         if problem is not None:
             emit("")
@@ -280,9 +280,9 @@ def play_card(
     return EXIT_CONTENT if problem else EXIT_CLEAN
 
 
-def _state_text(game: Game) -> str:
-    """The player's state in a few lines."""
-    state = game.snapshot()
+def state_text(state: dict[str, Any], found_label: str) -> str:
+    """The player's state in a few lines, as a player would say it (`found_label`: what the
+    game calls what is found, clues or keys)."""
     stats = ", ".join(f"{name} {value}" for name, value in state["stats"].items())
     lines = [f"state: {stats}{' (dead)' if state['dead'] else ''}"]
     lines.append(f"  location: {state['location'] or 'nowhere'}")
@@ -290,10 +290,12 @@ def _state_text(game: Game) -> str:
     if state["owned"]:
         lines.append(f"  owns: {', '.join(state['owned'])}")
     if state["found"]:
-        label = game.module.words.get("found", "found")
-        lines.append(f"  {label}: {', '.join(state['found'])}")
-    if state["flags"]:
-        lines.append(f"  flags: {', '.join(f.replace('_', ' ') for f in state['flags'])}")
+        lines.append(f"  {found_label}: {', '.join(state['found'])}")
+    # A card's own flags are words (`lights_out`); the engine's bookkeeping is written with
+    # colons (`bonus-waits:0:dodge:126:0.0:1`, `stood at:matron:roof`), which no player says.
+    said = [flag.replace("_", " ") for flag in state["flags"] if ":" not in flag]
+    if said:
+        lines.append(f"  flags: {', '.join(said)}")
     if state["bonuses"]:
         lines.append(
             "  bonuses: "
