@@ -173,7 +173,10 @@ def odds_text(
     out = [f"{card.label}{f' {variant}' if variant else ''}, given {start}"]
     if not blocks:
         out.append("  it has no effects to walk")
+    quiet = [block.name for block in blocks if _nothing_to_tell(block)]
     for block in blocks:
+        if block.name in quiet:
+            continue
         out += ["", f"  {block.name}"]
         rows = [
             (_percent(o.probability), " › ".join(o.path) or "(always)", outcome_result(o))
@@ -191,7 +194,18 @@ def odds_text(
         blow = f"; final blow {_percent(block.final_blow)}" if table.against else ""
         evenly = " (each answer taken with even odds)" if block.decisions else ""
         out.append(f"    expected{evenly}: {expected}; death {_percent(block.death)}{blow}")
+    if quiet:
+        # A phenomenon's round blocks each printed "100.0 % (always) no change": said once.
+        out += ["", f"  {', '.join(quiet)}: nothing left to chance, and no change the odds count"]
     return out
+
+
+def _nothing_to_tell(block: BlockOdds) -> bool:
+    """Whether a block always ends the one way, changing nothing the odds count."""
+    if len(block.outcomes) != 1:
+        return False
+    only = block.outcomes[0]
+    return not only.path and outcome_result(only) == "no change"
 
 
 def _percent(value: Fraction) -> str:

@@ -20,7 +20,7 @@ from runtime.game import Game
 from runtime.games.coma_ward_dice import PoolFaces
 from runtime.games.coma_ward_odds import pool_distribution
 from runtime.odds import BlockOdds, Outcome, card_odds
-from tests.conftest import SPECIMEN_ROOTS, TESTS
+from tests.conftest import ROOT, SPECIMEN_ROOTS, TESTS
 from tests.helpers import make_pack, run
 from tests.test_golden import GOLDEN, compare
 
@@ -291,3 +291,12 @@ def test_exact_odds_agree_with_the_dice(title: str) -> None:
                 p = float(probability)
                 error = 4.5 * math.sqrt(max(p * (1 - p), 1e-4) / RUNS)
                 assert abs(seen[key] / RUNS - p) <= error, (title, name, key, seen[key], p)
+
+
+def test_blocks_with_nothing_to_tell_are_named_once() -> None:
+    # odds on a phenomenon printed "100.0 % (always) no change" for each of its round blocks.
+    code, output = run("odds", str(ROOT / "content" / "coma-ward"), "High Water")
+    assert code == 0, output
+    assert "(always)  no change" not in output
+    assert "  when set up, each round, round goals: nothing left to chance" in output
+    assert "when phenomenon revealed" in output  # a block with chances is shown as before
