@@ -195,7 +195,7 @@ def odds_text(
         evenly = " (each answer taken with even odds)" if block.decisions else ""
         out.append(f"    expected{evenly}: {expected}; death {_percent(block.death)}{blow}")
     if quiet:
-        # A phenomenon's round blocks each printed "100.0 % (always) no change": said once.
+        # Round blocks that each printed "100.0 % (always) no change": said once.
         out += ["", f"  {', '.join(quiet)}: nothing left to chance, and no change the odds count"]
     return out
 

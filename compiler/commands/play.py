@@ -282,7 +282,7 @@ def play_card(
 
 def state_text(state: dict[str, Any], found_label: str) -> str:
     """The player's state in a few lines, as a player would say it (`found_label`: what the
-    game calls what is found, clues or keys)."""
+    game calls what is found)."""
     stats = ", ".join(f"{name} {value}" for name, value in state["stats"].items())
     lines = [f"state: {stats}{' (dead)' if state['dead'] else ''}"]
     lines.append(f"  location: {state['location'] or 'nowhere'}")
