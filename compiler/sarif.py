@@ -12,8 +12,6 @@ from compiler import __version__
 from dsl.spans import Diagnostic
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS = "https://pillbox.invalid/docs/diagnostics.md"
-"""Where each code is explained; the same text ships as docs/diagnostics.md."""
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
@@ -21,8 +19,9 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
     codes = sorted({d.code for d in diagnostics})
     rules = [
         {
+            # No helpUri: docs/diagnostics.md ships with the source, at no address of its own
+            # that a scanning service could open (one to a made-up host helped no one).
             "id": code,
-            "helpUri": f"{DOCS}#{code.lower()}",
             "defaultConfiguration": {"level": "error" if code.startswith("E") else "warning"},
         }
         for code in codes
@@ -36,7 +35,6 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
                     "driver": {
                         "name": "pillbox",
                         "version": __version__,
-                        "informationUri": DOCS,
                         "rules": rules,
                     }
                 },

@@ -360,6 +360,7 @@ def test_check_sarif_is_a_sarif_log_with_a_result_per_diagnostic() -> None:
     assert code == 1
     log = json.loads(output)  # nothing but the log on stdout
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    assert ".invalid" not in output  # no help link to a host that does not exist
     (sarif_run,) = log["runs"]
     driver = sarif_run["tool"]["driver"]
     assert driver["name"] == "pillbox"
