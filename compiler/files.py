@@ -49,8 +49,13 @@ def write_whole(path: Path, data: bytes, shown: Path) -> None:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # as a new file would be, not mkstemp's 0600
+        os.chmod(path, 0o666 & ~current_umask())  # as a new file would be, not mkstemp's 0600
     except OSError as error:
         raise OSError(error.errno, error.strerror, str(shown)) from None
+
+
+def current_umask() -> int:
+    """The process's umask (reading it means setting it: it is put straight back)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask

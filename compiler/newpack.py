@@ -24,6 +24,7 @@ from pathlib import Path
 from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
+from compiler.files import current_umask
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from runtime.testing import run_test
 
@@ -158,9 +159,7 @@ def _made_beside(target: Path) -> Iterator[Path]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(work, 0o777 & ~umask)  # as a new folder gets, not mkdtemp's 0700
+        os.chmod(work, 0o777 & ~current_umask())  # as a new folder gets, not mkdtemp's 0700
     except OSError as error:
         raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
     try:

@@ -205,7 +205,7 @@ def _nothing_to_tell(block: BlockOdds) -> bool:
     if len(block.outcomes) != 1:
         return False
     only = block.outcomes[0]
-    return not only.path and outcome_result(only) == "no change"
+    return not only.path and not _effects(only)
 
 
 def _percent(value: Fraction) -> str:
@@ -214,6 +214,11 @@ def _percent(value: Fraction) -> str:
 
 def outcome_result(outcome: Outcome) -> str:
     """What an outcome does, in a few words: `health -1; draw 1 item`."""
+    return "; ".join(_effects(outcome)) or "no change"
+
+
+def _effects(outcome: Outcome) -> list[str]:
+    """Each thing an outcome does that the odds count, in words."""
     parts = [f"{stat} {delta:+d}" for stat, delta in outcome.changes.items()]
     parts += [f"draw {count} {deck}" for deck, count in outcome.draws.items()]
     parts += list(outcome.also)
@@ -222,7 +227,7 @@ def outcome_result(outcome: Outcome) -> str:
         parts.append("final blow")
     if outcome.death:
         parts.append("death")
-    return "; ".join(parts) or "no change"
+    return parts
 
 
 def show_odds(
