@@ -22,6 +22,7 @@ from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
 from compiler.ruleset import Ruleset
 from compiler.sheets import expand_sheets, remap_results
+from compiler.wholegame import compile_whole
 from dsl.spans import Diagnostic
 from runtime.cards import CardDef
 from runtime.game import Game
@@ -29,6 +30,7 @@ from runtime.games import game_module
 from runtime.library import Library
 from runtime.module import GameModule
 from runtime.rules import GameRules
+from runtime.wholerules import WholeRules
 
 
 @dataclass
@@ -169,6 +171,7 @@ class CompiledPack:
     module: GameModule
     library: Library
     files: list[CompiledFile]
+    whole: WholeRules | None = None  # the game played whole, when its ruleset says how
 
     @property
     def cards(self) -> list[CardDef]:
@@ -190,4 +193,5 @@ def compile_pack(checked: CheckedPack) -> CompiledPack:
     module = game_module(rules.game)
     library = Library(module, rules)
     files = [compile_file(checked.ruleset, f.cards, f.file, f.text, library) for f in checked.files]
-    return CompiledPack(checked, rules, module, library, files)
+    whole = compile_whole(checked.ruleset, library)
+    return CompiledPack(checked, rules, module, library, files, whole)

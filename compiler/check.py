@@ -23,6 +23,7 @@ from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
 from compiler.ruleset import Ruleset, RulesetError, load_ruleset
 from compiler.sheets import Expansion, expand_sheets, remap_results
+from compiler.wholegame import whole_game_problems
 from dsl.spans import Diagnostic
 
 
@@ -226,11 +227,12 @@ def _check_pack_files(
             cache.put_summary(pack_key, summary)
     # The art files are looked at every time: the cache knows the card text, not the images.
     art = art_problems(pack, ruleset.kinds, summary.get("art", []))
+    whole = whole_game_problems(ruleset, report.sources)
     return PackResult(
         pack,
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
-        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]] + art,
+        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]] + art + whole,
         untested=[Diagnostic.from_json(d) for d in summary.get("untested", [])],
     )
 

@@ -397,6 +397,11 @@ class Lowerer:
             )
         return lowered
 
+    def block_effects(self, block: n.Block) -> list[Effect]:
+        """Lower a block of effects written outside a card (a ruleset's whole-game effects)."""
+        self._repeats = 0
+        return self._effects(block)
+
     def _effects(self, block: n.Block) -> list[Effect]:
         lowered: list[Effect] = []
         for statement in block.body:

@@ -20,6 +20,7 @@ from compiler.patterns import did_you_mean
 from compiler.render import Style, counted, render_text
 from compiler.ruleset import Ruleset
 from compiler.terminal import echo
+from compiler.wholegame import whole_game_problems
 from runtime.cards import CardDef
 from runtime.decisions import Decision, answer_index
 from runtime.game import Game
@@ -74,6 +75,7 @@ def with_runtime_problems(loaded: LoadResult) -> LoadResult:
     """The load, stopped by what the runtime cannot run of the pack's ruleset, if anything."""
     if loaded.pack is not None:
         problems = runtime_problems(loaded.pack.ruleset, *_module_of(loaded.pack.ruleset))
+        problems += whole_game_problems(loaded.pack.ruleset, loaded.sources)
         if problems:
             return LoadResult(None, problems, loaded.sources)
     return loaded

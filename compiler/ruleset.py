@@ -130,6 +130,12 @@ def entry_places(ruleset: Ruleset, section: str, name: str) -> list[tuple[Path, 
     return found
 
 
+def lineage_documents(ruleset: Ruleset) -> list[tuple[Path, YamlDocument]]:
+    """The files a ruleset merges, each with its document, in merge order (its own first)."""
+    lineage = _Lineage()
+    return [(key, lineage.documents[key]) for key in lineage.walk(Path(ruleset.path), ())]
+
+
 def _load_cached(path: str) -> Ruleset:
     # A pack's ruleset may extend other files of the pack: an edit to one of those is a new
     # version too. Which files it extends is known once it has been read.

@@ -59,6 +59,10 @@ UseRule = Callable[["Game", "CardInstance", Callable[[], None]], None]
 """How using a card of one kind goes: the rule pays for it and calls the last argument (which
 runs the card's `use` blocks), or refuses, saying why in the log (a cost the actor cannot pay)."""
 
+Procedure = Callable[["Game", "Player"], None]
+"""A whole game's named procedure, for what its data cannot say: an action's or a setup's,
+run for the seat it concerns."""
+
 TurnRule = Callable[["Game", "Player"], None]
 """What an actor does on its turn, once the engine has started it (a policy's choices...)."""
 
@@ -108,6 +112,7 @@ class GameModule:
     steps: Mapping[str, Step] = field(default_factory=dict)  # a phase's steps, by name
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
+    procedures: Mapping[str, Procedure] = field(default_factory=dict)  # a `game:` names them
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
     using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use

@@ -57,7 +57,17 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
             game.event("turn", f"{actor.name}'s turn begins", actor=actor.name)
         if phase.actions is not None:
             rule = actor.stats.rules[phase.actions]
+            spent = rule.start - actor.stats.get(phase.actions)
             actor.stats.set(phase.actions, rule.start)
+            if spent and game.hears("stat"):  # the figures of a sweep follow every change
+                game.event(
+                    "stat",
+                    f"{actor.name}'s {phase.actions} back to {rule.start}",
+                    stat=phase.actions,
+                    delta=spent,
+                    actor=actor.name,
+                    changed={phase.actions: spent},
+                )
         _tick(game, actor)
         if phase.trigger is not None:
             game.fire(phase.trigger, [*actor.items, *actor.owned, *_sheet(actor)])

@@ -78,6 +78,7 @@ class GameState:
     flags: set[str] = field(default_factory=set)
     over: str | None = None  # the game is over: how it ended ("won", "lost")
     winners: list[str] = field(default_factory=list)  # the names of the seats that won
+    tallies: dict[str, int] = field(default_factory=dict)  # a game's own counts (actions taken)
 
     @property
     def player(self) -> Actor:

@@ -27,6 +27,7 @@ from compiler.simulate.text import figure_lines
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
+from runtime.rules import GameRules
 from runtime.simulation.compare import compare, mean_difference, share_difference
 from runtime.simulation.figures import figures, share_interval, spread
 from runtime.simulation.record import Sweep, play_game
@@ -186,10 +187,10 @@ def test_a_game_with_no_whole_game_rules_is_an_error(
     with pytest.raises(NotWhole):
         whole_game("lobotomy")
 
-    def single_cards_only(name: str) -> WholeGame:
-        raise NotWhole(name)
+    def single_cards_only(rules: GameRules, _whole: object) -> WholeGame:
+        raise NotWhole(rules.game)
 
-    monkeypatch.setattr(command, "whole_game", single_cards_only)
+    monkeypatch.setattr(command, "whole_game_of", single_cards_only)
     code, output = _simulate(pack, monkeypatch, SimulateRequest(2, 1))
     assert code == 1, output
     assert "error[E0461]" in output and "can play single cards only" in output

@@ -34,12 +34,13 @@ from compiler.playing import Emit, Narrator, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
+from runtime.datagame import whole_game_of
 from runtime.decisions import Decision, DecisionError
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
 from runtime.policies import POLICIES, Policy, Seat, policy_named, seat_policies
 from runtime.testing import card_line, runtime_failure
-from runtime.whole import NotWhole, Outcome, WholeGame, whole_game
+from runtime.whole import NotWhole, Outcome, WholeGame
 
 EXIT_CLEAN, EXIT_CONTENT, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -107,7 +108,7 @@ def settle(whole: WholeGame, request: GameRequest) -> Table:
 def whole_rules(compiled: CompiledPack) -> WholeGame:
     """The pack's game played whole; a UsageError if its game plays single cards only."""
     try:
-        return whole_game(compiled.rules.game)
+        return whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
         raise UsageError(f"--game: {error}") from None
 

@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 from compiler.build import compile_pack, load_checked
 from compiler.errors import UsageError
 from compiler.simulate.pool import Playing, Progress, batches, play_batch
+from runtime.datagame import whole_game_of
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Totals
-from runtime.whole import whole_game
 
 PACK_SUFFIXES = frozenset({".yaml", ".yml", ".card", ".json", ".csv", ".xlsx"})
 """The files of a pack a game needs (its templates and images are for print only)."""
@@ -78,7 +78,7 @@ def _compiled(files: Mapping[str, bytes], digest: str, ruleset: str | None) -> P
     if loaded.pack is None:
         raise RuntimeError("the pack sent to the cluster does not check clean there")
     compiled = compile_pack(loaded.pack)
-    found = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
+    found = Playing(whole_game_of(compiled.rules, compiled.whole), compiled.rules, compiled.cards)
     _COMPILED[digest] = found
     return found
 

@@ -26,12 +26,13 @@ from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
 from compiler.simulate.text import difference_lines, figure_lines
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
+from runtime.datagame import whole_game_of
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.compare import compare
 from runtime.simulation.figures import figures
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Failure, Totals
-from runtime.whole import NotWhole, WholeGame, whole_game
+from runtime.whole import NotWhole, WholeGame
 
 SHOWN_FAILURES = 5
 """Failed games named one by one; the rest are counted."""
@@ -134,7 +135,7 @@ def _play(
     if compiled is None:
         return None
     try:
-        whole = whole_game(compiled.rules.game)
+        whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
         report_to(render_text(_not_whole(compiled, error), compiled.sources(), style))
         return None

@@ -25,10 +25,11 @@ from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
 from compiler.simulate.compiled import first_on_path, usable_build
 from runtime.cards import CardDef
+from runtime.datagame import whole_game_of
 from runtime.rules import GameRules
 from runtime.simulation.record import Sweep, play_game
 from runtime.simulation.totals import Totals, total
-from runtime.whole import WholeGame, whole_game
+from runtime.whole import WholeGame
 
 Progress = Callable[[int, int], None]
 
@@ -79,7 +80,9 @@ def _start(pack: Path, ruleset: str | None) -> None:
         if loaded.pack is None:  # it checked clean in the parent a moment ago
             raise RuntimeError(f"the pack {pack} no longer checks clean")
         compiled = compile_pack(loaded.pack)
-        _PLAYING = Playing(whole_game(compiled.rules.game), compiled.rules, compiled.cards)
+        _PLAYING = Playing(
+            whole_game_of(compiled.rules, compiled.whole), compiled.rules, compiled.cards
+        )
     keep_loaded()
 
 

@@ -134,8 +134,13 @@ def stat_bonus(game: Game, player: Player, args: dict[str, Any]) -> tuple[str, i
 
 
 def carry(game: Game, card: CardInstance) -> bool:
-    """A drawn card goes to the player's hand; its `when drawn` blocks run."""
-    game.player.items.append(card)
+    """A drawn card goes to the player's hand; its `when drawn` blocks run. A card that is an
+    actor no seat plays (a kind's `sheet:`) comes into play instead, where the player is."""
+    actor = game.rules.world.sheet_kind(card.kind)
+    if actor is not None and not actor.seated:
+        game.spawn(actor.name, game.player.location, card)
+    else:
+        game.player.items.append(card)
     game.fire("drawn", [card])
     return True
 

@@ -207,6 +207,36 @@ def injured(game: Game, actor: Actor, injury: str) -> bool:
     return incapacitated(game, actor)
 
 
+def standing(game: Game, actor: Actor) -> bool:
+    """Whether an actor is still in the fight: alive and awake (dying is unconscious). An
+    incapacitated one is still in it: it may catch its breath; a side is out when none is."""
+    return not actor.dead and not unconscious(game, actor)
+
+
+def left_standing(game: Game, card: CardInstance, *, actor: str) -> int:
+    """`foe left standing`: the actors of that kind still in the fight."""
+    return sum(1 for other in game.state.actors if other.kind == actor and standing(game, other))
+
+
+def how_many(game: Game, card: CardInstance, *, actor: str, injury: str) -> int:
+    """`how many character are dying`: the actors of that kind so injured."""
+    return sum(
+        1 for other in game.state.actors if other.kind == actor and injured(game, other, injury)
+    )
+
+
+def target_injured(game: Game, card: CardInstance, *, injury: str, actor: str) -> None:
+    """`target the dying character`: the first actor of that kind so injured, if any."""
+    game.target(
+        next((a for a in game.state.actors if a.kind == actor and injured(game, a, injury)), None)
+    )
+
+
+def target_standing(game: Game, card: CardInstance, *, actor: str) -> None:
+    """`target a standing foe`: the first actor of that kind still in the fight, if any."""
+    game.target(next((a for a in game.state.actors if a.kind == actor and standing(game, a)), None))
+
+
 def wounds(game: Game, card: CardInstance) -> int:
     """Your wounds of every type."""
     return injuries(game.rules).wounds(game.actor)
@@ -250,12 +280,18 @@ COOL_NAME = BASE.extend(
         "suffer": suffer,
         "coup": coup,
         "target": target,
+        "target_injured": target_injured,
+        "target_standing": target_standing,
         "rest_hour": rest_hour,
         "rest_week": rest_week,
         "end_encounter": end_encounter,
     },
     conditions={"you_are": you_are, "target_is": target_is},
-    values={"wounds": ValueDef(wounds)},
+    values={
+        "wounds": ValueDef(wounds),
+        "left_standing": ValueDef(left_standing),
+        "how_many": ValueDef(how_many),
+    },
     checks=CHECKS,
     drawn={FOE: foe_arrives, "environment": enter_place, "*": carry},
     played={FOE: play_foe, "environment": play_place},

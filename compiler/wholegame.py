@@ -1,0 +1,408 @@
+"""A ruleset's whole game (`game:`): its effects and conditions compiled from the card language,
+and its problems reported at the ruleset's lines.
+
+An action's `effect:`, a setup, an ending's condition are card language written in YAML. Each
+is parsed where it stands in its file (the parser is given the file's own lines, so every
+span is the ruleset's line and column), lowered by the same `Lowerer` as a card's blocks and
+compiled by the same code generator into one rules card; `runtime.datagame` plays it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compiler.codegen import compile_file
+from compiler.ir import BlockEntry, Card, Condition, Effect, Test
+from compiler.lower import Lowerer, at
+from compiler.ruleset import lineage_documents
+from compiler.ruleset_model import Ruleset
+from compiler.yamlio import YamlDocument
+from dsl import nodes as n
+from dsl.parser import parse
+from dsl.spans import Diagnostic, Span
+from runtime.cards import CardDef
+from runtime.games import game_module
+from runtime.wholerules import ActionRule, CountedFact, Ending, WholeRules
+
+SECTION = "game"
+RULES_KIND = "game"
+"""The kind of the rules card the whole game's effects are compiled into (never a pack's card)."""
+
+DEFAULT_ROUND_LIMIT = 200
+"""A game still going after this many rounds is stopped and counted as such."""
+
+OPEN_EFFECTS = '_ "_" { _ {'
+OPEN_CONDITION = '_ "_" {'
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One piece of card language in the `game:` section: where it is and what it is."""
+
+    path: tuple[str, ...]  # its place in the ruleset data
+    role: str  # "effects" or "condition"
+    name: str  # the block or test it compiles to
+
+
+@dataclass
+class Lowered:
+    """The `game:` section lowered: one IR card per file that writes a part of it."""
+
+    cards: dict[Path, tuple[str, str, Card]]  # file -> (shown name, its text, its rules card)
+    diagnostics: list[Diagnostic]
+
+
+def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
+    """Every piece of card language the section writes, in the order a reader meets them."""
+    setup = section.get("setup") or {}
+    for part in ("table", "seat"):
+        if isinstance(setup.get(part), str):
+            yield Snippet((SECTION, "setup", part), "effects", f"setup {part}")
+    for name, action in (section.get("actions") or {}).items():
+        action = action or {}
+        if isinstance(action.get("effect"), str):
+            yield Snippet((SECTION, "actions", name, "effect"), "effects", f"action {name}")
+        if isinstance(action.get("when"), str):
+            yield Snippet((SECTION, "actions", name, "when"), "condition", f"when {name}")
+    if isinstance(section.get("turn_ends"), str):
+        yield Snippet((SECTION, "turn_ends"), "effects", "turn ends")
+    for kind, effect in (section.get("turns") or {}).items():
+        if isinstance(effect, str):
+            yield Snippet((SECTION, "turns", kind), "effects", f"turn {kind}")
+    end = section.get("end") or {}
+    for result in ("lost", "won"):
+        if isinstance(end.get(result), str):
+            yield Snippet((SECTION, "end", result), "condition", result)
+    for name, condition in (section.get("count") or {}).items():
+        if isinstance(condition, str):
+            yield Snippet((SECTION, "count", name), "condition", f"count {name}")
+
+
+def lower_whole(ruleset: Ruleset) -> Lowered | None:
+    """Lower the ruleset's `game:` section; None when it has none."""
+    section = ruleset.data.get(SECTION)
+    if not isinstance(section, dict):
+        return None
+    documents = lineage_documents(ruleset)
+    lowered = Lowered({}, [])
+    texts: dict[Path, str] = {}
+    for snippet in snippets(section):
+        found = _written_in(documents, snippet.path)
+        if found is None:
+            continue
+        path, document = found
+        if path not in texts:
+            texts[path] = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        shown = document.file
+        entry = lowered.cards.get(path)
+        if entry is None:
+            card = _rules_card(ruleset, shown)
+            lowered.cards[path] = entry = (shown, texts[path], card)
+        line, column = document.positions[snippet.path]
+        key_column = document.key_positions.get(snippet.path, (line, 1))[1]
+        lowerer = Lowerer(ruleset, shown)
+        parsed = _parse(snippet, texts[path], shown, line, column, key_column)
+        lowered.diagnostics += parsed[1]
+        if parsed[0] is None or parsed[1]:
+            continue
+        node = parsed[0]
+        card = entry[2]
+        if isinstance(node, n.Block):
+            effects: list[Effect] = lowerer.block_effects(node)
+            block: BlockEntry = {"block": snippet.name, "at": at(node.span), "effects": effects}
+            card["blocks"].append(block)
+        else:
+            condition: Condition = lowerer.condition(node)
+            where = at(node.span)
+            test: Test = {
+                "name": snippet.name,
+                "at": where,
+                "steps": [{"expect": condition, "at": where}],
+            }
+            card["tests"].append(test)
+        lowered.diagnostics += lowerer.diagnostics
+    lowered.diagnostics += list(_structure_problems(ruleset, section, documents))
+    return lowered
+
+
+def _rules_card(ruleset: Ruleset, shown: str) -> Card:
+    return {
+        "kind": RULES_KIND,
+        "title": ruleset.title,
+        "variant": None,
+        "file": shown,
+        "at": [1, 1, 1, 1],
+        "properties": {},
+        "blocks": [],
+        "rules": [],
+        "tests": [],
+    }
+
+
+def _written_in(
+    documents: list[tuple[Path, YamlDocument]], path: tuple[str, ...]
+) -> tuple[Path, YamlDocument] | None:
+    """The file that writes this value: the first in merge order (the merge's winner)."""
+    for file, document in documents:
+        if path in document.positions:
+            return file, document
+    return None
+
+
+def _parse(
+    snippet: Snippet, text: str, shown: str, line: int, column: int, key_column: int
+) -> tuple[n.Block | n.Condition | None, list[Diagnostic]]:
+    """Parse the piece of card language at (line, column) of the file's text, so that its
+    nodes carry the file's own positions: the lines before it are blank but for an opening
+    the grammar needs, written on the line above it."""
+    lines = text.split("\n")
+    raw = lines[line - 1] if line <= len(lines) else ""
+    start = raw[column - 1 : column] if column >= 1 else ""
+    if start in ("|", ">"):  # a block scalar: its lines follow, indented past its key
+        body = []
+        for following in lines[line:]:
+            indent = len(following) - len(following.lstrip(" "))
+            if following.strip() and indent < key_column:
+                break
+            body.append(following)
+        first = line + 1
+    else:
+        value = _one_line(raw, column)
+        body = [value]
+        first = line
+    if snippet.role == "condition":
+        if len([b for b in body if b.strip()]) != 1:
+            problem = _error(
+                "E0480",
+                "a condition of `game:` is written on one line",
+                Span(shown, line, column, line, column + 1),
+                "write it as `key: the dawn >= 6`, not as a block",
+            )
+            return None, [problem]
+        at_line = next(i for i, b in enumerate(body) if b.strip())
+        written = body[at_line]
+        indent = len(written) - len(written.lstrip(" "))
+        head = "if "
+        # The `if` goes just before the condition: there is room, its key is before it.
+        padded_line = " " * max(indent - len(head), 0) + head + written.lstrip(" ") + " { }"
+        prefix = [""] * (first + at_line - 2) + [OPEN_CONDITION]
+        source = "\n".join([*prefix, padded_line, "}"])
+        if indent < len(head):  # no room before it (never in a mapping): columns shift
+            source = "\n".join([*prefix, head + written.lstrip(" ") + " { }", "}"])
+    else:
+        prefix = [""] * (first - 2) + [OPEN_EFFECTS]
+        source = "\n".join([*prefix, *body, "} }"])
+    parsed, problems = parse(source, shown)
+    if problems or not parsed.cards:
+        return None, problems
+    statement = parsed.cards[0].block.body[0] if parsed.cards[0].block.body else None
+    if isinstance(statement, n.HeaderBlock):
+        return statement.block, []
+    if isinstance(statement, n.If):
+        return statement.branches[0].condition, []
+    return None, []
+
+
+def _one_line(raw: str, column: int) -> str:
+    """A plain or quoted scalar's text, at its own columns (its quotes blanked)."""
+    value = raw[column - 1 :]
+    if value[:1] in ("'", '"'):
+        quote = value[0]
+        end = value.find(quote, 1)
+        inner = value[1:end] if end > 0 else value[1:]
+        return " " * column + inner
+    cut = value.find(" #")
+    return " " * (column - 1) + (value[:cut] if cut >= 0 else value).rstrip()
+
+
+def _error(code: str, message: str, span: Span, help: str | None = None) -> Diagnostic:
+    return Diagnostic(code, "error", message, span, help)
+
+
+def _structure_problems(
+    ruleset: Ruleset, section: dict[str, Any], documents: list[tuple[Path, YamlDocument]]
+) -> Iterator[Diagnostic]:
+    """What keeps the section from making a game: procedures the module lacks, a turn no seat
+    takes, actions no one can pay for, a free action taken forever, no way to end."""
+
+    def span(*path: str, key: bool = False) -> Span:
+        found = _written_in(documents, (SECTION, *path))
+        if found is None:
+            found = _written_in(documents, (SECTION,))
+        document = found[1] if found is not None else documents[0][1]
+        return document.span((SECTION, *path), key=key)
+
+    seats = section.get("seats") or {}
+    fewest, most = int(seats.get("fewest", 1)), int(seats.get("most", 1))
+    if fewest > most:
+        yield _error(
+            "E0481",
+            f"the seats run from {fewest} to {most}: the fewest is more than the most",
+            span("seats"),
+        )
+    module = game_module(ruleset.runtime)
+    seated = next((a.name for a in ruleset.world.actors.values() if a.seated), "character")
+    phases = [p for p in ruleset.world.turns.phases if p.actors == seated]
+    if not phases:
+        yield _error(
+            "E0482",
+            "no phase of `turns:` gives the seats a turn, so no action can be taken",
+            span(),
+            f"add a phase with `each: {seated}` to `turns:`",
+        )
+    paid_from = [p.actions for p in phases if p.actions is not None]
+    for name, action in (section.get("actions") or {}).items():
+        action = action or {}
+        procedure = action.get("procedure")
+        if ("effect" in action) == (procedure is not None):
+            yield _error(
+                "E0483",
+                f"the action {name!r} needs one of `effect:` (card language) or `procedure:`",
+                span("actions", name, key=True),
+            )
+        if procedure is not None and procedure not in module.procedures:
+            known = ", ".join(sorted(module.procedures)) or "none"
+            yield _error(
+                "E0484",
+                f"the game module '{module.name}' has no procedure {procedure!r}",
+                span("actions", name, "procedure"),
+                f"its procedures: {known}",
+            )
+        cost = int(action.get("cost", 0))
+        if cost and not paid_from and phases:
+            yield _error(
+                "E0482",
+                f"the action {name!r} costs {cost}, but the seats' phase has no `actions:` "
+                "stat to pay it from",
+                span("actions", name, "cost"),
+                "give the phase `actions: STAT` (action points), or make the action free",
+            )
+        if not cost and not action.get("once", False) and not action.get("main", False):
+            yield _error(
+                "E0485",
+                f"the free action {name!r} could be taken forever: a free action is taken at "
+                "most once a turn",
+                span("actions", name, key=True),
+                "add `once: true` (or `main: true`: the turn's one main action), or give it a cost",
+            )
+    for kind in section.get("turns") or {}:
+        actor = ruleset.world.actors.get(kind)
+        if actor is None or actor.seated:
+            others = [a.name for a in ruleset.world.actors.values() if not a.seated]
+            yield _error(
+                "E0487",
+                f"{kind!r} is no kind of actor that no seat plays: the seats' turn is their "
+                "`actions:`",
+                span("turns", kind, key=True),
+                f"the actors no seat plays: {', '.join(others) or 'none (see `actors:`)'}",
+            )
+    setup_procedure = (section.get("setup") or {}).get("procedure")
+    if setup_procedure is not None and setup_procedure not in module.procedures:
+        known = ", ".join(sorted(module.procedures)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no procedure {setup_procedure!r}",
+            span("setup", "procedure"),
+            f"its procedures: {known}",
+        )
+    end = section.get("end") or {}
+    has_end = any(isinstance(end.get(r), str) for r in ("won", "lost"))
+    if not has_end and (ruleset.world.turns.last_round is None or "after_last_round" not in end):
+        yield _error(
+            "E0486",
+            "the game has no way to end: no `end: won:` or `lost:` condition, and no last "
+            "round that decides it",
+            span("end") if end else span(),
+            "add `end: {won: CONDITION}`, or `turns: last_round: N` with "
+            "`end: {after_last_round: won}`",
+        )
+
+
+_PROBLEMS: dict[tuple[str, str], tuple[list[Diagnostic], dict[str, str]]] = {}
+"""The problems of each ruleset's `game:` section, by its file and digest: read once a run."""
+
+
+def whole_game_problems(ruleset: Ruleset, sources: dict[str, str]) -> list[Diagnostic]:
+    """What is wrong with the ruleset's `game:` section, at its lines; the texts of the files
+    they are in go into `sources`, for the diagnostics to show their lines."""
+    key = (ruleset.path, ruleset.digest)
+    if key not in _PROBLEMS:
+        lowered = lower_whole(ruleset)
+        found = lowered.diagnostics if lowered is not None else []
+        texts = {shown: text for shown, text, _card in (lowered.cards.values() if lowered else ())}
+        _PROBLEMS[key] = (found, texts)
+    found, texts = _PROBLEMS[key]
+    if found:
+        for shown, text in texts.items():
+            sources.setdefault(shown, text)
+    return list(found)
+
+
+def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
+    """The ruleset's whole game, compiled; None when it declares none. The ruleset checked
+    clean (`lower_whole` found no problem) before it is compiled."""
+    lowered = lower_whole(ruleset)
+    if lowered is None:
+        return None
+    section: dict[str, Any] = ruleset.data[SECTION]
+    blocks: dict[str, Any] = {}
+    checks: dict[str, Any] = {}
+    card: CardDef | None = None
+    for _path, (shown, text, ir) in lowered.cards.items():
+        compiled = compile_file(ruleset, [ir], shown, text, library)
+        card = compiled.cards[0]
+        blocks.update({block.name: block.run for block in card.blocks})
+        checks.update({test.name: test.steps[0].check for test in card.tests})
+    if card is None:  # every part is a procedure: a card with no blocks runs them
+        card = CardDef(RULES_KIND, ruleset.title, None, ruleset.file, 1, {})
+    actions = []
+    for name, action in (section.get("actions") or {}).items():
+        action = action or {}
+        actions.append(
+            ActionRule(
+                name=name,
+                text=str(action.get("text") or name.replace("_", " ")),
+                line=0,
+                cost=int(action.get("cost", 0)),
+                once=bool(action.get("once", False)),
+                main=bool(action.get("main", False)),
+                when=checks.get(f"when {name}"),
+                effect=blocks.get(f"action {name}"),
+                procedure=action.get("procedure"),
+            )
+        )
+    end = section.get("end") or {}
+    endings = tuple(
+        Ending(result, checks[result], str(end[result]))
+        for result in ("lost", "won")
+        if result in checks
+    )
+    seats = section.get("seats") or {}
+    setup = section.get("setup") or {}
+    return WholeRules(
+        fewest=int(seats.get("fewest", 1)),
+        most=int(seats.get("most", 1)),
+        actions=tuple(actions),
+        endings=endings,
+        round_limit=int(end.get("round_limit", DEFAULT_ROUND_LIMIT)),
+        after_last_round=end.get("after_last_round"),
+        winners=str(end.get("winners", "living")),
+        setup_table=blocks.get("setup table"),
+        setup_seat=blocks.get("setup seat"),
+        setup_procedure=setup.get("procedure"),
+        turn_ends=blocks.get("turn ends"),
+        facts=tuple(
+            CountedFact(name, checks[f"count {name}"])
+            for name in (section.get("count") or {})
+            if f"count {name}" in checks
+        ),
+        card=card,
+        actor_turns={
+            kind: blocks[f"turn {kind}"]
+            for kind in (section.get("turns") or {})
+            if f"turn {kind}" in blocks
+        },
+    )

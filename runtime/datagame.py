@@ -1,0 +1,239 @@
+"""Any game whose ruleset declares it whole (`game:`), played from that data.
+
+The round is the ruleset's `turns:` (`runtime.rounds`); on a seat's turn the seat is asked
+which of the legal actions to take next, or to end its turn, as a table asks. An action is
+legal when the seat can pay its cost from the phase's action stat, has not taken it already if
+it is once a turn, has not taken a main action already if it is one, and its `when:` holds.
+An actor no seat plays does what the ruleset's `turns:` of `game:` says on its turn, after
+what its module does. After every action and every turn the ruleset's endings are read, in
+order; a game still going at the round limit is stopped and counted as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+from functools import partial
+
+from runtime.cards import CardDef, CardInstance, Effect
+from runtime.game import Game, RunEnded
+from runtime.games import game_module
+from runtime.module import GameModule, TurnRule
+from runtime.rounds import play_round
+from runtime.rules import GameRules
+from runtime.state import Actor, Player
+from runtime.whole import Outcome, WholeGame, phase_over, whole_game
+from runtime.wholerules import END_PHASE, ActionRule, WholeRules
+
+END_TURN = "end the turn"
+"""The answer that ends a seat's turn, always offered first."""
+
+ACTIONS_A_TURN = 64
+"""The most actions one turn takes: a turn of free actions that never ends is stopped here."""
+
+TAKEN = "took: "
+"""The tallies of a game played from data are the actions its seats took."""
+
+STEPS_A_TURN = 20_000
+"""A turn's step budget: a whole game is thousands of steps, a runaway effect is caught within
+one turn."""
+
+
+def whole_game_of(rules: GameRules, whole: WholeRules | None) -> WholeGame:
+    """How this game is played whole: from its ruleset's `game:` section when it has one,
+    else from its module's `WHOLE` rules; NotWhole if it has neither."""
+    if whole is not None:
+        return data_whole_game(whole)
+    return whole_game(rules.game)
+
+
+def data_whole_game(whole: WholeRules) -> WholeGame:
+    """The whole game a ruleset's `game:` section describes."""
+
+    def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
+        if not whole.fewest <= players <= whole.most:
+            raise ValueError(f"{rules.name} is played by {whole.fewest} to {whole.most} seats")
+        module = _with_turns(rules, game_module(rules.game), whole)
+        return Game(rules, cards, module, seed=seed, players=players, budget=STEPS_A_TURN)
+
+    return WholeGame(
+        players=(whole.fewest, whole.most),
+        phases=(END_PHASE,),
+        new_game=new_game,
+        play=partial(play, whole),
+        outcome=partial(outcome, whole),
+    )
+
+
+def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> GameModule:
+    """The game's module with the seats' turn played from data, and the other actors' turns
+    the data adds to their module's."""
+    seated = next((k.name for k in rules.world.actors.values() if k.seated), "character")
+    turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)}
+    for kind, effect in whole.actor_turns.items():
+        turns[kind] = partial(actor_turn, whole, module.turns.get(kind), effect)
+    return module.extend(module.name, turns=turns)
+
+
+def _card(whole: WholeRules) -> CardInstance:
+    assert whole.card is not None, "the compiled rules come with their card"
+    return CardInstance(whole.card, 0)
+
+
+def setup(whole: WholeRules, game: Game) -> None:
+    """The table's setup once, then each seat's, that seat acting."""
+    card = _card(whole)
+    game.state.current = 0
+    if whole.setup_table is not None:
+        game.resolve(card, whole.setup_table, "setup")
+    if whole.setup_procedure is not None:
+        game.module.procedures[whole.setup_procedure](game, game.state.players[0])
+    if whole.setup_seat is not None:
+        for seat in range(len(game.state.players)):
+            game.state.current = seat
+            game.resolve(card, whole.setup_seat, "each seat's setup")
+    game.state.current = 0
+    where = game.rules.start_place or "the table"
+    game.event("setup", f"{len(game.state.players)} seats at {where}")
+
+
+def legal_actions(
+    whole: WholeRules, game: Game, player: Player, taken: set[str]
+) -> list[ActionRule]:
+    """The actions the seat may take now, in the ruleset's order."""
+    card = _card(whole)
+    points = _action_points(game, player)
+    main_taken = any(a.main and a.name in taken for a in whole.actions)
+    legal = []
+    for action in whole.actions:
+        if (action.once and action.name in taken) or (action.main and main_taken):
+            continue
+        if action.cost and (points is None or points < action.cost):
+            continue
+        if action.when is not None and not action.when(game, card):
+            continue
+        legal.append(action)
+    return legal
+
+
+def _action_stat(game: Game) -> str | None:
+    name = game.state.phase
+    phase = next((p for p in game.rules.world.turns.phases if p.name == name), None)
+    return phase.actions if phase is not None else None
+
+
+def _action_points(game: Game, player: Player) -> int | None:
+    stat = _action_stat(game)
+    return player.stats.get(stat) if stat is not None else None
+
+
+def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
+    """A seat's turn: legal actions one after another, until the seat ends it or has none."""
+    card = _card(whole)
+    taken: set[str] = set()
+    for _ in range(ACTIONS_A_TURN):
+        game.steps = 0  # the budget is a turn's: it catches an effect that loops, not a game
+        if game.ended or player.turn_over or player.dead:
+            break
+        legal = legal_actions(whole, game, player, taken)
+        if not legal:
+            break
+        choices = [END_TURN, *(action.text for action in legal)]
+        picked = game.decide("action", "an action, or end the turn", choices, default=1)
+        if picked == 0:
+            break
+        action = legal[picked - 1]
+        taken.add(action.name)
+        _take(game, player, card, action)
+        if _ended(whole, game, card):
+            return
+    if whole.turn_ends is not None and not game.ended and not player.dead:
+        game.resolve(card, whole.turn_ends, "the turn's end")
+    _ended(whole, game, card)
+
+
+def actor_turn(
+    whole: WholeRules, module_turn: TurnRule | None, effect: Effect, game: Game, actor: Actor
+) -> None:
+    """The turn of an actor no seat plays: its module's rule, then what the data says, with
+    the actor's own card (its sheet) as the card the effect is written on."""
+    game.steps = 0
+    if module_turn is not None:
+        module_turn(game, actor)
+    if not game.ended and not actor.dead:
+        game.resolve(actor.sheet or _card(whole), effect, f"{actor.name}'s turn")
+    _ended(whole, game, _card(whole))
+
+
+def _take(game: Game, player: Player, card: CardInstance, action: ActionRule) -> None:
+    """Pay an action's cost and do it."""
+    if game.hears("action"):
+        game.event("action", f"{player.name}: {action.text}", action=action.name)
+    tallies = game.state.tallies
+    tallies[action.name] = tallies.get(action.name, 0) + 1
+    stat = _action_stat(game)
+    if action.cost and stat is not None:
+        game.change(stat, -action.cost, player)
+    if action.effect is not None:
+        game.resolve(card, action.effect, action.text)
+    elif action.procedure is not None:
+        with suppress(RunEnded):  # a run may end mid-procedure: the log says so
+            game.module.procedures[action.procedure](game, player)
+
+
+def _ended(whole: WholeRules, game: Game, card: CardInstance) -> bool:
+    """Read the endings in order; end the game at the first that holds."""
+    if game.ended:
+        return True
+    for ending in whole.endings:
+        if ending.holds(game, card):
+            _end(whole, game, ending.result, ending.text)
+            return True
+    if all(player.dead for player in game.state.players):
+        _end(whole, game, "lost", "every seat is out")
+        return True
+    return False
+
+
+def _end(whole: WholeRules, game: Game, result: str, why: str) -> None:
+    if result == "won":
+        seats = game.state.players
+        game.state.winners = [p.name for p in seats if whole.winners == "all" or not p.dead]
+    game.end_game(result, why)
+
+
+def play(whole: WholeRules, game: Game, until: str) -> None:
+    """Set the game up and play rounds until an ending holds, the last round is over or the
+    round limit stops it."""
+    card = _card(whole)
+    with suppress(RunEnded):  # a run may end mid-setup: the log says so
+        setup(whole, game)
+    _ended(whole, game, card)
+    while not game.ended and game.state.round < whole.round_limit:
+        if not play_round(game):
+            break
+        _ended(whole, game, card)
+    last = game.rules.world.turns.last_round
+    over = last is not None and game.state.round >= last
+    if not game.ended and over and whole.after_last_round is not None:
+        _end(whole, game, whole.after_last_round, f"round {last}, the last, is over")
+    phase_over(game, END_PHASE)
+
+
+def outcome(whole: WholeRules, game: Game) -> Outcome:
+    """How the game ended, the facts the ruleset counts and the actions taken."""
+    card = _card(whole)
+    stopped = "round limit" if game.state.over is None else None
+    labels: dict[str, str] = {}
+    for fact in whole.facts:
+        try:
+            labels[fact.name] = "yes" if fact.holds(game, card) else "no"
+        except RunEnded:  # read after the game ended: a value that steps cannot be read
+            labels[fact.name] = "no"
+    return Outcome(
+        game.state.over,
+        winners=tuple(game.state.winners),
+        labels=labels,
+        stopped=stopped,
+        tallies={f"{TAKEN}{name}": count for name, count in game.state.tallies.items()},
+    )

@@ -1,0 +1,69 @@
+"""A whole game as data: the seats, setup, actions, end and counted facts a ruleset's `game:`
+section declares, with its effects and conditions compiled from the card language.
+
+The compiler (`compiler.wholegame`) builds these from the ruleset; `runtime.datagame` plays
+them. Nothing here knows a game: every name is the ruleset's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from runtime.cards import CardDef, Check, Effect
+
+END_PHASE = "game"
+"""The one part a game played from data has: from its setup to its end."""
+
+
+@dataclass(frozen=True)
+class ActionRule:
+    """One action a seat may take on its turn: how it is offered, what it does, what it costs."""
+
+    name: str
+    text: str  # how the seat is offered it: a title, never what it does
+    line: int
+    cost: int  # paid from the phase's `actions:` stat; 0 is a free action
+    once: bool  # at most once a turn
+    main: bool  # the turn's one main action: no other main action follows it that turn
+    when: Check | None  # legal only while this holds
+    effect: Effect | None  # the effect written in the card language
+    procedure: str | None  # or the game module's named procedure
+
+
+@dataclass(frozen=True)
+class Ending:
+    """A condition that ends the game the moment it holds after an action or a turn."""
+
+    result: str  # "won" or "lost"
+    holds: Check
+    text: str  # the condition as written, for the log
+
+
+@dataclass(frozen=True)
+class CountedFact:
+    """A fact a simulation counts per game: whether a condition holds at the game's end."""
+
+    name: str
+    holds: Check
+
+
+@dataclass(frozen=True)
+class WholeRules:
+    """Everything that makes a game whole, compiled: played by `runtime.datagame`."""
+
+    fewest: int
+    most: int
+    actions: tuple[ActionRule, ...]
+    endings: tuple[Ending, ...]
+    round_limit: int
+    after_last_round: str | None  # "won", "lost", or None: how the ruleset's last round ends it
+    winners: str  # "living": the living seats win; "all": every seat wins with the table
+    setup_table: Effect | None = None
+    setup_seat: Effect | None = None
+    setup_procedure: str | None = None
+    turn_ends: Effect | None = None  # run at the end of each seat's turn, that seat acting
+    facts: tuple[CountedFact, ...] = ()
+    # actor kind -> what an actor of it no seat plays does on its turn, after its module's rule
+    actor_turns: Mapping[str, Effect] = field(default_factory=dict)
+    card: CardDef | None = None  # the compiled rules, the card every effect above runs for
