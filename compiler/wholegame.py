@@ -25,7 +25,7 @@ from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.games import game_module
-from runtime.wholerules import ActionRule, CountedFact, Ending, WholeRules
+from runtime.wholerules import ActionRule, CountedFact, Ending, Tally, WholeRules
 
 SECTION = "game"
 RULES_KIND = "game"
@@ -79,6 +79,9 @@ def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
     for name, condition in (section.get("count") or {}).items():
         if isinstance(condition, str):
             yield Snippet((SECTION, "count", name), "condition", f"count {name}")
+    for name, value in (section.get("tally") or {}).items():
+        if isinstance(value, str):
+            yield Snippet((SECTION, "tally", name), "value", f"tally {name}")
 
 
 def lower_whole(ruleset: Ruleset) -> Lowered | None:
@@ -173,11 +176,11 @@ def _parse(
         value = _one_line(raw, column)
         body = [value]
         first = line
-    if snippet.role == "condition":
+    if snippet.role in ("condition", "value"):
         if len([b for b in body if b.strip()]) != 1:
             problem = _error(
                 "E0480",
-                "a condition of `game:` is written on one line",
+                f"a {snippet.role} of `game:` is written on one line",
                 Span(shown, line, column, line, column + 1),
                 "write it as `key: the dawn >= 6`, not as a block",
             )
@@ -187,11 +190,14 @@ def _parse(
         indent = len(written) - len(written.lstrip(" "))
         head = "if "
         # The `if` goes just before the condition: there is room, its key is before it.
-        padded_line = " " * max(indent - len(head), 0) + head + written.lstrip(" ") + " { }"
+        # A value is read as the left side of a comparison, whose reader the generated code
+        # keeps (as a failed `expect` shows the values it read).
+        tail = " == 0 { }" if snippet.role == "value" else " { }"
+        padded_line = " " * max(indent - len(head), 0) + head + written.lstrip(" ") + tail
         prefix = [""] * (first + at_line - 2) + [OPEN_CONDITION]
         source = "\n".join([*prefix, padded_line, "}"])
         if indent < len(head):  # no room before it (never in a mapping): columns shift
-            source = "\n".join([*prefix, head + written.lstrip(" ") + " { }", "}"])
+            source = "\n".join([*prefix, head + written.lstrip(" ") + tail, "}"])
     else:
         prefix = [""] * (first - 2) + [OPEN_EFFECTS]
         source = "\n".join([*prefix, *body, "} }"])
@@ -350,12 +356,16 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
     section: dict[str, Any] = ruleset.data[SECTION]
     blocks: dict[str, Any] = {}
     checks: dict[str, Any] = {}
+    observers: dict[str, Any] = {}
     card: CardDef | None = None
     for _path, (shown, text, ir) in lowered.cards.items():
         compiled = compile_file(ruleset, [ir], shown, text, library)
         card = compiled.cards[0]
         blocks.update({block.name: block.run for block in card.blocks})
         checks.update({test.name: test.steps[0].check for test in card.tests})
+        observers.update(
+            {test.name: test.steps[0].observe[0][1] for test in card.tests if test.steps[0].observe}
+        )
     if card is None:  # every part is a procedure: a card with no blocks runs them
         card = CardDef(RULES_KIND, ruleset.title, None, ruleset.file, 1, {})
     actions = []
@@ -398,6 +408,11 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             CountedFact(name, checks[f"count {name}"])
             for name in (section.get("count") or {})
             if f"count {name}" in checks
+        ),
+        tallies=tuple(
+            Tally(name, observers[f"tally {name}"])
+            for name in (section.get("tally") or {})
+            if f"tally {name}" in observers
         ),
         card=card,
         actor_turns={

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from functools import partial
 
-from runtime.cards import CardDef, CardInstance, Effect
+from runtime.cards import CardDef, CardInstance, Effect, Observe
 from runtime.game import Game, RunEnded
 from runtime.games import game_module
 from runtime.module import GameModule, TurnRule
@@ -169,8 +169,7 @@ def _take(game: Game, player: Player, card: CardInstance, action: ActionRule) ->
     """Pay an action's cost and do it."""
     if game.hears("action"):
         game.event("action", f"{player.name}: {action.text}", action=action.name)
-    tallies = game.state.tallies
-    tallies[action.name] = tallies.get(action.name, 0) + 1
+    game.state.count(f"{TAKEN}{action.name}")
     stat = _action_stat(game)
     if action.cost and stat is not None:
         game.change(stat, -action.cost, player)
@@ -230,10 +229,25 @@ def outcome(whole: WholeRules, game: Game) -> Outcome:
             labels[fact.name] = "yes" if fact.holds(game, card) else "no"
         except RunEnded:  # read after the game ended: a value that steps cannot be read
             labels[fact.name] = "no"
+    tallies = dict(game.state.tallies)
+    for tally in whole.tallies:
+        tallies[tally.name] = _summed(game, card, tally.value)
     return Outcome(
         game.state.over,
         winners=tuple(game.state.winners),
         labels=labels,
         stopped=stopped,
-        tallies={f"{TAKEN}{name}": count for name, count in game.state.tallies.items()},
+        tallies=tallies,
     )
+
+
+def _summed(game: Game, card: CardInstance, value: Observe) -> int:
+    """A value read for each seat in turn (its "you"), added up."""
+    total = 0
+    seat = game.state.current
+    for index in range(len(game.state.players)):
+        game.state.current = index
+        read = value(game, card)
+        total += int(read) if isinstance(read, int) else 0
+    game.state.current = seat
+    return total

@@ -80,6 +80,11 @@ class GameState:
     winners: list[str] = field(default_factory=list)  # the names of the seats that won
     tallies: dict[str, int] = field(default_factory=dict)  # a game's own counts (actions taken)
 
+    def count(self, name: str, amount: int = 1) -> None:
+        """Count one more of something a game counts (a death check failed, an action taken),
+        for the figures of a simulation."""
+        self.tallies[name] = self.tallies.get(name, 0) + amount
+
     @property
     def player(self) -> Actor:
         """The player whose turn it is."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from runtime.cards import CardDef, Check, Effect
+from runtime.cards import CardDef, Check, Effect, Observe
 
 END_PHASE = "game"
 """The one part a game played from data has: from its setup to its end."""
@@ -49,6 +49,14 @@ class CountedFact:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A number a simulation adds up per game: a value read for each seat at its end."""
+
+    name: str
+    value: Observe
+
+
+@dataclass(frozen=True)
 class WholeRules:
     """Everything that makes a game whole, compiled: played by `runtime.datagame`."""
 
@@ -64,6 +72,7 @@ class WholeRules:
     setup_procedure: str | None = None
     turn_ends: Effect | None = None  # run at the end of each seat's turn, that seat acting
     facts: tuple[CountedFact, ...] = ()
+    tallies: tuple[Tally, ...] = ()
     # actor kind -> what an actor of it no seat plays does on its turn, after its module's rule
     actor_turns: Mapping[str, Effect] = field(default_factory=dict)
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -46,3 +48,14 @@ def compiled(folder: Path) -> CompiledPack:
 def card(pack: CompiledPack, title: str) -> CardDef:
     """The card of the pack with this title (its first variant)."""
     return next(c for c in pack.cards if c.title == title)
+
+
+def sweep_figures(pack: Path, *options: str) -> dict[str, Any]:
+    """`pillbox simulate PACK --json` with these options, less what differs from run to run
+    (the time it took, the workers)."""
+    code, output = run("simulate", str(pack), *options, "--json")
+    assert code == 0, output
+    report: dict[str, Any] = json.loads(output)
+    for key in ("elapsed", "workers", "seconds", "games_per_second"):
+        report.pop(key, None)
+    return report

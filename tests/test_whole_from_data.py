@@ -16,7 +16,7 @@ from compiler.build import CompiledPack
 from runtime.datagame import data_whole_game, legal_actions, whole_game_of
 from runtime.decisions import Decision, ScriptedDecisions
 from runtime.whole import NotWhole
-from tests.helpers import compiled, run
+from tests.helpers import compiled, run, sweep_figures
 
 RULES = """\
 ruleset: lamp-watch
@@ -79,6 +79,8 @@ game:
     round_limit: 30
   count:
     oil to spare: "oil >= 3"
+  tally:
+    oil left: oil
 """
 
 NOTES = """\
@@ -128,17 +130,8 @@ def test_play_game_prints_a_whole_game_to_its_end(lamp: Path) -> None:
 
 
 def test_simulate_gives_the_same_figures_on_one_and_two_workers(lamp: Path) -> None:
-    figures = []
-    for workers in ("1", "2"):
-        code, output = run(
-            "simulate", str(lamp), "--games", "120", "--players", "2", "--seed", "7",
-            "--workers", workers, "--json",
-        )  # fmt: skip
-        assert code == 0, output
-        report = json.loads(output)
-        for key in ("elapsed", "workers", "seconds", "games_per_second"):
-            report.pop(key, None)
-        figures.append(report)
+    options = ("--games", "120", "--players", "2", "--seed", "7")
+    figures = [sweep_figures(lamp, *options, "--workers", w) for w in ("1", "2")]
     assert figures[0] == figures[1]
     text = json.dumps(figures[0])
     assert "took: trim" in text and "oil to spare" in text
@@ -157,7 +150,8 @@ def test_a_seat_that_only_trims_wins_on_the_count_the_rules_give(
     assert game.state.over == "won" and game.state.round == 3
     assert game.state.tracks == {"dark": 2, "light": 6}
     done = whole.outcome(game)
-    assert done.tallies == {"took: trim": 6} and done.labels == {"oil to spare": "yes"}
+    assert done.tallies == {"took: trim": 6, "oil left": 4}
+    assert done.labels == {"oil to spare": "yes"}
     assert done.winners == ("player 1",)
 
 

@@ -17,6 +17,7 @@ from runtime.games.base import BASE, carry, lose
 from runtime.games.cool_name_checks import (
     CHECKS,
     DEATH,
+    DYING_ROUNDS,
     DYING_SINCE,
     ENVIRONMENT,
     NATURAL,
@@ -173,6 +174,7 @@ def count_down(game: Game, actor: Actor) -> None:
     if not left or actor.dead or since is None or game.state.round <= since:
         return
     game.change(injuries(game.rules).dying, -1, actor)
+    game.state.count(DYING_ROUNDS)
     if left == 1:
         actor.bonuses = [b for b in actor.bonuses if b[0] != DYING_SINCE]
         game.kill(actor, f"{actor.name}'s last round of dying is over")

@@ -65,6 +65,10 @@ ENVIRONMENT = "environment"
 """The in-play slot of the environment the characters are in."""
 UNCONSCIOUS = "unconscious"
 """The flag of a character stabilised, out until the encounter ends."""
+DEATH_CHECKS_FAILED = "death checks failed"
+STABILISED = "stabilisations"
+DYING_ROUNDS = "dying rounds"
+"""What an encounter counts, for the figures of a simulation."""
 DYING_SINCE = "dying since round"
 """The name under which the round a character began dying is kept among its bonuses."""
 
@@ -261,6 +265,7 @@ def settle_death(
 ) -> None:
     """A failed death check: the character collapses and is dying."""
     if rolled.result == check.failed:
+        game.state.count(DEATH_CHECKS_FAILED)
         start_dying(game, _wounded(game, call), str(call.arg("vitality")))
 
 
@@ -301,6 +306,7 @@ def settle_stabilise(
         game.change(table.dying, -left, patient)
         patient.bonuses = [b for b in patient.bonuses if b[0] != DYING_SINCE]
     game.state.flags.add(f"{UNCONSCIOUS}:{patient.name}")
+    game.state.count(STABILISED)
     game.event("stabilise", f"{patient.name} is stable, unconscious until the encounter ends")
 
 
