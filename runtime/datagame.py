@@ -112,6 +112,9 @@ def legal_actions(
             continue
         if action.when is not None and not action.when(game, card):
             continue
+        able = game.module.can.get(action.procedure) if action.procedure else None
+        if able is not None and not able(game, player):
+            continue
         legal.append(action)
     return legal
 

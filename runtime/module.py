@@ -113,6 +113,8 @@ class GameModule:
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     procedures: Mapping[str, Procedure] = field(default_factory=dict)  # a `game:` names them
+    # procedure -> whether a seat can take its action now (none: whenever its `when:` holds)
+    can: Mapping[str, Callable[[Game, Player], bool]] = field(default_factory=dict)
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
     using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use

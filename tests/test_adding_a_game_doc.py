@@ -63,3 +63,13 @@ def test_the_example_checks_clean_and_its_card_tests_pass(pack: Path) -> None:
 def test_the_example_needs_no_python(pack: Path) -> None:
     shown = YAML(typ="safe").load(_blocks()[0])
     assert shown["runtime"] == "base"
+
+
+def test_the_example_plays_whole_and_simulates(pack: Path) -> None:
+    """The page's walk: `play --game` and `simulate` on the game it builds, no Python."""
+    code, output = run("play", str(pack), "--game", "--players", "2", "--seed", "3")
+    assert code == 0, output
+    assert "walk on" in output and "outcome after the game:" in output
+    code, output = run("simulate", str(pack), "--games", "60", "--players", "2", "--seed", "1")
+    assert code == 0, output
+    assert "results:" in output and "took: steady" in output and "fatigue at dawn" in output

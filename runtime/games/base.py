@@ -171,6 +171,44 @@ def play_card(game: Game, card: CardInstance) -> None:
         game.use(card)
 
 
+# ---------------------------------------------------------------- whole games' procedures
+
+STAY = "stay"
+DONE = "done"
+
+
+def step(game: Game, player: Player) -> None:
+    """A whole game's `procedure: step`: move to a place next to this one, picked by the seat."""
+    here = player.location
+    places = sorted(game.rules.world.board.neighbours(here)) if here is not None else []
+    picked = game.decide("step", "move to", [STAY, *places], default=1 if places else 0)
+    if picked:
+        game.move(places[picked - 1])
+
+
+def can_step(game: Game, player: Player) -> bool:
+    """Whether there is a place next to the seat's."""
+    here = player.location
+    return here is not None and bool(game.rules.world.board.neighbours(here))
+
+
+def use_card(game: Game, player: Player) -> None:
+    """A whole game's `procedure: use_card`: use one of the seat's cards, picked by the seat."""
+    cards = _usable(game, player)
+    picked = game.decide("item", "use", [DONE, *(c.title for c in cards)], default=1)
+    if picked:
+        game.use(cards[picked - 1])
+
+
+def can_use_card(game: Game, player: Player) -> bool:
+    """Whether the seat holds a card it can use."""
+    return bool(_usable(game, player))
+
+
+def _usable(game: Game, player: Player) -> list[CardInstance]:
+    return [card for card in [*player.items, *player.owned] if game.usable(card)]
+
+
 BASE = GameModule(
     name="base",
     verbs={
@@ -197,6 +235,8 @@ BASE = GameModule(
     modifiers={"stat_bonus": stat_bonus},
     checks=BASE_CHECKS,
     drawn={"*": carry},
+    procedures={"step": step, "use_card": use_card},
+    can={"step": can_step, "use_card": can_use_card},
     announces=frozenset({"drawn"}),
     played={"*": play_card},
 )
