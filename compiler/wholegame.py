@@ -286,13 +286,15 @@ def _structure_problems(
                 span("actions", name, "cost"),
                 "give the phase `actions: STAT` (action points), or make the action free",
             )
-        if not cost and not action.get("once", False) and not action.get("main", False):
+        bounded = any(action.get(key, False) for key in ("once", "main", "self_paid"))
+        if not cost and not bounded:
             yield _error(
                 "E0485",
                 f"the free action {name!r} could be taken forever: a free action is taken at "
                 "most once a turn",
                 span("actions", name, key=True),
-                "add `once: true` (or `main: true`: the turn's one main action), or give it a cost",
+                "add `once: true` (or `main: true`: the turn's one main action; `self_paid: "
+                "true`: its effect pays what it costs), or give it a cost",
             )
     for kind in section.get("turns") or {}:
         actor = ruleset.world.actors.get(kind)
@@ -379,6 +381,7 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
                 cost=int(action.get("cost", 0)),
                 once=bool(action.get("once", False)),
                 main=bool(action.get("main", False)),
+                self_paid=bool(action.get("self_paid", False)),
                 when=checks.get(f"when {name}"),
                 effect=blocks.get(f"action {name}"),
                 procedure=action.get("procedure"),

@@ -174,7 +174,7 @@ def _take(game: Game, player: Player, card: CardInstance, action: ActionRule) ->
         game.event("action", f"{player.name}: {action.text}", action=action.name)
     game.state.count(f"{TAKEN}{action.name}")
     stat = _action_stat(game)
-    if action.cost and stat is not None:
+    if action.cost and stat is not None and not action.self_paid:
         game.change(stat, -action.cost, player)
     if action.effect is not None:
         game.resolve(card, action.effect, action.text)
@@ -226,18 +226,22 @@ def outcome(whole: WholeRules, game: Game) -> Outcome:
     """How the game ended, the facts the ruleset counts and the actions taken."""
     card = _card(whole)
     stopped = "round limit" if game.state.over is None else None
-    labels: dict[str, str] = {}
+    labels: dict[str, str] = dict(game.state.labels)
     for fact in whole.facts:
         try:
             labels[fact.name] = "yes" if fact.holds(game, card) else "no"
         except RunEnded:  # read after the game ended: a value that steps cannot be read
             labels[fact.name] = "no"
+    winners = tuple(game.state.winners)
+    if game.state.over == "won" and not winners:  # its module ended it: the data's winners
+        seats = game.state.players
+        winners = tuple(p.name for p in seats if whole.winners == "all" or not p.dead)
     tallies = dict(game.state.tallies)
     for tally in whole.tallies:
         tallies[tally.name] = _summed(game, card, tally.value)
     return Outcome(
         game.state.over,
-        winners=tuple(game.state.winners),
+        winners=winners,
         labels=labels,
         stopped=stopped,
         tallies=tallies,

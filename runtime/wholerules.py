@@ -26,6 +26,7 @@ class ActionRule:
     cost: int  # paid from the phase's `actions:` stat; 0 is a free action
     once: bool  # at most once a turn
     main: bool  # the turn's one main action: no other main action follows it that turn
+    self_paid: bool  # its effect pays its cost itself: the engine only checks it can be paid
     when: Check | None  # legal only while this holds
     effect: Effect | None  # the effect written in the card language
     procedure: str | None  # or the game module's named procedure

@@ -320,7 +320,7 @@ def test_the_whole_game_rules_are_found_by_the_games_name(pack: CompiledPack) ->
     assert all((o.stopped is None) == (o.labels["phenomenon"] != "none") for o in told)
     assert any(o.stopped is None for o in told)
     with pytest.raises(NotWhole, match="single cards only"):
-        whole_game("lobotomy")
+        whole_game("base")
 
 
 def test_a_cards_waiting_bonus_is_given_anew_on_a_later_turn_not_twice(pack: CompiledPack) -> None:

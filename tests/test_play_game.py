@@ -218,11 +218,11 @@ def test_play_takes_a_card_or_a_whole_game(args: list[str], message: str) -> Non
 
 
 def test_a_game_that_cannot_be_played_whole_is_a_usage_error(ward: CompiledPack) -> None:
-    lobotomy = replace(ward, rules=replace(ward.rules, game="lobotomy"))
+    cards_only = replace(ward, rules=replace(ward.rules, game="base"))
     with pytest.raises(UsageError) as raised:
-        whole_rules(lobotomy)
+        whole_rules(cards_only)
     assert str(raised.value) == (
-        "--game: the game 'lobotomy' can play single cards only, not whole games"
+        "--game: the game 'base' can play single cards only, not whole games"
     )
 
 

@@ -185,7 +185,7 @@ def test_a_game_with_no_whole_game_rules_is_an_error(
     pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(NotWhole):
-        whole_game("lobotomy")
+        whole_game("base")
 
     def single_cards_only(rules: GameRules, _whole: object) -> WholeGame:
         raise NotWhole(rules.game)

@@ -213,14 +213,14 @@ def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Pa
 
 
 def _not_whole(compiled: CompiledPack, error: NotWhole) -> Diagnostic:
-    """E0461: the pack's game module plays single cards only."""
+    """E0461: the pack's game plays single cards only."""
     return Diagnostic(
         "E0461",
         "error",
         f"cannot simulate {compiled.checked.name}: {error}",
         Span.whole_file(compiled.checked.ruleset.file),
-        "simulate plays games whose runtime module has whole-game rules "
-        "(`WHOLE` in runtime/games/<name>_game.py, see runtime/whole.py)",
+        "a game is played whole when its ruleset has a `game:` section (seats, setup, actions, "
+        "end: docs/adding-a-game.md, section 2)",
     )
 
 

@@ -174,7 +174,6 @@ def play_card(game: Game, card: CardInstance) -> None:
 # ---------------------------------------------------------------- whole games' procedures
 
 STAY = "stay"
-DONE = "done"
 
 
 def step(game: Game, player: Player) -> None:
@@ -195,9 +194,8 @@ def can_step(game: Game, player: Player) -> bool:
 def use_card(game: Game, player: Player) -> None:
     """A whole game's `procedure: use_card`: use one of the seat's cards, picked by the seat."""
     cards = _usable(game, player)
-    picked = game.decide("item", "use", [DONE, *(c.title for c in cards)], default=1)
-    if picked:
-        game.use(cards[picked - 1])
+    if cards:
+        game.use(cards[game.decide("item", "use", [c.title for c in cards], default=0)])
 
 
 def can_use_card(game: Game, player: Player) -> bool:

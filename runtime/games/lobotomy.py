@@ -12,7 +12,7 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
-from runtime.games import lobotomy_tokens
+from runtime.games import lobotomy_table, lobotomy_tokens
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
     CHAOS,
@@ -37,6 +37,7 @@ from runtime.games.lobotomy_monsters import (
     STRIKE_PROCEDURE,
     STUNNED,
     TANTRUM,
+    WOKE,
     lift_grudge,
     monster_dies,
     monster_drawn,
@@ -54,6 +55,7 @@ from runtime.games.lobotomy_monsters import (
 )
 from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
 from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
+from runtime.games.lobotomy_table import spawn_memory_token
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -259,10 +261,10 @@ def special_event(game: Game, phase: Phase) -> None:
 
 
 def spawn_memories(game: Game, phase: Phase) -> None:
-    """Step 3: memory tokens are not simulated; the log says when one would appear."""
+    """Step 3: a memory token appears at random when the movement card shows the symbol."""
     card = _movement(game)
     if card is not None and card.definition.properties.get("memory"):
-        game.event("rule", "not simulated: a memory token appears on the board")
+        spawn_memory_token(game)
 
 
 def move_warden(game: Game, phase: Phase) -> None:
@@ -389,6 +391,8 @@ def confinement(game: Game, actor: Actor) -> None:
         return
     actor.stats.dead = False
     actor.location = game.rules.start_place
+    if game.state.phase is not None and game.state.acting is not None:  # a monster's attack
+        game.state.flags.add(f"{WOKE}:{actor.name}")
     rule = actor.stats.rules[HEALTH]
     actor.stats.set(HEALTH, rule.start)
     insanity = actor.stats.get(INSANITY)
@@ -457,8 +461,10 @@ LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCEN
 LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
-"""With the characters' rules (setup, capacities, memories, running, costs) and the board
-tokens' (lockers, bodies, doors)."""
+LOBOTOMY = lobotomy_table.extend(LOBOTOMY)
+"""With the characters' rules (setup, capacities, memories, running, costs), the board
+tokens' (lockers, bodies, doors) and the whole game's procedures (the board's setup, moving,
+doors and memory tokens at the table)."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""

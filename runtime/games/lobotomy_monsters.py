@@ -72,6 +72,11 @@ DEFENSE_DIE = "defense die"
 TANTRUM = "tantrum"
 """The flag of a character drawing this monsters' turn's attacks on their space."""
 
+WOKE = "woke in confinement"
+"""The flag of a character who died in this monsters' attack step: waking in a cell of
+solitary confinement, they are not attacked again in it (a reading: the board's central
+piece is one space, where the rulebook's cells are each a space of their own)."""
+
 OVERWHELM = "overwhelm"
 """The name under which a monster's Overwhelm dice are kept among its bonuses while it attacks."""
 
@@ -339,6 +344,11 @@ def _aside(game: Game, card: CardInstance) -> None:
 def spawn_monster(game: Game, card: CardInstance, *, place: str | None = None) -> None:
     """`spawn monster [at A3]`: the top monster card comes onto the board (a star monster's
     card waits beside the board for a star instead, 1035)."""
+    spawn_top_monster(game, place)
+
+
+def spawn_top_monster(game: Game, place: str | None = None) -> None:
+    """The top monster card of the deck onto the board, at that space or one at random."""
     game.step()
     pile = game.state.decks.get(MONSTER) or []
     while pile and _starred(pile[-1]):
@@ -485,7 +495,7 @@ def _victims(game: Game, monster: Actor, place: str | None) -> list[Actor]:
     """The characters a monster may attack on a space: a Nemesis only its own (1053)."""
     if place is None:
         return []
-    here = _characters(game, place)
+    here = [c for c in _characters(game, place) if f"{WOKE}:{c.name}" not in game.state.flags]
     haunted = haunted_by(game, monster)
     return [haunted] if haunted in here else [] if haunted is not None else here
 
@@ -523,7 +533,8 @@ def monsters_attack(game: Game, phase: Phase) -> None:
                 monster_attack(game, monster, _victim(game, victims), overwhelm)
                 attacked = True
             overwhelm += 1 if attacked else 0
-    over = (f"{TANTRUM}:", f"{THAWED}:")  # a tantrum, and a thaw no attack followed, end here
+    # a tantrum, a thaw no attack followed and a waking in confinement end here
+    over = (f"{TANTRUM}:", f"{THAWED}:", f"{WOKE}:")
     game.state.flags = {flag for flag in game.state.flags if not flag.startswith(over)}
 
 

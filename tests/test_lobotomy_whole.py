@@ -1,0 +1,163 @@
+"""Lobotomy played whole from its ruleset's `game:` section: the board set, the players' turn of
+AP actions, the monsters' turn in its seven steps, a scenario jump, the Final Clash, and sweeps
+that give the same figures on one and two workers."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.cards import CardInstance
+from runtime.datagame import legal_actions, setup, whole_game_of
+from runtime.decisions import Decision
+from runtime.game import Game
+from runtime.games.lobotomy_clash import clash_begun, is_warden
+from runtime.games.lobotomy_table import MEMORY_TOKEN
+from runtime.rounds import play_round
+from tests.conftest import ROOT
+from tests.helpers import compiled, run, sweep_figures
+
+PACK = ROOT / "content" / "lobotomy"
+
+GAMES = int(os.environ.get("PILLBOX_WHOLE_GAMES", "200")) // 2
+"""Games a sweep of this suite plays (half of a Cool Name sweep's: a game is longer);
+`make fuzz` plays five hundred."""
+
+STEPS = (
+    "event_effects",
+    "special_event",
+    "spawn_memories",
+    "move_warden",
+    "move_monsters",
+    "spawn_monsters",
+    "monsters_attack",
+)
+
+
+class EndEveryTurn:
+    """A seat that takes no action; asked anything else, the rule's answer."""
+
+    def decide(self, decision: Decision) -> int:
+        if decision.kind == "action":
+            return 0
+        return decision.default or 0
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def _table(pack: CompiledPack, seats: int, scenario: str | None = None) -> Game:
+    """A game set up as the data says, the scenario of that title on top of its deck."""
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, seats, 9)
+    game.decisions = EndEveryTurn()
+    if scenario is not None:
+        deck = game.state.decks["scenario"]
+        deck.sort(key=lambda card: card.title == scenario)  # the top card is the last
+    setup(pack.whole, game)
+    return game
+
+
+def _top(game: Game, deck: str, title: str) -> CardInstance:
+    pile = game.state.decks[deck]
+    card = next(c for c in pile if c.title == title)
+    pile.remove(card)
+    pile.append(card)
+    return card
+
+
+def test_the_board_is_set_with_tokens_monsters_and_a_character_a_seat(
+    pack: CompiledPack,
+) -> None:
+    game = _table(pack, 2)
+    assert [p.owned[0].kind for p in game.state.players] == ["character", "character"]
+    assert game.state.floor.get("central"), "a body lies on the pentagram"
+    memory = [f for f in game.state.flags if f.startswith(f"{MEMORY_TOKEN}:")]
+    assert len(memory) == 8
+    monsters = [a for a in game.state.others if a.kind == "monster"]
+    assert len(monsters) >= 4
+    assert game.state.labels["difficulty"] == "4"
+    assert game.state.labels["first scenario"] != "none"
+
+
+def test_the_players_turn_offers_the_actions_a_space_allows(pack: CompiledPack) -> None:
+    assert pack.whole is not None
+    game = _table(pack, 1)
+    player = game.state.players[0]
+    game.state.phase = "players"
+    player.location = "A5"
+    game.state.floor["A5"] = []
+    game.state.others.clear()  # no monster here
+    game.state.flags = {f for f in game.state.flags if not f.startswith(MEMORY_TOKEN)}
+    names = [a.name for a in legal_actions(pack.whole, game, player, set())]
+    assert "move" in names and "search" not in names and "fists" not in names
+    assert "memory" not in names and "reveal" not in names
+    game.state.flags.add(f"{MEMORY_TOKEN}:A5")
+    names = [a.name for a in legal_actions(pack.whole, game, player, set())]
+    assert "memory" in names
+    player.stats.set("ap", 0)
+    names = [a.name for a in legal_actions(pack.whole, game, player, set())]
+    assert "move" not in names and "memory" not in names
+
+
+def test_a_memory_token_picked_up_draws_from_your_memory_deck(pack: CompiledPack) -> None:
+    assert pack.whole is not None
+    game = _table(pack, 1)
+    player = game.state.players[0]
+    game.state.phase = "players"
+    player.location = "B2"
+    game.state.flags.add(f"{MEMORY_TOKEN}:B2")
+    memories = sum(1 for card in player.owned if card.kind == "memory")
+    game.module.procedures["pick_up_memory"](game, player)
+    assert f"{MEMORY_TOKEN}:B2" not in game.state.flags
+    assert sum(1 for card in player.owned if card.kind == "memory") == memories + 1
+
+
+def test_the_monsters_turn_runs_its_seven_steps_in_order(pack: CompiledPack) -> None:
+    game = _table(pack, 1)
+    with game.recording() as events:
+        play_round(game)
+    steps = [e.text.split(": ", 1)[1] for e in events if e.kind == "step"]
+    assert tuple(s for s in steps if s in STEPS) == STEPS
+
+
+def test_a_scenario_jump_in_the_first_round(pack: CompiledPack) -> None:
+    # Counting Sheep with two characters: its handicaps give 2 progress, the round's start
+    # a third, and the end of the first turn checks its jump: the next scenario begins.
+    game = _table(pack, 2, "Counting Sheep")
+    assert game.state.labels["first scenario"] == "Counting Sheep"
+    play_round(game)
+    titles = [c.title for slot, c in game.state.in_play.items() if slot.startswith("scenario:")]
+    assert titles[0] == "Counting Sheep" and len(titles) == 2
+
+
+def test_the_final_clash_begins_when_the_warden_passes_the_end(pack: CompiledPack) -> None:
+    game = _table(pack, 1)
+    game.state.tracks["insomnia"] = 47
+    _top(game, "movement", "Lights Flicker")  # the warden moves
+    play_round(game)
+    assert clash_begun(game)
+    warden = next(a for a in game.state.others if is_warden(a))
+    assert warden.location == "central" and warden.kind == "monster"  # a monster to defeat
+
+
+def test_play_game_prints_a_whole_game() -> None:
+    code, output = run("play", str(PACK), "--game", "--players", "2", "--seed", "4")
+    assert code == 0, output
+    assert "monsters: monsters_attack" in output and "an action, or end the turn" in output
+    assert "the game is " in output
+
+
+def test_a_sweep_gives_the_same_figures_on_one_and_two_workers() -> None:
+    options = ("--games", str(GAMES), "--players", "2", "--seed", "13")
+    figures = [sweep_figures(PACK, *options, "--workers", w) for w in ("1", "2")]
+    assert figures[0] == figures[1]
+    assert figures[0]["played"] == GAMES  # no game failed
+    text = str(figures[0])
+    for figure in ("final clash reached", "first scenario", "difficulty", "took: move"):
+        assert figure in text
