@@ -269,6 +269,16 @@ class Game:
             listener(event)
 
     @contextmanager
+    def acting_card(self, card: CardInstance) -> Iterator[None]:
+        """What happens meanwhile is this card's in the log (a monster attacking from its stat
+        line, with no block of the card resolving), so a sweep counts it as the card's."""
+        outer, self._current_card = self._current_card, card.title
+        try:
+            yield
+        finally:
+            self._current_card = outer
+
+    @contextmanager
     def recording(self) -> Iterator[list[Event]]:
         """The events of a stretch of play as they happen, whether the log is kept or not
         (for rules that read what just happened: the damage an attack dealt)."""

@@ -549,7 +549,7 @@ def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0
     game.state.target, game.state.acting = victim, monster
     monster.bonuses.append((OVERWHELM, overwhelm))
     try:
-        with game.recording() as events:
+        with game.recording() as events, game.acting_card(sheet):
             if has_table(game.rules, sheet.definition):
                 game.fire(ATTACKS, [sheet])
             else:
