@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.codegen import compile_file
-from compiler.ir import BlockEntry, Card, Condition, Effect, Test
+from compiler.ir import BlockEntry, Card, Condition, Effect, Operand, Test
 from compiler.lower import Lowerer, at
 from compiler.ruleset import lineage_documents
 from compiler.ruleset_model import Ruleset
@@ -120,6 +120,18 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
         else:
             condition: Condition = lowerer.condition(node)
             where = at(node.span)
+            if snippet.name in ("won", "lost") and not lowerer.diagnostics:
+                if never_holds(ruleset, condition):
+                    lowered.diagnostics.append(
+                        _error(
+                            "E0488",
+                            f"the game is never {snippet.name}: this condition cannot hold "
+                            "within the ranges of what it reads",
+                            node.span,
+                            "compare within the stat's or track's bounds (its `min:` and "
+                            "`max:`)",
+                        )
+                    )
             test: Test = {
                 "name": snippet.name,
                 "at": where,
@@ -129,6 +141,42 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
         lowered.diagnostics += lowerer.diagnostics
     lowered.diagnostics += list(_structure_problems(ruleset, section, documents))
     return lowered
+
+
+def never_holds(ruleset: Ruleset, condition: Condition) -> bool:
+    """Whether a condition cannot hold whatever happens: a stat or track compared with a
+    number outside the values it can take (`dawn >= 7` where dawn stops at 6)."""
+    if "all" in condition:
+        return any(never_holds(ruleset, part) for part in condition["all"])
+    if "any" in condition:
+        return all(never_holds(ruleset, part) for part in condition["any"])
+    if "compare" not in condition:
+        return False
+    left, right, compare = condition["left"], condition["right"], condition["compare"]
+    bounds = _bounds(ruleset, left)
+    if bounds is None or "const" not in right:
+        return False
+    low, high, wanted = bounds[0], bounds[1], right["const"]
+    can = {
+        "==": low <= wanted <= high,
+        "!=": not low == high == wanted,
+        ">=": high >= wanted,
+        ">": high > wanted,
+        "<=": low <= wanted,
+        "<": low < wanted,
+    }
+    return not can.get(compare, True)
+
+
+def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
+    """The values a stat or a game's track can take, when the operand reads one."""
+    args = operand.get("args") or {}
+    if operand.get("value") == "stat" and args.get("stat") in ruleset.stat_names:
+        return ruleset.stat_range(str(args["stat"]))
+    track = ruleset.world.tracks.get(str(args.get("track")))
+    if operand.get("value") == "track" and track is not None and track.on == "game":
+        return track.low, track.high
+    return None
 
 
 def _rules_card(ruleset: Ruleset, shown: str) -> Card:

@@ -243,6 +243,8 @@ def test_a_misspelt_stat_in_a_condition_is_told_at_its_column(tmp_path: Path) ->
         ("      once: true\n", "", "E0485"),
         ('    lost: "dark >= 9"\n    won: "light >= 6"\n', "", "E0486"),
         ("  turn_ends: advance dark\n", "  turns:\n    character: advance dark\n", "E0487"),
+        ('won: "light >= 6"', 'won: "light >= 7"', "E0488"),
+        ('won: "light >= 6"', 'won: "light >= 7 and oil >= 1"', "E0488"),
     ],
 )  # fmt: skip
 def test_a_game_section_that_makes_no_game_is_refused_with_its_code(
