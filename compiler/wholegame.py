@@ -120,18 +120,17 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
         else:
             condition: Condition = lowerer.condition(node)
             where = at(node.span)
-            if snippet.name in ("won", "lost") and not lowerer.diagnostics:
-                if never_holds(ruleset, condition):
-                    lowered.diagnostics.append(
-                        _error(
-                            "E0488",
-                            f"the game is never {snippet.name}: this condition cannot hold "
-                            "within the ranges of what it reads",
-                            node.span,
-                            "compare within the stat's or track's bounds (its `min:` and "
-                            "`max:`)",
-                        )
+            ending = snippet.name in ("won", "lost") and not lowerer.diagnostics
+            if ending and never_holds(ruleset, condition):
+                lowered.diagnostics.append(
+                    _error(
+                        "E0488",
+                        f"the game is never {snippet.name}: this condition cannot hold "
+                        "within the ranges of what it reads",
+                        node.span,
+                        "compare within the stat's or track's bounds (its `min:` and `max:`)",
                     )
+                )
             test: Test = {
                 "name": snippet.name,
                 "at": where,
