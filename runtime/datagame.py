@@ -170,8 +170,6 @@ def actor_turn(
 
 def _take(game: Game, player: Player, card: CardInstance, action: ActionRule) -> None:
     """Pay an action's cost and do it."""
-    if game.hears("action"):
-        game.event("action", f"{player.name}: {action.text}", action=action.name)
     game.state.count(f"{TAKEN}{action.name}")
     stat = _action_stat(game)
     if action.cost and stat is not None and not action.self_paid:
