@@ -20,7 +20,7 @@ from tests.helpers import compiled, run, sweep_figures
 
 PACK = ROOT / "content" / "cool-name"
 
-GAMES = int(os.environ.get("PILLBOX_WHOLE_GAMES", "200"))
+GAMES = int(os.environ.get("PILLBOX_WHOLE_GAMES", "60"))
 """Games a sweep of this suite plays: `make fuzz` plays a thousand."""
 
 

@@ -21,9 +21,8 @@ from tests.helpers import compiled, run, sweep_figures
 
 PACK = ROOT / "content" / "lobotomy"
 
-GAMES = int(os.environ.get("PILLBOX_WHOLE_GAMES", "200")) // 2
-"""Games a sweep of this suite plays (half of a Cool Name sweep's: a game is longer);
-`make fuzz` plays five hundred."""
+GAMES = int(os.environ.get("PILLBOX_WHOLE_GAMES", "20"))
+"""Games a sweep of this suite plays: `make fuzz` plays a thousand."""
 
 STEPS = (
     "event_effects",
