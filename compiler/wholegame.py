@@ -178,6 +178,20 @@ def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
     return None
 
 
+def written_order(
+    documents: list[tuple[Path, YamlDocument]], path: tuple[str, ...]
+) -> dict[str, tuple[int, int]]:
+    """Where each entry of a mapping is written, to order it as written: a merged mapping (a
+    bundled ruleset's, read back from JSON) has lost the order of its keys. An ancestor's
+    entries come first, each file's in the order of its lines."""
+    found: dict[str, tuple[int, int]] = {}
+    for depth, (_file, document) in enumerate(reversed(documents)):
+        for key, (line, _column) in document.key_positions.items():
+            if len(key) == len(path) + 1 and key[:-1] == path and str(key[-1]) not in found:
+                found[str(key[-1])] = (depth, line)
+    return found
+
+
 def _rules_card(ruleset: Ruleset, shown: str) -> Card:
     return {
         "kind": RULES_KIND,
@@ -403,6 +417,7 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
     if lowered is None:
         return None
     section: dict[str, Any] = ruleset.data[SECTION]
+    order = written_order(lineage_documents(ruleset), (SECTION, "actions"))
     blocks: dict[str, Any] = {}
     checks: dict[str, Any] = {}
     observers: dict[str, Any] = {}
@@ -418,8 +433,9 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
     if card is None:  # every part is a procedure: a card with no blocks runs them
         card = CardDef(RULES_KIND, ruleset.title, None, ruleset.file, 1, {})
     actions = []
-    for name, action in (section.get("actions") or {}).items():
-        action = action or {}
+    written = section.get("actions") or {}
+    for name in sorted(written, key=lambda name: order.get(name, (len(order), 0))):
+        action = written[name] or {}
         actions.append(
             ActionRule(
                 name=name,

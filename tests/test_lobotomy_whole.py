@@ -160,3 +160,11 @@ def test_a_sweep_gives_the_same_figures_on_one_and_two_workers() -> None:
     text = str(figures[0])
     for figure in ("final clash reached", "first scenario", "difficulty", "took: move"):
         assert figure in text
+
+
+def test_the_actions_are_offered_in_the_order_the_ruleset_writes_them(
+    pack: CompiledPack,
+) -> None:
+    # A bundled ruleset is read back from JSON with its keys sorted: the order is the lines'.
+    assert pack.whole is not None
+    assert [a.name for a in pack.whole.actions][:3] == ["move", "search", "reveal"]
