@@ -107,7 +107,7 @@ fuzz: $(STAMP)
 	PILLBOX_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest tests/test_fuzz.py tests/test_fuzz_run.py \
 		tests/test_fuzz_commands.py tests/test_quickschema.py -q -p no:cacheprovider
 	PILLBOX_WHOLE_GAMES=1000 $(BIN)/python -m pytest tests/test_cool_name_whole.py \
-		tests/test_lobotomy_whole.py -q -p no:cacheprovider
+		tests/test_lobotomy_whole.py tests/test_comanauts_whole.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.

@@ -14,14 +14,9 @@ from runtime.cards import CardInstance
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, PoolTooLarge
 from runtime.game import Game
-from runtime.games.comanauts import (
-    COMANAUTS,
-    check_threat,
-    draw_dice,
-    refresh_bag,
-    turn_ends,
-)
+from runtime.games.comanauts import COMANAUTS
 from runtime.games.comanauts_items import equipped, gain_item, inventory
+from runtime.games.comanauts_turn import check_threat, draw_dice, refresh_bag, turn_ends
 from runtime.odds import card_odds
 from runtime.rounds import play_round
 from tests.conftest import ROOT
@@ -148,29 +143,40 @@ def test_a_turn_draws_from_the_bag_then_discards_and_checks_the_threat(
     player = game.player
     for colour in ("red", "green", "blue", "yellow", "purple"):
         game.set_stat(colour, 0)
-    # The bag's dice are counted colour by colour, alphabetically: of 36, blue 1-8, green
-    # 9-16, purple 17-20, red 21-28, yellow 29-36; each die drawn leaves one fewer.
-    dice.add([21, 17, 1, 30])
+    # The bag's dice are counted colour by colour, alphabetically, then the threat dice: of
+    # 44, blue 1-8, green 9-16, purple 17-20, red 21-28, yellow 29-36, threat 37-44; each die
+    # drawn leaves one fewer. Five are drawn: red, purple, blue, yellow, and a threat die, which
+    # goes onto the threat track.
+    dice.add([21, 17, 1, 30, 40])
     play_round(game)
     assert game.log.lines().count("player 1's turn ends") == 1
+    assert "player 1 draws 5 dice: 1 blue, 1 purple, 1 red, 1 yellow, 1 threat" in game.log.lines()
     # What was drawn is discarded at the end of the turn; the bag is refreshed only by a
-    # Check Threat that turns the page.
+    # Check Threat that resolves the page's effect, or when it runs dry.
     assert [player.stats.get(c) for c in ("red", "purple", "blue", "yellow")] == [0, 0, 0, 0]
     bag = {c: game.state.tracks[f"{c}_bag"] for c in ("red", "green", "blue", "yellow", "purple")}
     assert bag == {"red": 7, "green": 8, "blue": 7, "yellow": 7, "purple": 3}
+    assert game.state.tracks["threat"] == 1 and game.state.tracks["threat_bag"] == 7
     refresh_bag(game)
     assert game.state.tracks["purple_bag"] == 4 and game.state.tracks["red_bag"] == 8
+    assert game.state.tracks["threat_bag"] == 7  # the one on the track stays there
 
 
-def test_the_bag_runs_dry(pack: CompiledPack) -> None:
+def test_the_bag_runs_dry_and_the_discard_pool_goes_back(pack: CompiledPack) -> None:
     game, dice, _ = scripted(pack)
-    for colour in ("red", "green", "blue", "yellow"):
+    for colour in ("red", "green", "blue", "yellow", "purple"):
+        game.set_stat(colour, 0)
         game.state.tracks[f"{colour}_bag"] = 0
+    game.state.tracks["threat_bag"] = 0
     game.state.tracks["purple_bag"] = 1
-    dice.add([1])
+    # The purple die, then the bag is empty: the discard pool goes back (all but the die in
+    # the pool), and the draw goes on: the first blue die, then the last threat die of 42.
+    dice.add([1, 1, 42])
     draw_dice(game, game.player, 3)
-    assert game.stat("purple") == 2  # the one in the bag, and the start's one
-    assert "the dice bag is empty" in game.log.lines()
+    assert [game.stat(c) for c in ("purple", "blue")] == [1, 1]
+    assert game.state.tracks["threat"] == 1
+    assert "the dice bag is empty: the discard pool goes back into it" in game.log.lines()
+    assert game.state.tallies["bag refilled mid-draw"] == 1
 
 
 def test_hostile_the_enemies_turn_comes_when_the_dice_match_them(pack: CompiledPack) -> None:

@@ -1,19 +1,45 @@
 """Comanauts: coloured dice from a bag, tests that spend them, enemies, items, the threat track.
 
 What the ruleset's data says (the pool's colours as stats, the bag and threat tracks, enemies
-with their defense and counters, the kinds of card) is not repeated here; this module runs
-what data cannot: a turn that draws dice from the bag and ends by discarding the rest and
-checking the threat, the tests of `comanauts_checks`, the slots and loot of
-`comanauts_items`, and the cards coming into play. The readings where the rulebook's page is
-silent are in docs/comanauts.md.
+with their defense and counters, the kinds of card, the whole game's actions and endings) is
+not repeated here; this module runs what data cannot: a turn that draws dice from the bag and
+ends by discarding the rest and checking the threat (`comanauts_turn`), the tests of
+`comanauts_checks`, the slots and loot of `comanauts_items`, the adventure book's pages and
+the seats' procedures (`comanauts_adventure`), and the cards coming into play. The readings
+where the rulebook's page is silent are in docs/comanauts.md.
 """
 
 from __future__ import annotations
 
-from runtime.cards import CardDef, CardInstance
+from runtime.cards import CardInstance
 from runtime.game import Game
 from runtime.games.base import BASE
-from runtime.games.comanauts_checks import DOUBLED, SEEN_THROUGH, TASK, TEST, colours_of
+from runtime.games.comanauts_adventure import (
+    TASK_DONE,
+    avatar_out,
+    can_equip,
+    can_interact,
+    can_move,
+    can_work,
+    enemies_here,
+    enemies_in_range,
+    equip_item,
+    fitting,
+    interact,
+    lair_of,
+    lay,
+    move,
+    named_card,
+    page_drawn,
+    page_is,
+    page_task,
+    pool,
+    turn_page,
+    turn_to,
+    use_page,
+    work,
+)
+from runtime.games.comanauts_checks import DOUBLED, SEEN_THROUGH, TASK, TEST
 from runtime.games.comanauts_items import (
     ENEMY,
     HOSTILE,
@@ -24,119 +50,24 @@ from runtime.games.comanauts_items import (
     inventory,
     removed,
 )
+from runtime.games.comanauts_turn import (
+    ENEMY_TURN,
+    PAGE,
+    PAGE_EFFECT,
+    THREAT,
+    discard_dice,
+    strike,
+    turn_ends,
+    turn_starts,
+)
 from runtime.module import ValueDef
 from runtime.state import Actor
 
-THREAT = "threat"
-"""The threat track: the dice on it."""
-
-SAFE_THREAT = 4
-"""Dice on the threat track that, while safe, turn the adventure page (rulebook, Check Threat)."""
-
-DRAW = "draw"
-"""The character's stat of dice drawn from the bag at the start of a turn."""
+TURN_STARTS = "turn_starts"
+"""The trigger the ruleset's phase fires as an avatar's turn starts: the draw answers it."""
 
 STATUS = "status"
 ENVIRONMENT = "environment"
-PAGE = "page"
-"""The in-play slot of the adventure page, and its card kind."""
-
-ENEMY_TURN = "enemy_turn"
-PAGE_EFFECT = "threat"
-"""The triggers: each enemy's turn, the page's effect at the Check Threat step."""
-
-
-def bag_track(colour: str) -> str:
-    """The game track that counts the dice of a colour in the bag."""
-    return f"{colour}_bag"
-
-
-# ---------------------------------------------------------------- the bag and the pool
-
-
-def draw_dice(game: Game, actor: Actor, count: int) -> None:
-    """Draw dice from the bag into the actor's pool, one at a time, each die as likely."""
-    colours = [c for c in colours_of(game) if bag_track(c) in game.state.tracks]
-    for _ in range(max(count, 0)):
-        inside = [(c, game.state.tracks[bag_track(c)]) for c in colours]
-        total = sum(n for _, n in inside)
-        if total <= 0:
-            game.event("bag", "the dice bag is empty")
-            return
-        pick = game.roll_dice(1, total).total
-        for colour, n in inside:
-            if pick <= n:
-                game.advance(bag_track(colour), -1)
-                game.change(colour, 1, actor)
-                break
-            pick -= n
-
-
-def discard_dice(game: Game, actor: Actor) -> None:
-    """Step 6: every die left in the pool goes to the discard pool."""
-    for colour in colours_of(game):
-        left = actor.stats.get(colour) if colour in actor.stats.rules else 0
-        if left:
-            game.change(colour, -left, actor)
-
-
-def refresh_bag(game: Game) -> None:
-    """Every die in the discard pool goes back into the bag: all but those in the pools."""
-    for colour in colours_of(game):
-        track = bag_track(colour)
-        rule = game.rules.world.tracks.get(track)
-        if rule is None:
-            continue
-        held = sum(p.stats.get(colour) for p in game.state.players if colour in p.stats.rules)
-        game.advance(track, max(rule.start - held, 0) - game.state.tracks[track])
-
-
-def turn_starts(game: Game, actor: Actor) -> None:
-    """A player's turn opens with the draw from the bag (the stat `draw` says how many)."""
-    if DRAW in actor.stats.rules:
-        draw_dice(game, actor, game.stat(DRAW, actor))
-
-
-def turn_ends(game: Game, actor: Actor) -> None:
-    """Steps 6 and 7: discard the dice left, then check the threat."""
-    discard_dice(game, actor)
-    check_threat(game)
-
-
-def check_threat(game: Game) -> None:
-    """Hostile: dice on the track at least the enemies in play bring an enemy turn. Safe: four
-    dice or more resolve the page's effect (hostile, and an enemy turn, if enemies came),
-    clear the track and refresh the bag."""
-    threat = game.state.tracks.get(THREAT, 0)
-    if game.state.tracks.get(HOSTILE):
-        if threat >= len(game.actors_of(ENEMY)):
-            enemy_turn(game)
-        return
-    if threat < SAFE_THREAT:
-        return
-    before = len(game.actors_of(ENEMY))
-    page = game.state.in_play.get(PAGE)
-    if page is not None:
-        game.fire(PAGE_EFFECT, [page])
-    if len(game.actors_of(ENEMY)) > before:
-        game.advance(HOSTILE, 1)
-        enemy_turn(game)
-    clear_threat(game)
-    refresh_bag(game)
-
-
-def enemy_turn(game: Game) -> None:
-    """The enemies take a turn: each enemy card's `on its turn` runs, then the threat track's
-    dice are discarded (the enemy turn itself is another page of the rulebook)."""
-    game.event("enemies", "the enemies take a turn")
-    game.fire(ENEMY_TURN, [e.sheet for e in game.actors_of(ENEMY) if e.sheet is not None])
-    clear_threat(game)
-
-
-def clear_threat(game: Game) -> None:
-    """Discard every die on the threat track."""
-    if game.state.tracks.get(THREAT):
-        game.advance(THREAT, -game.state.tracks[THREAT])
 
 
 # ---------------------------------------------------------------- verbs
@@ -168,35 +99,59 @@ def clear_sight_to(game: Game, card: CardInstance, *, place: str) -> None:
     game.event("sight", f"clear sight to {place} again")
 
 
-def _named(game: Game, title: str, kind: str) -> CardDef | None:
-    """The pack's card of that title and kind; None (and a line in the log) if it has none."""
-    game.step()
-    found = game.find(title)
-    if found is None or found.kind != kind:
-        game.event(kind, f"the pack has no {kind} {title!r}")
-        return None
-    return found
-
-
 def take_item(game: Game, card: CardInstance, *, title: str) -> None:
     """`take item "Flare Gun"`: the item comes from the item deck to the player."""
-    found = _named(game, title, ITEM)
+    found = named_card(game, title, ITEM)
     if found is not None:
         gain_item(game, game.actor, game.new_instance(found))
 
 
 def suffer(game: Game, card: CardInstance, *, title: str) -> None:
     """`suffer "Concussed"`: a status card comes to the player."""
-    found = _named(game, title, STATUS)
+    found = named_card(game, title, STATUS)
     if found is not None:
         carry_status(game, game.new_instance(found))
 
 
 def bring_in(game: Game, card: CardInstance, *, title: str, place: str | None = None) -> None:
-    """`bring in "Hull Crawler" [at bridge]`: an enemy comes into play."""
-    found = _named(game, title, ENEMY)
+    """`bring in "Hull Crawler" [at bridge]`: an enemy comes into play, at the space named, else
+    where the open page's enemies come, else on your space."""
+    found = named_card(game, title, ENEMY)
     if found is not None:
-        game.spawn(ENEMY, place or game.actor.location, found)
+        game.spawn(ENEMY, place or lair_of(game) or game.actor.location, found)
+
+
+def discard_your_dice(game: Game, card: CardInstance) -> None:
+    """`discard your dice`: every die in your pool goes to the discard pool."""
+    game.step()
+    discard_dice(game, game.actor)
+
+
+def close_in(game: Game, card: CardInstance) -> None:
+    """`close in`: an enemy that shares no space with an avatar moves a space toward the
+    nearest one (the first such space, in the board's order, on a tie)."""
+    game.step()
+    actor = game.actor
+    where = actor.location
+    avatars = [p.location for p in game.state.players if not p.dead and p.location is not None]
+    if where is None or not avatars or where in avatars:
+        return
+    board = game.rules.world.board
+    goals = frozenset(avatars)
+    steps = sorted(board.neighbours(where))
+    nearest = [(board.reach(step, goals), step) for step in steps]
+    reachable = [(d, step) for d, step in nearest if d is not None]
+    if not reachable:
+        return
+    _, to = min(reachable)
+    game.event("move", f"{actor.name} closes in: {where} → {to}", actor=actor.name, to=to)
+    actor.location = to
+
+
+def died(game: Game, actor: Actor) -> None:
+    """An enemy defeated leaves play (and may be looted); an avatar at 0 health is out."""
+    removed(game, actor)
+    avatar_out(game, actor)
 
 
 def equip_this(game: Game, card: CardInstance) -> None:
@@ -262,7 +217,7 @@ def enemies_in_play(game: Game, card: CardInstance) -> int:
 
 def pool_size(game: Game, card: CardInstance) -> int:
     """Every die in the player's pool."""
-    return sum(game.stat(colour) for colour in colours_of(game))
+    return pool(game, game.actor)
 
 
 # ---------------------------------------------------------------- cards coming into play
@@ -275,7 +230,11 @@ def item_drawn(game: Game, card: CardInstance) -> bool:
 
 
 def carry_status(game: Game, card: CardInstance) -> bool:
-    """A status card stays with the player until its test removes it."""
+    """A status card stays with the player until its test removes it; no one suffers the same
+    status twice."""
+    if any(held.title == card.title for held in game.actor.items):
+        game.event("status", f"{game.actor.name} already suffers {card.definition.label}")
+        return False
     game.actor.items.append(card)
     game.event("status", f"{game.actor.name} suffers {card.definition.label}", uid=card.uid)
     return True
@@ -288,14 +247,9 @@ def enemy_drawn(game: Game, card: CardInstance) -> bool:
 
 
 def reveal(game: Game, card: CardInstance) -> bool:
-    """An environment card lies on the player's space; an adventure page is the page now."""
-    slot = PAGE if card.kind == PAGE else f"{card.kind}:{card.uid}"
-    old = game.state.in_play.get(slot)
-    if old is not None and slot == PAGE:
-        game.discard(old)
-    game.state.in_play[slot] = card
+    """An environment card drawn or played lies in play beside the player."""
+    game.state.in_play[f"{card.kind}:{card.uid}"] = card
     game.event("reveal", f"{card.kind}: {card.definition.label}", uid=card.uid)
-    game.fire("drawn", [card])  # a page's special rule: read as it comes
     return True
 
 
@@ -322,6 +276,11 @@ COMANAUTS = BASE.extend(
         "suffer": suffer,
         "bring_in": bring_in,
         "equip_this": equip_this,
+        "turn_to": turn_to,
+        "turn_page": turn_page,
+        "lay": lay,
+        "discard_dice": discard_your_dice,
+        "close_in": close_in,
     },
     conditions={
         "clear_sight": clear_sight,
@@ -330,11 +289,15 @@ COMANAUTS = BASE.extend(
         "in_slot": item_in_slot,
         "suffering": suffering,
         "hostile": hostile,
+        "page_is": page_is,
     },
     values={
         "stowed": ValueDef(stowed_count),
         "enemies": ValueDef(enemies_in_play),
         "pool": ValueDef(pool_size),
+        "enemies_here": ValueDef(enemies_here),
+        "in_range": ValueDef(enemies_in_range),
+        "fitting": ValueDef(fitting),
     },
     modifiers={"die_bonus": no_bonus, "roll_bonus": no_bonus},
     checks={"comanauts-test": TEST, "comanauts-task": TASK},
@@ -343,12 +306,17 @@ COMANAUTS = BASE.extend(
         STATUS: carry_status,
         ENEMY: enemy_drawn,
         ENVIRONMENT: reveal,
-        PAGE: reveal,
+        PAGE: page_drawn,
     },
     played={kind: play_drawn for kind in (ITEM, STATUS, ENEMY, ENVIRONMENT, PAGE)},
-    hooks={"death": removed, "turn_ended": turn_ends},
-    turns={"character": turn_starts},
-    announces=frozenset({ENEMY_TURN, PAGE_EFFECT}),
+    hooks={"death": died, "turn_ended": turn_ends},
+    reactions={TURN_STARTS: turn_starts},
+    turns={ENEMY: strike},
+    procedures={"move": move, "interact": interact, "work": work, "equip": equip_item},
+    can={"move": can_move, "interact": can_interact, "work": can_work, "equip": can_equip},
+    using={PAGE: use_page},
+    implied={PAGE: page_task},
+    announces=frozenset({ENEMY_TURN, PAGE_EFFECT, TASK_DONE}),
 )
 
 MODULE = COMANAUTS

@@ -117,14 +117,27 @@ def wild_of(params: Mapping[str, Any]) -> str:
     return str(params.get("wild", WILD))
 
 
+_COLOURS: dict[int, tuple[object, dict[str, tuple[int, ...]]]] = {}
+"""The colours of each ruleset's dice, read once: a whole game asks hundreds of times a turn."""
+
+
 def colours_of(game: Game) -> dict[str, tuple[int, ...]]:
     """Every colour of die with its faces, in alphabetical order (the order the bag's dice are
     counted in): the designer values of the first check that gives `faces`."""
-    for rule in game.rules.procedures.values():
+    procedures = game.rules.procedures
+    kept = _COLOURS.get(id(procedures))
+    if kept is not None and kept[0] is procedures:
+        return kept[1]
+    found: dict[str, tuple[int, ...]] = {}
+    for rule in procedures.values():
         faces = rule.params.get("faces")
         if isinstance(faces, dict) and faces:
-            return {str(c): tuple(int(f) for f in faces[c]) for c in sorted(faces)}
-    return {}
+            found = {str(c): tuple(int(f) for f in faces[c]) for c in sorted(faces)}
+            break
+    if len(_COLOURS) > 16:  # a few rulesets a process: keep the table small
+        _COLOURS.clear()
+    _COLOURS[id(procedures)] = (procedures, found)
+    return found
 
 
 def in_force(game: Game, card: CardInstance) -> bool:
@@ -262,15 +275,40 @@ def search_tokens_left(card: CardInstance, params: Mapping[str, Any]) -> int | N
     return tokens - card.tokens.get(str(params.get("searched", "searched")), 0)
 
 
+def weapon_range(game: Game, actor: Actor, prop: str = "range") -> int:
+    """The longest range of the ranged weapons the actor has equipped (0: none)."""
+    longest = 0
+    for held in actor.items:
+        reach = held.definition.properties.get(prop)
+        ranged = isinstance(reach, int) and reach > longest and held.kind == ITEM
+        if ranged and isinstance(reach, int) and equipped(game, actor, held) is not None:
+            longest = reach
+    return longest
+
+
+def ranged_reach(game: Game, actor: Actor) -> int:
+    """How far a ranged attack of the actor's reaches: the ruleset's ranged check's `reach`,
+    or the range of a ranged weapon it has equipped."""
+    for rule in game.rules.procedures.values():
+        if rule.params.get("roll") == "ranged" and "range" in rule.params:
+            reach = int(rule.params.get("reach", 0))
+            return max(reach, weapon_range(game, actor, str(rule.params["range"])))
+    return 0
+
+
 def foe_in_reach(game: Game, card: CardInstance, call: CheckCall) -> Actor | None:
     """The enemy an attack aims at: the target if it can be reached, else the nearest that
     can (a melee attack reaches its own space; a ranged one the spaces next to it, or the
-    range of the weapon making it while equipped, in clear sight)."""
+    range of the weapon making it while equipped, or of another ranged weapon equipped, in
+    clear sight)."""
     where = game.actor.location
     reach = int(call.params.get("reach", 0))
-    weapon_range = card.definition.properties.get(str(call.params.get("range", "range")))
-    if isinstance(weapon_range, int) and "range" in call.params and in_force(game, card):
-        reach = max(reach, weapon_range)
+    prop = str(call.params.get("range", "range"))
+    own_range = card.definition.properties.get(prop)
+    if isinstance(own_range, int) and "range" in call.params and in_force(game, card):
+        reach = max(reach, own_range)
+    if "range" in call.params:
+        reach = max(reach, weapon_range(game, game.actor, prop))
     if where is None:
         return None
     distances = game.rules.world.board.distances(where)

@@ -104,6 +104,7 @@ def spend(own: DieGroup, wild: DieGroup, dice: int) -> tuple[DieGroup, ...]:
     return tuple(group for group in groups if group.count)
 
 
+@lru_cache(maxsize=256)
 def _worth(group: DieGroup) -> Fraction:
     """What a die of the group counts for on average."""
     return Fraction(sum(group.value(face) for face in group.faces), len(group.faces))
@@ -121,6 +122,7 @@ def chances(own: DieGroup, wild: DieGroup, target: int) -> list[tuple[int, Fract
     ]
 
 
+@lru_cache(maxsize=1024)  # a whole game asks the same question again and again
 def fewest_dice(own: DieGroup, wild: DieGroup, target: int, wanted: Fraction) -> int | None:
     """The fewest dice to spend for at least the `wanted` chance of passing, or None if even
     every fitting die falls short."""

@@ -28,6 +28,15 @@ COUNTERS = "counters"
 HOSTILE = "hostile"
 """The situation track: 1 hostile, 0 safe."""
 
+HOSTILE_WORD = "hostile"
+"""The keyword of an enemy that may return once defeated (an I.D. does not)."""
+
+ASIDE = "aside"
+"""The flag prefix of a defeated hostile's card, set aside beside the page: it may return."""
+
+DEFEATED = "enemies defeated"
+"""What a simulation counts: every enemy defeated."""
+
 SLOTS = ("head", "body", "hand", "hand-or-accessory", "accessory")
 """The five equipment slots, in the order a free one is offered."""
 
@@ -200,14 +209,17 @@ def defeat(game: Game, foe: Actor) -> None:
 
 
 def removed(game: Game, foe: Actor) -> None:
-    """A defeated enemy leaves the map, its card set aside; its defeater may loot it; with no
-    enemy left, the situation turns safe."""
+    """A defeated enemy leaves the map, its card set aside (a hostile's may return); its
+    defeater may loot it; with no enemy left, the situation turns safe."""
     if foe.kind != ENEMY:
         return
     foe.location = None
     game.event("defeat", f"{foe.name} is defeated", actor=foe.name)
+    game.state.count(DEFEATED)
     if foe.sheet is not None:
         game.discard(foe.sheet)
+        if HOSTILE_WORD in foe.keywords:
+            game.state.flags.add(f"{ASIDE}:{foe.sheet.uid}")
     if game.state.target is foe:
         game.state.target = None
     loot = foe.sheet.definition.properties.get("loot") if foe.sheet is not None else None
