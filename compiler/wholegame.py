@@ -67,6 +67,8 @@ def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
             yield Snippet((SECTION, "actions", name, "effect"), "effects", f"action {name}")
         if isinstance(action.get("when"), str):
             yield Snippet((SECTION, "actions", name, "when"), "condition", f"when {name}")
+    if isinstance(section.get("turn_starts"), str):
+        yield Snippet((SECTION, "turn_starts"), "effects", "turn starts")
     if isinstance(section.get("turn_ends"), str):
         yield Snippet((SECTION, "turn_ends"), "effects", "turn ends")
     for kind, effect in (section.get("turns") or {}).items():
@@ -82,6 +84,8 @@ def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
     for name, value in (section.get("tally") or {}).items():
         if isinstance(value, str):
             yield Snippet((SECTION, "tally", name), "value", f"tally {name}")
+        elif isinstance(value, dict) and isinstance(value.get("value"), str):
+            yield Snippet((SECTION, "tally", name, "value"), "value", f"tally {name}")
 
 
 def lower_whole(ruleset: Ruleset) -> Lowered | None:
@@ -107,7 +111,8 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
         line, column = document.positions[snippet.path]
         key_column = document.key_positions.get(snippet.path, (line, 1))[1]
         lowerer = Lowerer(ruleset, shown)
-        parsed = _parse(snippet, texts[path], shown, line, column, key_column)
+        written = _value_at(ruleset.data, snippet.path)
+        parsed = _parse(snippet, texts[path], shown, (line, column, key_column), written)
         lowered.diagnostics += parsed[1]
         if parsed[0] is None or parsed[1]:
             continue
@@ -178,6 +183,11 @@ def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
     return None
 
 
+def _each_seat(entry: object) -> bool:
+    """Whether a tally is read for each seat and summed (its short form), or once."""
+    return not isinstance(entry, dict) or bool(entry.get("each_seat", True))
+
+
 def written_order(
     documents: list[tuple[Path, YamlDocument]], path: tuple[str, ...]
 ) -> dict[str, tuple[int, int]]:
@@ -190,6 +200,14 @@ def written_order(
             if len(key) == len(path) + 1 and key[:-1] == path and str(key[-1]) not in found:
                 found[str(key[-1])] = (depth, line)
     return found
+
+
+def _value_at(data: dict[str, Any], path: tuple[str, ...]) -> str:
+    """The text a snippet's path holds in the merged ruleset."""
+    found: Any = data
+    for key in path:
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, str) else ""
 
 
 def _rules_card(ruleset: Ruleset, shown: str) -> Card:
@@ -217,11 +235,16 @@ def _written_in(
 
 
 def _parse(
-    snippet: Snippet, text: str, shown: str, line: int, column: int, key_column: int
+    snippet: Snippet,
+    text: str,
+    shown: str,
+    place: tuple[int, int, int],
+    written: str,
 ) -> tuple[n.Block | n.Condition | None, list[Diagnostic]]:
     """Parse the piece of card language at (line, column) of the file's text, so that its
     nodes carry the file's own positions: the lines before it are blank but for an opening
     the grammar needs, written on the line above it."""
+    line, column, key_column = place
     lines = text.split("\n")
     raw = lines[line - 1] if line <= len(lines) else ""
     start = raw[column - 1 : column] if column >= 1 else ""
@@ -234,8 +257,7 @@ def _parse(
             body.append(following)
         first = line + 1
     else:
-        value = _one_line(raw, column)
-        body = [value]
+        body = [_one_line(raw, column, written)]
         first = line
     if snippet.role in ("condition", "value"):
         if len([b for b in body if b.strip()]) != 1:
@@ -273,16 +295,11 @@ def _parse(
     return None, []
 
 
-def _one_line(raw: str, column: int) -> str:
-    """A plain or quoted scalar's text, at its own columns (its quotes blanked)."""
-    value = raw[column - 1 :]
-    if value[:1] in ("'", '"'):
-        quote = value[0]
-        end = value.find(quote, 1)
-        inner = value[1:end] if end > 0 else value[1:]
-        return " " * column + inner
-    cut = value.find(" #")
-    return " " * (column - 1) + (value[:cut] if cut >= 0 else value).rstrip()
+def _one_line(raw: str, column: int, written: str) -> str:
+    """A plain or quoted scalar's text at its own columns: the value as read, after its
+    opening quote if it has one (a value inside a flow mapping ends where the mapping says)."""
+    quoted = raw[column - 1 : column] in ("'", '"')
+    return " " * (column if quoted else column - 1) + written
 
 
 def _error(code: str, message: str, span: Span, help: str | None = None) -> Diagnostic:
@@ -469,6 +486,7 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
         setup_table=blocks.get("setup table"),
         setup_seat=blocks.get("setup seat"),
         setup_procedure=setup.get("procedure"),
+        turn_starts=blocks.get("turn starts"),
         turn_ends=blocks.get("turn ends"),
         facts=tuple(
             CountedFact(name, checks[f"count {name}"])
@@ -476,8 +494,8 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             if f"count {name}" in checks
         ),
         tallies=tuple(
-            Tally(name, observers[f"tally {name}"])
-            for name in (section.get("tally") or {})
+            Tally(name, observers[f"tally {name}"], _each_seat(entry))
+            for name, entry in (section.get("tally") or {}).items()
             if f"tally {name}" in observers
         ),
         card=card,

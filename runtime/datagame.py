@@ -134,6 +134,8 @@ def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
     """A seat's turn: legal actions one after another, until the seat ends it or has none."""
     card = _card(whole)
     taken: set[str] = set()
+    if whole.turn_starts is not None and not game.ended and not player.dead:
+        game.resolve(card, whole.turn_starts, "the turn's start")
     for _ in range(ACTIONS_A_TURN):
         game.steps = 0  # the budget is a turn's: it catches an effect that loops, not a game
         if game.ended or player.turn_over or player.dead:
@@ -236,7 +238,11 @@ def outcome(whole: WholeRules, game: Game) -> Outcome:
         winners = tuple(p.name for p in seats if whole.winners == "all" or not p.dead)
     tallies = dict(game.state.tallies)
     for tally in whole.tallies:
-        tallies[tally.name] = _summed(game, card, tally.value)
+        if tally.each_seat:
+            tallies[tally.name] = _summed(game, card, tally.value)
+        else:
+            read = tally.value(game, card)
+            tallies[tally.name] = int(read) if isinstance(read, int) else 0
     return Outcome(
         game.state.over,
         winners=winners,

@@ -55,6 +55,7 @@ class Tally:
 
     name: str
     value: Observe
+    each_seat: bool = True  # read for each seat (its "you") and summed; else read once
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class WholeRules:
     setup_table: Effect | None = None
     setup_seat: Effect | None = None
     setup_procedure: str | None = None
+    turn_starts: Effect | None = None  # run as each seat's turn starts, before its actions
     turn_ends: Effect | None = None  # run at the end of each seat's turn, that seat acting
     facts: tuple[CountedFact, ...] = ()
     tallies: tuple[Tally, ...] = ()

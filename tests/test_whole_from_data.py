@@ -81,6 +81,7 @@ game:
     oil to spare: "oil >= 3"
   tally:
     oil left: oil
+    dark at the end: {value: dark, each_seat: false}
 """
 
 NOTES = """\
@@ -150,7 +151,7 @@ def test_a_seat_that_only_trims_wins_on_the_count_the_rules_give(
     assert game.state.over == "won" and game.state.round == 3
     assert game.state.tracks == {"dark": 2, "light": 6}
     done = whole.outcome(game)
-    assert done.tallies == {"took: trim": 6, "oil left": 4}
+    assert done.tallies == {"took: trim": 6, "oil left": 4, "dark at the end": 2}
     assert done.labels == {"oil to spare": "yes"}
     assert done.winners == ("player 1",)
 
@@ -259,3 +260,15 @@ def test_play_refuses_a_broken_game_section_before_playing(tmp_path: Path) -> No
     folder = lamp_pack(tmp_path / "bad", RULES.replace("      once: true\n", ""))
     code, output = run("play", str(folder), "--game")
     assert code == 1 and "E0485" in output and "Traceback" not in output
+
+
+def test_the_turn_starts_with_the_effects_the_data_gives_it(tmp_path: Path) -> None:
+    rules = RULES.replace("  turn_ends: advance dark\n", "  turn_starts: lose oil 1\n")
+    pack = compiled(lamp_pack(tmp_path / "dawn", rules))
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 2, 3)
+    game.decisions = _Ending()
+    whole.play(game, "game")
+    # Each seat starts with 3 + 1 oil, and loses one a turn: out in the fourth round.
+    assert game.state.over == "lost" and game.state.round == 4
+    assert whole.outcome(game).tallies["dark at the end"] == 0
