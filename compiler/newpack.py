@@ -26,6 +26,7 @@ from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
+from compiler.yamlio import yaml_scalar
 from runtime.testing import run_test
 
 LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
@@ -219,14 +220,23 @@ def _copy_tree(source: resources.abc.Traversable, folder: Path) -> None:
             (folder / entry.name).write_bytes(entry.read_bytes())
 
 
+def manifest(name: str, ruleset: str) -> str:
+    """The text of a new pack's pack.yaml, naming its ruleset."""
+    return (
+        f"pack: {yaml_scalar(name)}\ntitle: {yaml_scalar(pack_title(name))}\nversion: 0.1.0\n"
+        f"ruleset: {yaml_scalar(ruleset)}\nprint:\n  card: poker\n  paper: a4\n  bleed: 3mm\n"
+    )
+
+
+def pack_title(name: str) -> str:
+    """A pack's title made from its name: `my-night-shift` is My Night Shift."""
+    return name.replace("-", " ").title()
+
+
 def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
     """Write pack.yaml and an example card per kind; the kinds whose example is not clean are
     left out, and named."""
-    _write(
-        folder / "pack.yaml",
-        f"pack: {name}\ntitle: {name.replace('-', ' ').title()}\nversion: 0.1.0\n"
-        f"ruleset: {ruleset.name}\nprint:\n  card: poker\n  paper: a4\n  bleed: 3mm\n",
-    )
+    _write(folder / "pack.yaml", manifest(name, ruleset.name))
     cards = folder / "cards"
     cards.mkdir()
     left_out = []
