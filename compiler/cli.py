@@ -50,7 +50,8 @@ COMMANDS = {
         "compiler.commands.new:new",
         (
             "Make a new pack that checks and tests clean: pack.yaml, an example card of each "
-            "kind, templates/, .gitignore, a CI workflow and a pre-commit config."
+            "kind (with --game, a whole game of its own), templates/, .gitignore, a CI workflow "
+            "and a pre-commit config."
         ),
     ),
     "odds": (

@@ -1,5 +1,5 @@
-"""`pillbox new DIR [--ruleset NAME] [--from BUNDLED_PACK]`: a pack that checks and tests clean
-at once, with what a content repository needs beside its cards.
+"""`pillbox new DIR [--ruleset NAME] [--from BUNDLED_PACK] [--game]`: a pack that checks and tests
+clean at once, with what a content repository needs beside its cards.
 
 Without `--from`, the example cards are made from the ruleset's own words: for each kind, a
 card with its required properties (the pattern's own example) and a test; an effect where the
@@ -7,12 +7,16 @@ kind has options or a `use` block. The pack is checked and tested before it is w
 kind whose example does not come out clean is left out and named in the pack's README (so the
 promise "checks and tests clean" holds for any ruleset). The pack is made in a temporary
 folder beside DIR and renamed into place: nothing half-written is ever left.
+
+With `--game`, the pack is a whole game of its own on the base ruleset instead: the starter
+game `compiler.newgame` writes, its own ruleset beside its cards.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -25,7 +29,9 @@ from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
+from compiler.newgame import GAME_BASE, RULESET_FILE, write_starter_game
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
+from compiler.yamlio import yaml_scalar
 from runtime.testing import run_test
 
 LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
@@ -112,9 +118,13 @@ class Example:
 
 
 def new_pack(
-    target: Path, ruleset_name: str | None, bundled: str | None, emit: Callable[[str], None]
+    target: Path,
+    ruleset_name: str | None,
+    bundled: str | None,
+    emit: Callable[[str], None],
+    game: bool = False,
 ) -> int:
-    """Make the pack folder `target`; say what was made."""
+    """Make the pack folder `target`; say what was made, and what to run next."""
     if target.is_symlink():
         # Made beside a link and renamed onto it, the pack would replace the link, not fill
         # the folder it names: make it there instead.
@@ -123,11 +133,20 @@ def new_pack(
         raise UsageError(f"{target} exists and is not an empty folder: name a new one")
     if bundled is not None and ruleset_name is not None:
         raise UsageError("--from copies a bundled pack with its ruleset: give --ruleset or --from")
+    if game:
+        _refuse_a_game_on(ruleset_name, bundled)
     name = _pack_name(target)
     with _made_beside(target) as folder:
         if bundled is not None:
             _copy_bundled(bundled, folder, name)
             made = f"a copy of the bundled pack {bundled!r}"
+        elif game:
+            _write(folder / "pack.yaml", manifest(name, RULESET_FILE))
+            write_starter_game(folder, name, pack_title(name))
+            made = (
+                f"a whole game of its own, {RULESET_FILE} (extending {GAME_BASE}) and its cards "
+                "with their tests: a starter game, to change into yours"
+            )
         else:
             ruleset = _ruleset(ruleset_name or default_ruleset())
             left_out = _write_examples(folder, name, ruleset)
@@ -142,8 +161,29 @@ def new_pack(
         if not (templates / "README.md").exists():
             _write(templates / "README.md", TEMPLATES_README)
     emit(f"made {target}: {made}")
-    emit(f"next: pillbox check {target} && pillbox test {target}")
+    folder_arg = shlex.quote(str(target))  # the commands are pasted into a shell
+    emit(f"next: pillbox check {folder_arg} && pillbox test {folder_arg}")
+    if game:
+        emit(f"play one game: pillbox play {folder_arg} --game --seed 1")
+        emit(f"simulate many: pillbox simulate {folder_arg} --games 1000")
     return 0
+
+
+def _refuse_a_game_on(ruleset_name: str | None, bundled: str | None) -> None:
+    """`--game` starts a game of its own on the base ruleset, and on nothing else."""
+    if bundled is not None:
+        raise UsageError(
+            "--game starts a game of its own; --from copies a bundled one: give --game or --from"
+        )
+    if ruleset_name is None or ruleset_name == GAME_BASE:
+        return
+    if ruleset_name in bundled_games():
+        raise UsageError(
+            f"--game --ruleset {ruleset_name}: {ruleset_name} is a bundled game, whole already "
+            f"(--from {ruleset_name} copies it); --game starts a game of its own on "
+            f"--ruleset {GAME_BASE}"
+        )
+    raise UsageError(f"--game --ruleset {ruleset_name!r}: a game of its own starts on {GAME_BASE}")
 
 
 def _pack_name(target: Path) -> str:
@@ -190,7 +230,8 @@ def default_ruleset() -> str:
 def _ruleset(name: str) -> Ruleset:
     games = bundled_games()
     if name not in games:
-        raise UsageError(f"--ruleset {name!r}: the bundled rulesets are {', '.join(games)}")
+        also = f" ({GAME_BASE} starts a game of its own with --game)" if name == GAME_BASE else ""
+        raise UsageError(f"--ruleset {name!r}: the bundled rulesets are {', '.join(games)}{also}")
     try:
         return load_ruleset(name)
     except RulesetError as error:  # a bundled ruleset is tested; this is a broken install
@@ -219,14 +260,23 @@ def _copy_tree(source: resources.abc.Traversable, folder: Path) -> None:
             (folder / entry.name).write_bytes(entry.read_bytes())
 
 
+def manifest(name: str, ruleset: str) -> str:
+    """The text of a new pack's pack.yaml, naming its ruleset."""
+    return (
+        f"pack: {yaml_scalar(name)}\ntitle: {yaml_scalar(pack_title(name))}\nversion: 0.1.0\n"
+        f"ruleset: {yaml_scalar(ruleset)}\nprint:\n  card: poker\n  paper: a4\n  bleed: 3mm\n"
+    )
+
+
+def pack_title(name: str) -> str:
+    """A pack's title made from its name: `my-night-shift` is My Night Shift."""
+    return name.replace("-", " ").title()
+
+
 def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
     """Write pack.yaml and an example card per kind; the kinds whose example is not clean are
     left out, and named."""
-    _write(
-        folder / "pack.yaml",
-        f"pack: {name}\ntitle: {name.replace('-', ' ').title()}\nversion: 0.1.0\n"
-        f"ruleset: {ruleset.name}\nprint:\n  card: poker\n  paper: a4\n  bleed: 3mm\n",
-    )
+    _write(folder / "pack.yaml", manifest(name, ruleset.name))
     cards = folder / "cards"
     cards.mkdir()
     left_out = []

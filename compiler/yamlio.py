@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -171,6 +172,14 @@ def load_yaml(text: str, file: str) -> YamlDocument:
     document = YamlDocument(file, None)
     document.data = _Copier(document).plain(raw, (), depth=0)
     return document
+
+
+def yaml_scalar(text: str) -> str:
+    """A YAML scalar that reads back as this text: plain, unless plain it would be read as
+    something else (`123` a number, `null` nothing), then quoted."""
+    from ruamel.yaml import YAML
+
+    return text if YAML(typ="safe", pure=True).load(text) == text else json.dumps(text)
 
 
 MAX_NUMBER = 10**18

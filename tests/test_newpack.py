@@ -31,6 +31,18 @@ def test_a_new_pack_checks_strictly_and_its_tests_pass(tmp_path: Path, ruleset: 
     assert len(cards) >= 5  # an example of (nearly) every kind; the rest named in README.md
 
 
+@pytest.mark.parametrize("name", ["123", "null"])
+def test_a_pack_named_as_yaml_reads_a_number_or_nothing_still_checks(
+    tmp_path: Path, name: str
+) -> None:
+    """Its name and title are quoted in pack.yaml: plain, they would not be text."""
+    code, output = run("new", str(tmp_path / name), "--ruleset", "lobotomy")
+    assert code == 0, output
+    assert f'pack: "{name}"' in (tmp_path / name / "pack.yaml").read_text()
+    code, output = run("check", "--strict", str(tmp_path / name))
+    assert code == 0 and "0 errors, 0 warnings" in output, output
+
+
 def test_new_from_a_bundled_pack_copies_it_under_the_new_name(tmp_path: Path) -> None:
     code, output = run("new", str(tmp_path / "wounds"), "--from", "cool-name")
     assert code == 0, output

@@ -20,11 +20,17 @@ from compiler.terminal import echo
     "--ruleset",
     "ruleset",
     metavar="NAME",
-    help="A bundled game's ruleset (the first by name unless given).",
+    help="A bundled game's ruleset (the first by name unless given; base with --game).",
 )
 @click.option("--from", "bundled", metavar="PACK", help="Copy a bundled pack instead.")
-def new(folder: Path, ruleset: str | None, bundled: str | None) -> None:
-    """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind,
-    templates/, .gitignore, a CI workflow and a pre-commit config."""
+@click.option(
+    "--game",
+    is_flag=True,
+    help="Start a whole game of your own on the base ruleset: its ruleset.yaml and cards.",
+)
+def new(folder: Path, ruleset: str | None, bundled: str | None, game: bool) -> None:
+    """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind
+    (with --game, a whole game of its own), templates/, .gitignore, a CI workflow and a
+    pre-commit config."""
 
-    sys.exit(usage(lambda: new_pack(folder, ruleset, bundled, echo())))
+    sys.exit(usage(lambda: new_pack(folder, ruleset, bundled, echo(), game)))
