@@ -9,7 +9,7 @@ compiled by the same code generator into one rules card; `runtime.datagame` play
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.games import game_module
-from runtime.wholerules import ActionRule, CountedFact, Ending, Tally, WholeRules
+from runtime.wholerules import ActionRule, CountedFact, Ending, Part, Tally, WholeRules
 
 SECTION = "game"
 RULES_KIND = "game"
@@ -183,6 +183,14 @@ def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
     return None
 
 
+def _in_written_order(
+    entries: dict[str, Any], ruleset: Ruleset, path: tuple[str, ...]
+) -> list[tuple[str, Any]]:
+    """A mapping's entries in the order its files write them."""
+    order = written_order(lineage_documents(ruleset), path)
+    return sorted(entries.items(), key=lambda item: order.get(item[0], (len(order), 0)))
+
+
 def _each_seat(entry: object) -> bool:
     """Whether a tally is read for each seat and summed (its short form), or once."""
     return not isinstance(entry, dict) or bool(entry.get("each_seat", True))
@@ -328,6 +336,21 @@ def _structure_problems(
             span("seats"),
         )
     module = game_module(ruleset.runtime)
+    for part, entry in (section.get("parts") or {}).items():
+        yield from _unknown_procedure(module, (entry or {}).get("procedure"), span, "parts", part)
+    yield from _unknown_procedure(module, section.get("notes"), span, "notes")
+    setup_procedure = (section.get("setup") or {}).get("procedure")
+    yield from _unknown_procedure(module, setup_procedure, span, "setup", "procedure")
+    if not section.get("actions") and not section.get("parts"):
+        yield _error(
+            "E0482",
+            "the game has neither `actions:` for its seats to take nor `parts:` to play",
+            span(),
+            "give the seats `actions:` (docs/adding-a-game.md, section 2)",
+        )
+        return
+    if section.get("parts"):
+        return  # the module's procedures play the parts: their turns and ends are theirs
     seated = next((a.name for a in ruleset.world.actors.values() if a.seated), "character")
     phases = [p for p in ruleset.world.turns.phases if p.actors == seated]
     if not phases:
@@ -385,15 +408,6 @@ def _structure_problems(
                 span("turns", kind, key=True),
                 f"the actors no seat plays: {', '.join(others) or 'none (see `actors:`)'}",
             )
-    setup_procedure = (section.get("setup") or {}).get("procedure")
-    if setup_procedure is not None and setup_procedure not in module.procedures:
-        known = ", ".join(sorted(module.procedures)) or "none"
-        yield _error(
-            "E0484",
-            f"the game module '{module.name}' has no procedure {setup_procedure!r}",
-            span("setup", "procedure"),
-            f"its procedures: {known}",
-        )
     end = section.get("end") or {}
     has_end = any(isinstance(end.get(r), str) for r in ("won", "lost"))
     if not has_end and (ruleset.world.turns.last_round is None or "after_last_round" not in end):
@@ -425,6 +439,20 @@ def whole_game_problems(ruleset: Ruleset, sources: dict[str, str]) -> list[Diagn
         for shown, text in texts.items():
             sources.setdefault(shown, text)
     return list(found)
+
+
+def _unknown_procedure(
+    module: Any, name: object, span: Callable[..., Span], *path: str
+) -> Iterator[Diagnostic]:
+    """E0484 at `path` when `name` is no procedure of the module."""
+    if name is not None and name not in module.procedures:
+        known = ", ".join(sorted(module.procedures)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no procedure {name!r}",
+            span(*path),
+            f"its procedures: {known}",
+        )
 
 
 def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
@@ -499,6 +527,13 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             if f"tally {name}" in observers
         ),
         card=card,
+        parts=tuple(
+            Part(name, str((entry or {}).get("procedure")))
+            for name, entry in _in_written_order(
+                section.get("parts") or {}, ruleset, (SECTION, "parts")
+            )
+        ),
+        notes=section.get("notes"),
         actor_turns={
             kind: blocks[f"turn {kind}"]
             for kind in (section.get("turns") or {})

@@ -16,7 +16,7 @@ from contextlib import suppress
 from functools import partial
 
 from runtime.cards import CardDef, CardInstance, Effect, Observe
-from runtime.game import Game, RunEnded
+from runtime.game import DEFAULT_BUDGET, Game, RunEnded
 from runtime.games import game_module
 from runtime.module import GameModule, TurnRule
 from runtime.rounds import play_round
@@ -53,12 +53,18 @@ def data_whole_game(whole: WholeRules) -> WholeGame:
     def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
         if not whole.fewest <= players <= whole.most:
             raise ValueError(f"{rules.name} is played by {whole.fewest} to {whole.most} seats")
-        module = _with_turns(rules, game_module(rules.game), whole)
-        return Game(rules, cards, module, seed=seed, players=players, budget=STEPS_A_TURN)
+        module = game_module(rules.game)
+        if module.whole:
+            module = module.extend(module.name, **module.whole)
+        module = _with_turns(rules, module, whole)
+        # A game whose turns are data counts its budget a turn; one whose parts are its
+        # module's procedures counts it a game, as those procedures always have.
+        budget = STEPS_A_TURN if whole.actions else DEFAULT_BUDGET
+        return Game(rules, cards, module, seed=seed, players=players, budget=budget)
 
     return WholeGame(
         players=(whole.fewest, whole.most),
-        phases=(END_PHASE,),
+        phases=tuple(part.name for part in whole.parts) or (END_PHASE,),
         new_game=new_game,
         play=partial(play, whole),
         outcome=partial(outcome, whole),
@@ -69,7 +75,7 @@ def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> Game
     """The game's module with the seats' turn played from data, and the other actors' turns
     the data adds to their module's."""
     seated = next((k.name for k in rules.world.actors.values() if k.seated), "character")
-    turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)}
+    turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)} if whole.actions else {}
     for kind, effect in whole.actor_turns.items():
         turns[kind] = partial(actor_turn, whole, module.turns.get(kind), effect)
     return module.extend(module.name, turns=turns)
@@ -94,7 +100,7 @@ def setup(whole: WholeRules, game: Game) -> None:
             game.resolve(card, whole.setup_seat, "each seat's setup")
     game.state.current = 0
     where = game.rules.start_place or "the table"
-    game.event("setup", f"{len(game.state.players)} seats at {where}")
+    game.event("setup", f"{len(game.state.players)} players at {where}")
 
 
 def legal_actions(
@@ -210,6 +216,9 @@ def play(whole: WholeRules, game: Game, until: str) -> None:
     card = _card(whole)
     with suppress(RunEnded):  # a run may end mid-setup: the log says so
         setup(whole, game)
+    if whole.parts:
+        play_parts(whole, game, until)
+        return
     _ended(whole, game, card)
     while not game.ended and game.state.round < whole.round_limit:
         if not play_round(game):
@@ -219,13 +228,30 @@ def play(whole: WholeRules, game: Game, until: str) -> None:
     over = last is not None and game.state.round >= last
     if not game.ended and over and whole.after_last_round is not None:
         _end(whole, game, whole.after_last_round, f"round {last}, the last, is over")
+    if game.state.over is None:
+        game.state.stopped = "round limit"
     phase_over(game, END_PHASE)
+
+
+def play_parts(whole: WholeRules, game: Game, until: str) -> None:
+    """Play the game's parts in order, each its module's procedure, to the end of the one
+    named; a part its module says cannot be played now (`can`) ends the game there."""
+    first = game.state.players[0]
+    for part in whole.parts:
+        able = game.module.can.get(part.procedure)
+        if able is not None and not able(game, first):
+            return
+        game.module.procedures[part.procedure](game, first)
+        phase_over(game, part.name)
+        if part.name == until:
+            return
 
 
 def outcome(whole: WholeRules, game: Game) -> Outcome:
     """How the game ended, the facts the ruleset counts and the actions taken."""
     card = _card(whole)
-    stopped = "round limit" if game.state.over is None else None
+    if whole.notes is not None:
+        game.module.procedures[whole.notes](game, game.state.players[0])
     labels: dict[str, str] = dict(game.state.labels)
     for fact in whole.facts:
         try:
@@ -247,7 +273,7 @@ def outcome(whole: WholeRules, game: Game) -> Outcome:
         game.state.over,
         winners=winners,
         labels=labels,
-        stopped=stopped,
+        stopped=game.state.stopped,
         tallies=tallies,
     )
 

@@ -115,6 +115,9 @@ class GameModule:
     procedures: Mapping[str, Procedure] = field(default_factory=dict)  # a `game:` names them
     # procedure -> whether a seat can take its action now (none: whenever its `when:` holds)
     can: Mapping[str, Callable[[Game, Player], bool]] = field(default_factory=dict)
+    # the tables this module's game adds when it is played whole, merged in as `extend` merges
+    # them (a turn of its own, what drawing a card does at a table with a narrator)
+    whole: Mapping[str, Any] = field(default_factory=dict)
     odds_variants: Mapping[str, OddsVariant] = field(default_factory=dict)  # by its name
     implied: Mapping[str, Implied] = field(default_factory=dict)  # card kind -> unwritten blocks
     using: Mapping[str, UseRule] = field(default_factory=dict)  # kind ("*": any) -> its use

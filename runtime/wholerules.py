@@ -59,6 +59,14 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class Part:
+    """A part of a game played by a module's procedure (a prologue, an act), in order."""
+
+    name: str
+    procedure: str
+
+
+@dataclass(frozen=True)
 class WholeRules:
     """Everything that makes a game whole, compiled: played by `runtime.datagame`."""
 
@@ -78,4 +86,6 @@ class WholeRules:
     tallies: tuple[Tally, ...] = ()
     # actor kind -> what an actor of it no seat plays does on its turn, after its module's rule
     actor_turns: Mapping[str, Effect] = field(default_factory=dict)
+    parts: tuple[Part, ...] = ()  # none: the ruleset's rounds, until an ending holds
+    notes: str | None = None  # the module's procedure that notes a game's figures at its end
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for
