@@ -26,13 +26,13 @@ from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E40
 from runtime.cards import CardDef, CardInstance, Effect  # noqa: E402
 from runtime.decisions import FirstChoice  # noqa: E402
 from runtime.game import Game, RunEnded  # noqa: E402
-from runtime.games.coma_ward import (  # noqa: E402
+from runtime.games.coma_ward_pool import stat_check  # noqa: E402
+from runtime.games.coma_ward_rules import (  # noqa: E402
     bonus_next,
     phenomenon_revealed,
     reveal_phenomenon,
     rummage,
 )
-from runtime.games.coma_ward_pool import stat_check  # noqa: E402
 
 GOAL_RATIO = 1.2
 CALLS_PER_GAME = 500

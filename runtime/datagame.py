@@ -22,7 +22,7 @@ from runtime.module import GameModule, TurnRule
 from runtime.rounds import play_round
 from runtime.rules import GameRules
 from runtime.state import Actor, Player
-from runtime.whole import Outcome, WholeGame, phase_over, whole_game
+from runtime.whole import NotWhole, Outcome, WholeGame, phase_over
 from runtime.wholerules import END_PHASE, ActionRule, WholeRules
 
 END_TURN = "end the turn"
@@ -40,27 +40,30 @@ one turn."""
 
 
 def whole_game_of(rules: GameRules, whole: WholeRules | None) -> WholeGame:
-    """How this game is played whole: from its ruleset's `game:` section when it has one,
-    else from its module's `WHOLE` rules; NotWhole if it has neither."""
-    if whole is not None:
-        return data_whole_game(whole)
-    return whole_game(rules.game)
+    """How this game is played whole, as its ruleset's `game:` section says; NotWhole if it
+    says nothing of it."""
+    if whole is None:
+        raise NotWhole(rules.game)
+    return data_whole_game(whole)
 
 
 def data_whole_game(whole: WholeRules) -> WholeGame:
     """The whole game a ruleset's `game:` section describes."""
 
+    made: dict[int, tuple[GameRules, GameModule]] = {}
+
     def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
         if not whole.fewest <= players <= whole.most:
             raise ValueError(f"{rules.name} is played by {whole.fewest} to {whole.most} seats")
-        module = game_module(rules.game)
-        if module.whole:
-            module = module.extend(module.name, **module.whole)
-        module = _with_turns(rules, module, whole)
+        # The module is made once a ruleset: the engine keeps its tables by the module's
+        # identity, and a sweep plays thousands of games of one ruleset.
+        kept = made.get(id(rules))
+        if kept is None or kept[0] is not rules:
+            kept = made[id(rules)] = (rules, table_module(rules, whole))
         # A game whose turns are data counts its budget a turn; one whose parts are its
         # module's procedures counts it a game, as those procedures always have.
         budget = STEPS_A_TURN if whole.actions else DEFAULT_BUDGET
-        return Game(rules, cards, module, seed=seed, players=players, budget=budget)
+        return Game(rules, cards, kept[1], seed=seed, players=players, budget=budget)
 
     return WholeGame(
         players=(whole.fewest, whole.most),
@@ -71,6 +74,15 @@ def data_whole_game(whole: WholeRules) -> WholeGame:
     )
 
 
+def table_module(rules: GameRules, whole: WholeRules) -> GameModule:
+    """The module a whole game is played with: the ruleset's, with the tables it adds at the
+    table (`whole`) and the turns the data plays."""
+    module = game_module(rules.game)
+    if module.whole:
+        module = module.extend(module.name, **module.whole)
+    return _with_turns(rules, module, whole)
+
+
 def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> GameModule:
     """The game's module with the seats' turn played from data, and the other actors' turns
     the data adds to their module's."""
@@ -78,7 +90,7 @@ def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> Game
     turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)} if whole.actions else {}
     for kind, effect in whole.actor_turns.items():
         turns[kind] = partial(actor_turn, whole, module.turns.get(kind), effect)
-    return module.extend(module.name, turns=turns)
+    return module.extend(module.name, turns=turns) if turns else module
 
 
 def _card(whole: WholeRules) -> CardInstance:
@@ -212,7 +224,10 @@ def _end(whole: WholeRules, game: Game, result: str, why: str) -> None:
 
 def play(whole: WholeRules, game: Game, until: str) -> None:
     """Set the game up and play rounds until an ending holds, the last round is over or the
-    round limit stops it."""
+    round limit stops it (or its parts, to the end of the one named)."""
+    phases = [part.name for part in whole.parts] or [END_PHASE]
+    if until not in phases:
+        raise ValueError(f"{game.rules.name} plays to the end of: {', '.join(phases)}")
     card = _card(whole)
     with suppress(RunEnded):  # a run may end mid-setup: the log says so
         setup(whole, game)

@@ -1,18 +1,15 @@
-"""Whole games: how a game module plays a game from its setup to its end, for `play --game`
-and `simulate`.
+"""Whole games: the contract `play --game` and `simulate` play a game by, from its setup to
+its end.
 
-A game that can be played whole says so in a module `runtime.games.<name>_game` beside its
-`runtime.games.<name>` (dashes as underscores), which defines `WHOLE`, a `WholeGame`. The
-engine knows nothing else of the game: the parts a game has (`phases`, its acts) and the facts
-worth counting over many games (`Outcome.labels`: which ending came up) are the game's own
-words.
+A game is played whole when its ruleset says how (`game:`); `runtime.datagame` makes the
+`WholeGame` from that data. The engine knows nothing else of the game: the parts a game has
+(`phases`, its acts) and the facts worth counting over many games (`Outcome.labels`: which
+ending came up) are the game's own words.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -64,16 +61,6 @@ class NotWhole(LookupError):
 
     def __str__(self) -> str:
         return f"the game {self.name!r} can play single cards only, not whole games"
-
-
-def whole_game(name: str) -> WholeGame:
-    """The whole-game rules of the game module of that name; NotWhole if it has none."""
-    dotted = f"runtime.games.{name.replace('-', '_')}_game"
-    found = importlib.util.find_spec(dotted) if name.replace("-", "").isalnum() else None
-    rules = getattr(importlib.import_module(dotted), "WHOLE", None) if found else None
-    if not isinstance(rules, WholeGame):
-        raise NotWhole(name)
-    return rules
 
 
 def game_seed(seed: int, index: int) -> int:

@@ -60,7 +60,7 @@ class Tally:
 
 @dataclass(frozen=True)
 class Part:
-    """A part of a game played by a module's procedure (a prologue, an act), in order."""
+    """A part of a game played by a module's procedure (an opening, an act), in order."""
 
     name: str
     procedure: str

@@ -20,9 +20,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from compiler.build import compile_pack, load_checked  # noqa: E402
+from runtime.datagame import whole_game_of  # noqa: E402
 from runtime.game import Game  # noqa: E402
 from runtime.policies import POLICIES, policy_named, seat_policies  # noqa: E402
-from runtime.whole import whole_game  # noqa: E402
 
 
 def end_state(game: Game) -> str:
@@ -41,7 +41,7 @@ def main() -> int:
     loaded = load_checked(Path(args.pack))
     assert loaded.pack is not None
     pack = compile_pack(loaded.pack)
-    whole = whole_game(args.game)
+    whole = whole_game_of(pack.rules, pack.whole)
     total = hashlib.sha256()
     status = 0
     for policy in (None, *POLICIES):

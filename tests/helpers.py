@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,11 @@ from click.testing import CliRunner
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.cli import main
 from runtime.cards import CardDef
+from runtime.datagame import whole_game_of
+from runtime.whole import WholeGame
+
+ROOT_PACKS = Path(__file__).resolve().parent.parent / "content"
+"""The bundled packs."""
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -59,3 +65,10 @@ def sweep_figures(pack: Path, *options: str) -> dict[str, Any]:
     for key in ("elapsed", "workers", "seconds", "games_per_second"):
         report.pop(key, None)
     return report
+
+
+@cache
+def coma_ward_whole() -> WholeGame:
+    """Coma Ward played whole, as its ruleset's `game:` says: compiled once a process."""
+    pack = compiled(ROOT_PACKS / "coma-ward")
+    return whole_game_of(pack.rules, pack.whole)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from compiler.build import CompiledPack
 from compiler.ruleset import RulesetError, load_ruleset
+from runtime.datagame import whole_game_of
 from runtime.decisions import (
     Decision,
     DecisionMaker,
@@ -28,9 +30,9 @@ from runtime.games.coma_ward_game import (
     setup,
     take_turn,
 )
-from runtime.whole import NotWhole, whole_game
+from runtime.whole import NotWhole
 from tests.conftest import ROOT
-from tests.helpers import card, compiled
+from tests.helpers import card, coma_ward_whole, compiled
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -309,7 +311,7 @@ def test_a_turn_whose_main_action_is_an_attack(pack: CompiledPack) -> None:
 
 
 def test_the_whole_game_rules_are_found_by_the_games_name(pack: CompiledPack) -> None:
-    whole = whole_game("coma-ward")
+    whole = coma_ward_whole()
     assert whole.players == (2, 6) and whole.phases[0] == "prologue"
     told = []
     for seed in range(6):
@@ -320,12 +322,12 @@ def test_the_whole_game_rules_are_found_by_the_games_name(pack: CompiledPack) ->
     assert all((o.stopped is None) == (o.labels["phenomenon"] != "none") for o in told)
     assert any(o.stopped is None for o in told)
     with pytest.raises(NotWhole, match="single cards only"):
-        whole_game("base")
+        whole_game_of(replace(pack.rules, game="base"), None)
 
 
 def test_a_cards_waiting_bonus_is_given_anew_on_a_later_turn_not_twice(pack: CompiledPack) -> None:
-    from runtime.games.coma_ward import bonus_next
     from runtime.games.coma_ward_pool import take_bonuses
+    from runtime.games.coma_ward_rules import bonus_next
 
     game = pack.new_game(players=2, seed=1)
     fuse = game.new_instance(card(pack, "Short Fuse"))

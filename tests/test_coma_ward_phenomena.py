@@ -15,7 +15,6 @@ from runtime.game import Game
 from runtime.games.coma_ward_enemies import nearest_character
 from runtime.games.coma_ward_game import (
     REVEALED,
-    WHOLE,
     WHOLE_GAME,
     end_prologue,
     main_action,
@@ -34,7 +33,7 @@ from runtime.games.coma_ward_phenomena import (
 )
 from runtime.state import Player
 from tests.conftest import ROOT
-from tests.helpers import card, compiled
+from tests.helpers import card, coma_ward_whole, compiled
 
 PACK = ROOT / "content" / "coma-ward"
 PHENOMENA = (
@@ -49,6 +48,8 @@ PHENOMENA = (
     "The Waiting List",
     "Flatline",
 )
+
+WHOLE = coma_ward_whole()
 
 
 @pytest.fixture(scope="module")

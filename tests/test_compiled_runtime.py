@@ -15,8 +15,8 @@ import pytest
 from compiler.build import CompiledPack
 from compiler.simulate import command, compiled, pool
 from compiler.simulate.command import SimulateRequest
+from runtime.datagame import whole_game_of
 from runtime.simulation.record import Sweep
-from runtime.whole import whole_game
 from tests.conftest import ROOT
 from tests.test_simulate import PACK, _simulate
 from tests.test_simulate import pack as pack  # the module's fixture, shared
@@ -76,7 +76,7 @@ def test_the_workers_of_a_sweep_import_a_fresh_build_and_never_a_stale_one(
 ) -> None:
     root, build = _build(tmp_path, fresh=fresh)
     monkeypatch.setattr(pool, "usable_build", lambda: compiled.usable_build(root, build, {}))
-    playing = pool.Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    playing = pool.Playing(whole_game_of(pack.rules, pack.whole), pack.rules, pack.cards)
     if fresh:  # its runtime raises on import: the workers started on it fail
         with pytest.raises(BrokenProcessPool):
             pool.run_sweep(playing, (PACK, None), SWEEP, 2, 2)

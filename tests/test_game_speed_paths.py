@@ -12,11 +12,11 @@ from compiler.build import CompiledPack
 from runtime.decisions import Decision
 from runtime.events import Event
 from runtime.game import Game
-from runtime.games.coma_ward_game import WHOLE, new_game, play_prologue
+from runtime.games.coma_ward_game import new_game, play_prologue
 from runtime.policies import policy_named, seat_policies
 from runtime.policies.exact import offering_card
 from tests.conftest import ROOT
-from tests.helpers import compiled
+from tests.helpers import coma_ward_whole, compiled
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -37,6 +37,8 @@ GAMES = {
     (4, 8, "odds"): "169e0fb4868da63de9c2a4f1",
     (3, 9, "odds"): "69af0b515b9988f49fdede6a",
 }
+
+WHOLE = coma_ward_whole()
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.games.coma_ward import carry_limit, items_carried
 from runtime.games.coma_ward_combat import CombatError, attack
+from runtime.games.coma_ward_rules import carry_limit, items_carried
 from tests.helpers import make_pack, run
 from tests.test_worked_examples import _compile, give, lines, new_game, used_up
 

@@ -26,15 +26,16 @@ from runtime.decisions import Decision
 from runtime.decisions import answer_index as picked_answer
 from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
-from runtime.games.coma_ward_game import WHOLE, trade
+from runtime.games.coma_ward_game import trade
 from runtime.policies import Seat, policy_named, seat_policies
 from runtime.whole import game_seed
 from tests.conftest import ROOT
-from tests.helpers import compiled, make_pack, run
+from tests.helpers import coma_ward_whole, compiled, make_pack, run
 from tests.test_items import ITEMS
 from tests.test_worked_examples import _compile, give, new_game
 
 PACK = ROOT / "content" / "coma-ward"
+WHOLE = coma_ward_whole()
 
 
 @pytest.fixture
@@ -218,7 +219,7 @@ def test_play_takes_a_card_or_a_whole_game(args: list[str], message: str) -> Non
 
 
 def test_a_game_that_cannot_be_played_whole_is_a_usage_error(ward: CompiledPack) -> None:
-    cards_only = replace(ward, rules=replace(ward.rules, game="base"))
+    cards_only = replace(ward, whole=None, rules=replace(ward.rules, game="base"))
     with pytest.raises(UsageError) as raised:
         whole_rules(cards_only)
     assert str(raised.value) == (

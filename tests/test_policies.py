@@ -20,8 +20,7 @@ from runtime.policies import (
     policy_named,
     seat_policies,
 )
-from runtime.whole import whole_game
-from tests.helpers import card, compiled, make_pack
+from tests.helpers import card, coma_ward_whole, compiled, make_pack
 
 COMA_WARD = Path(__file__).resolve().parent.parent / "content" / "coma-ward"
 
@@ -263,7 +262,7 @@ def test_whole_prologues_under_a_policy_reach_the_phenomenon(
 ) -> None:
     """Every seat the same policy, four players: the third clue is found, well before the round
     limit (the odds policy is asked the hallucinations' options, and walks them)."""
-    whole = whole_game("coma-ward")
+    whole = coma_ward_whole()
     for seed in range(3):
         game = whole.new_game(coma_ward.rules, coma_ward.cards, 4, seed)
         game.logging = False

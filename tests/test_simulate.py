@@ -24,6 +24,7 @@ from compiler.simulate import command
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, batches, run_sweep
 from compiler.simulate.text import figure_lines
+from runtime.datagame import whole_game_of
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
@@ -32,14 +33,16 @@ from runtime.simulation.compare import compare, mean_difference, share_differenc
 from runtime.simulation.figures import figures, share_interval, spread
 from runtime.simulation.record import Sweep, play_game
 from runtime.simulation.totals import Totals, total
-from runtime.whole import NotWhole, WholeGame, game_seed, whole_game
+from runtime.state import Actor
+from runtime.whole import NotWhole, WholeGame, game_seed
+from runtime.world import Phase
 from tests.conftest import ROOT, TESTS
-from tests.helpers import compiled, make_pack, run
+from tests.helpers import coma_ward_whole, compiled, make_pack, run
 from tests.test_print_hostile import gone, workers_started
 
 PACK = ROOT / "content" / "coma-ward"
 ITEMS_ONLY = TESTS / "data" / "items-only"
-WHOLE = coma_ward_game.WHOLE
+WHOLE = coma_ward_whole()
 
 
 @pytest.fixture(scope="module")
@@ -166,14 +169,14 @@ def test_a_usage_error_exits_2_without_a_traceback() -> None:
 def test_a_game_the_runtime_fails_on_is_named_with_its_seed(
     pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    prologue = coma_ward_game.play_prologue
+    turn = coma_ward_game.round_turn
 
-    def failing(game: Game, round_limit: int = coma_ward_game.ROUND_LIMIT) -> None:
+    def failing(game: Game, actor: Actor, phase: Phase) -> None:
         if game.seed == game_seed(9, 1):
             raise KeyError("boom")
-        prologue(game, round_limit)
+        turn(game, actor, phase)
 
-    monkeypatch.setattr(coma_ward_game, "play_prologue", failing)
+    monkeypatch.setattr(coma_ward_game, "round_turn", failing)
     code, output = _simulate(pack, monkeypatch, SimulateRequest(3, 9, workers=1))
     assert code == 1, output
     assert f"error[E0460]: game 1 of the sweep (seed {game_seed(9, 1)}) failed: KeyError" in output
@@ -185,7 +188,7 @@ def test_a_game_with_no_whole_game_rules_is_an_error(
     pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(NotWhole):
-        whole_game("base")
+        whole_game_of(replace(pack.rules, game="base"), None)
 
     def single_cards_only(rules: GameRules, _whole: object) -> WholeGame:
         raise NotWhole(rules.game)
@@ -215,7 +218,7 @@ def test_a_broken_pack_is_reported_not_simulated(tmp_path: Path) -> None:
 
 
 def test_whole_game_of_the_pack_is_found(pack: CompiledPack) -> None:
-    assert whole_game(pack.rules.game) is WHOLE
+    assert whole_game_of(pack.rules, pack.whole).phases == WHOLE.phases == ("prologue", "end")
 
 
 def _exact_phenomenon_shares(pack: CompiledPack) -> tuple[dict[str, Fraction], Fraction]:
@@ -247,7 +250,7 @@ ITEMS_SWEEP = Sweep(1, 2, ("random", "random"), "prologue")
 def items_only() -> tuple[CompiledPack, Totals]:
     """The items-only pack and the totals of 120 games of it."""
     pack = compiled(ITEMS_ONLY)
-    playing = Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    playing = Playing(whole_game_of(pack.rules, pack.whole), pack.rules, pack.cards)
     return pack, run_sweep(playing, (ITEMS_ONLY, None), ITEMS_SWEEP, 120, 1)
 
 
@@ -287,7 +290,7 @@ def test_compare_gives_each_difference_with_its_interval(
 ) -> None:
     variant = _variant(tmp_path)
     pack = compiled(variant)
-    playing = Playing(whole_game(pack.rules.game), pack.rules, pack.cards)
+    playing = Playing(whole_game_of(pack.rules, pack.whole), pack.rules, pack.cards)
     swept = [items_only[1], run_sweep(playing, (variant, None), ITEMS_SWEEP, 120, 1)]
     same = compare(swept[0], swept[0], 2)
     assert same["phases"]["prologue"]["rounds"]["difference"] == 0
@@ -387,7 +390,7 @@ def test_the_results_of_each_label_value_are_printed() -> None:
 def test_a_records_turns_per_phase_are_the_seated_turns_its_log_shows(pack: CompiledPack) -> None:
     """A sweep counts turns from the state, not from their events (which it no longer makes):
     the counts are those of the turns begun in each phase of the same game, logged."""
-    whole = whole_game("coma-ward")
+    whole = coma_ward_whole()
     sweep = Sweep(11, 3, ("random",) * 3, "end", whole.phases)
     for index in range(3):
         record = play_game(whole, pack.rules, pack.cards, sweep, index)

@@ -23,6 +23,7 @@ COMPILED_GAMES = (
     "base.py",
     "base_checks.py",
     "coma_ward.py",
+    "coma_ward_rules.py",
     "coma_ward_combat.py",
     "coma_ward_dice.py",
     "coma_ward_enemies.py",

@@ -1,5 +1,6 @@
 """Coma Ward as a whole game: the rulebook's setup, a turn of free and main actions, and the
-prologue played to the phenomenon.
+prologue played to the phenomenon; the procedures its ruleset's `game:` names (its setup, its
+two parts, the prologue and the phenomenon act, and the figures it notes).
 
 Every choice goes through the game's decision maker with a default (`runtime.decisions.Defaults`
 plays a game with no answers at all). Readings taken here, beside those of the map
@@ -29,7 +30,10 @@ from runtime.cards import CardDef, CardInstance
 from runtime.decisions import reads_defaults
 from runtime.dice import shuffle
 from runtime.game import Game, RunEnded
-from runtime.games.coma_ward import (
+from runtime.games.coma_ward_combat import attack
+from runtime.games.coma_ward_map import board, walk
+from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
+from runtime.games.coma_ward_rules import (
     CARRY_LIMIT,
     COMA_WARD,
     counts_toward_limit,
@@ -39,14 +43,10 @@ from runtime.games.coma_ward import (
     rummage,
     searched,
 )
-from runtime.games.coma_ward_combat import attack
-from runtime.games.coma_ward_map import board, walk
-from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.module import GameModule
 from runtime.rounds import take_turn as round_turn
 from runtime.rules import GameRules
 from runtime.state import Player, seat_index
-from runtime.whole import Outcome, WholeGame, phase_over
 from runtime.world import SEATED
 
 PLAYERS = (2, 6)
@@ -77,19 +77,24 @@ def narrator(game: Game, player: Player) -> Player:
 def setup(game: Game) -> None:
     """The rulebook's prologue setup on a new game: neuroses and quirks dealt; the decks,
     stats and starting space are the ruleset's (shuffled, clues into the top items)."""
+    deal_strips_and_quirks(game, game.state.players[0])
+    game.event("setup", f"{len(game.state.players)} players at {game.rules.start_place}")
+
+
+def deal_strips_and_quirks(game: Game, player: Player) -> None:
+    """The whole game's `setup: procedure`: each seat a neurosis strip and a quirk."""
     low, high = PLAYERS
     if not low <= len(game.state.players) <= high:
         raise ValueError(f"Coma Ward is played by {low} to {high} players")
     strips = _shuffled(game, [c for c in game.cards if c.kind == "neurosis"])
-    for seat, player in enumerate(game.state.players):
+    for seat, seated in enumerate(game.state.players):
         game.state.current = seat
         if strips:
             strip = game.new_instance(strips[seat % len(strips)])
-            player.owned.append(strip)  # its three-ability side up: not flipped
-            game.event("deal", f"{player.name} takes neurosis {strip.title}", uid=strip.uid)
+            seated.owned.append(strip)  # its three-ability side up: not flipped
+            game.event("deal", f"{seated.name} takes neurosis {strip.title}", uid=strip.uid)
         game.draw("quirk")
     game.state.current = 0
-    game.event("setup", f"{len(game.state.players)} players at {game.rules.start_place}")
 
 
 def _shuffled(game: Game, cards: Sequence[CardDef]) -> list[CardDef]:
@@ -339,6 +344,12 @@ def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
     """Set the game up and play rounds of turns until the third clue ends the prologue: the
     turn that finds it is the last, the rest of its round is not played."""
     setup(game)
+    prologue(game, game.state.players[0], round_limit)
+
+
+def prologue(game: Game, player: Player, round_limit: int = ROUND_LIMIT) -> None:
+    """The whole game's first part: rounds of turns until the third clue (or everyone's
+    death, or the round limit), then the quirks revealed and the phenomenon picked."""
     phase = game.rules.world.turns.phases[0]
     while not _prologue_over(game) and game.state.round < round_limit:
         game.state.round += 1
@@ -369,10 +380,12 @@ def narrated(game: Game, card: CardInstance) -> bool:
     return hallucinate(game, card)
 
 
-WHOLE_GAME: GameModule = COMA_WARD.extend(
-    "coma-ward", turns={SEATED: take_turn}, drawn={"hallucination": narrated}
-)
-"""The Coma Ward module with the players' turns: what a whole game is played with."""
+WHOLE_TABLES: dict[str, object] = {
+    "turns": {SEATED: take_turn},
+    "drawn": {"hallucination": narrated},
+}
+"""What a game at the table adds to the cards' module: the players' turns, and a narrator for
+each hallucination drawn."""
 
 
 def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
@@ -380,23 +393,23 @@ def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int
     return Game(rules, cards, WHOLE_GAME, seed=seed, players=players)
 
 
-def play(game: Game, until: str) -> None:
-    """Set the game up and play it to the end of the phase named: the prologue, or the
-    phenomenon act it reveals to the game's end."""
-    if until not in WHOLE.phases:
-        raise ValueError(f"Coma Ward plays to the end of: {', '.join(WHOLE.phases)}")
-    play_prologue(game)
-    phase_over(game, "prologue")
-    if until == END and REVEALED in game.state.flags:
-        play_act(game)
-        phase_over(game, END)
+def phenomenon_act(game: Game, player: Player) -> None:
+    """The whole game's second part: the phenomenon act the prologue revealed, to the end."""
+    play_act(game)
 
 
-def outcome(game: Game) -> Outcome:
-    """The phenomenon the prologue picked (whether the chart had its order) and its mode, the
-    quirks revealed; how the act ended and who won, or where the game was cut short."""
+def act_revealed(game: Game, player: Player) -> bool:
+    """Whether the prologue revealed a phenomenon: its act can be played."""
+    return REVEALED in game.state.flags
+
+
+def note_the_game(game: Game, player: Player) -> None:
+    """The whole game's `notes:`: the phenomenon the prologue picked (whether the chart had
+    its order) and its mode, the quirks revealed, the neuroses flipped, and where the game was
+    cut short."""
     card = phenomenon(game)
-    labels = {"phenomenon": card.title if card else "none"}
+    labels = game.state.labels
+    labels["phenomenon"] = card.title if card else "none"
     labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
     labels["mode"] = str(card.definition.properties.get("mode", "none")) if card else "none"
     for flag in sorted(game.state.flags):
@@ -409,18 +422,25 @@ def outcome(game: Game) -> Outcome:
         stopped = "everyone died" if everyone_dead else "round limit"
     elif ACT in game.state.flags and game.state.over is None:
         stopped = "round limit"
-    flips = sum(
+    game.state.stopped = stopped
+    game.state.tallies["neuroses flipped"] = sum(
         1 for p in game.state.players for c in p.owned if c.kind == "neurosis" and c.flipped
     )
-    tallies = {"neuroses flipped": flips}
-    winners = tuple(game.state.winners)
-    return Outcome(
-        game.state.over, winners=winners, labels=labels, stopped=stopped, tallies=tallies
-    )
 
 
-END = "end"
-WHOLE = WholeGame(
-    players=PLAYERS, phases=("prologue", END), new_game=new_game, play=play, outcome=outcome
+PROCEDURES = {
+    "deal_strips_and_quirks": deal_strips_and_quirks,
+    "prologue": prologue,
+    "phenomenon_act": phenomenon_act,
+    "note_the_game": note_the_game,
+}
+"""The procedures Coma Ward's `game:` names: its setup, its two parts, its figures."""
+
+CAN = {"phenomenon_act": act_revealed}
+"""Whether a part can be played: the act only once the prologue revealed its phenomenon."""
+
+WHOLE_GAME: GameModule = COMA_WARD.extend(
+    "coma-ward", procedures=PROCEDURES, can=CAN, **WHOLE_TABLES
 )
-"""Coma Ward played whole: the prologue, then the phenomenon act it reveals to the end."""
+"""The Coma Ward module with the players' turns and the whole game's procedures: what a
+whole game is played with (`runtime.games.coma_ward.MODULE` adds the turns when it is)."""
