@@ -119,39 +119,55 @@ def _read_log(
     """Rounds and turns per phase, deaths and their rounds, stats per round, cards' doings."""
     values = {name: dict(stats) for name, stats in starts.items()}
     living = set(values)
+    # The stats a round's end shows, in order: the seats' own, the same all game long (a
+    # change is counted only for a stat the seat started with).
+    shown = sorted({stat for stats in values.values() for stat in stats})
+    rows = list(values.values())  # the living seats' values, in seat order
+    ends: list[list[list[int]]] = []  # for each shown stat, its values at each round's end
+    cards = record.cards
     part = 0  # the index of the phase the events belong to
     this_round = 0
-
-    def close_round() -> None:
-        for stat in sorted({s for stats in values.values() for s in stats}):
-            shown = [values[name][stat] for name in values if name in living]
-            record.stat_rounds.setdefault(stat, []).append(shown)
-
-    for event in events:
-        data = event.data
-        phase = phases[min(part, len(phases) - 1)]
-        if event.kind == "round":
-            if this_round:
-                close_round()
-            this_round = int(data.get("round", this_round + 1))
-            record.rounds[phase] = record.rounds.get(phase, 0) + 1
-        elif event.kind == "stat" and "changed" in data:
+    # A few hundred events a game, read in a worker between games: a sweep's record costs
+    # about half what its game does, so this loop is written for speed (kinds by frequency).
+    for kind, _, data, card, _ in events:
+        if kind == "stat":
+            if "changed" not in data:
+                continue
             actor = values.get(str(data.get("actor")))
-            tally = _tally(record, event.card)
+            tally = cards.get(card or OUTSIDE_CARDS) or _tally(record, card)
+            changes = tally.changes
             for stat, delta in data["changed"].items():
                 if actor is not None and stat in actor:
                     actor[stat] += delta
-                tally.changes[stat] = tally.changes.get(stat, 0) + delta
-        elif event.kind == "draw" and "title" in data:
-            _tally(record, str(data["title"])).drawn += 1
-        elif event.kind == "death":
+                changes[stat] = changes.get(stat, 0) + delta
+        elif kind == "round":
+            if this_round:
+                _round_over(record, shown, rows, ends)
+            this_round = int(data.get("round", this_round + 1))
+            phase = phases[min(part, len(phases) - 1)]
+            record.rounds[phase] = record.rounds.get(phase, 0) + 1
+        elif kind == "draw":
+            if "title" in data:
+                _tally(record, str(data["title"])).drawn += 1
+        elif kind == "death":
             record.death_rounds.append(this_round)
-            _tally(record, event.card).deaths += 1
+            _tally(record, card).deaths += 1
             living.discard(str(data.get("player")))
-        elif event.kind == PHASE_OVER:
+            rows = [stats for name, stats in values.items() if name in living]
+        elif kind == PHASE_OVER:
             part += 1
     if this_round:
-        close_round()
+        _round_over(record, shown, rows, ends)
+
+
+def _round_over(
+    record: GameRecord, shown: list[str], rows: list[dict[str, int]], ends: list[list[list[int]]]
+) -> None:
+    """Note each shown stat's values of the living seats at a round's end."""
+    if not ends:  # the first round's end: the record's lists, in the stats' order
+        ends.extend(record.stat_rounds.setdefault(stat, []) for stat in shown)
+    for stat, rounds in zip(shown, ends, strict=True):
+        rounds.append([stats[stat] for stats in rows])
 
 
 def _read_turns(
@@ -178,4 +194,9 @@ def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] |
 
 
 def _tally(record: GameRecord, card: str | None) -> CardTally:
-    return record.cards.setdefault(card or OUTSIDE_CARDS, CardTally())
+    """The card's tally in the record, made at its first doing."""
+    title = card or OUTSIDE_CARDS
+    tally = record.cards.get(title)
+    if tally is None:
+        tally = record.cards[title] = CardTally()
+    return tally
