@@ -63,8 +63,8 @@ COMPILED = (
 )
 """The modules mypyc compiles: the engine's hot ones (with the games played from a ruleset's
 `game:` section, runtime/datagame.py and runtime/wholerules.py) and the game modules the
-registry names (`runtime.games.COMPILED_GAMES`): the games whose sweeps are benchmarked (Coma
-Ward, Cool Name), whose games scripts/game_fingerprint.py proves the same compiled. The rest stay
+registry names (`runtime.games.COMPILED_GAMES`): the games whose sweeps are benchmarked, whose
+games scripts/game_fingerprint.py proves the same compiled. The rest stay
 interpreted: the records and totals a worker pickles for a parent that may run the pure
 runtime (runtime/simulation/), the shim only mypyc reads (runtime/native.py), the odds policy
 (runtime/policies/exact.py: mypyc 1.x fails on its loop over the log's named tuples), and the
