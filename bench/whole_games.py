@@ -325,15 +325,15 @@ def simulate_figure(game: Loaded, runtime: str, games: int, bare: Swept, *, pure
         return
     ratio = run.wall / bare.wall
     start = simulate_run(game, START_GAMES, pure=pure)
-    games_part = run.wall - start.wall
+    rest = run.wall - start.wall
     print(
         f"{game.name}, {runtime}: pillbox simulate, the same {games} games, {SWEEP_WORKERS} "
-        f"workers: {run.wall:.1f} s wall, {ratio:.2f}x the bare sweep, ratio "
+        f"workers: {run.wall:.1f} s wall, {ratio:.2f}x the bare sweep's {bare.wall:.1f} s, ratio "
         f"{ratio / GOAL_SIMULATE_RATIO:.2f} (goal <= {GOAL_SIMULATE_RATIO:g}x) "
-        f"{verdict(ratio <= GOAL_SIMULATE_RATIO)}; {run.cpu:.1f} s of CPU in all against the "
-        f"bare workers' {bare.cpu:.1f} s; its start (a {START_GAMES}-game run) {start.wall:.1f} s"
-        f" wall, {start.cpu:.1f} s CPU, and the rest {games_part:.1f} s, "
-        f"{games_part / bare.wall:.2f}x the bare sweep (load {load()})",
+        f"{verdict(ratio <= GOAL_SIMULATE_RATIO)}; by CPU time {run.cpu:.1f} s against "
+        f"{bare.cpu:.1f} s, {run.cpu / bare.cpu:.2f}x; its start (a {START_GAMES}-game run) "
+        f"{start.wall:.1f} s wall, {start.cpu:.1f} s CPU; without it {rest:.1f} s wall, "
+        f"{rest / bare.wall:.2f}x the bare sweep (load {load()})",
         flush=True,
     )
 
