@@ -95,12 +95,13 @@ compiled: $(STAMP)
 
 # A machine that cannot compile the runtime (no gcc) still benches: the pure runtime only.
 bench: $(STAMP)
-	$(BIN)/python -m compiler.simulate.compiled || echo "the compiled runtime could not be built: the games bench times the pure runtime only"
+	$(BIN)/python -m compiler.simulate.compiled || echo "the compiled runtime could not be built: the games benches time the pure runtime only"
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/effects.py
 	$(BIN)/python bench/printing.py
 	$(BIN)/python bench/odds.py
 	$(BIN)/python bench/games.py
+	$(BIN)/python bench/whole_games.py
 	$(BIN)/python bench/lsp.py
 
 fuzz: $(STAMP)

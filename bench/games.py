@@ -49,13 +49,14 @@ if str(ROOT) not in sys.path:
 
 from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
 from compiler.simulate.pool import keep_loaded  # noqa: E402
+from runtime.datagame import whole_game_of  # noqa: E402
 from runtime.events import Event  # noqa: E402
 from runtime.game import Game  # noqa: E402
 from runtime.games.coma_ward_game import new_game, play_prologue  # noqa: E402
 from runtime.policies import POLICIES, policy_named, seat_policies  # noqa: E402
 from runtime.simulation.record import Sweep as SweepOf  # noqa: E402
 from runtime.simulation.record import play_game  # noqa: E402
-from runtime.whole import game_seed, whole_game  # noqa: E402
+from runtime.whole import game_seed  # noqa: E402
 
 PACK = ROOT / "content" / "coma-ward"
 GAME = "coma-ward"
@@ -210,8 +211,11 @@ def prologue_figures(pack: CompiledPack, games: int) -> None:
             flush=True,
         )
     played = rate(lambda seed: whole(pack, seed), games)
-    print(f"whole games (to {whole_game(GAME).phases[-1]!r}), log off: {played}", flush=True)
-    rules = whole_game(GAME)
+    print(
+        f"whole games (to {whole_game_of(pack.rules, pack.whole).phases[-1]!r}), log off: {played}",
+        flush=True,
+    )
+    rules = whole_game_of(pack.rules, pack.whole)
     sweep_of = SweepOf(0, SEATS, ("random",) * SEATS, rules.phases[-1], rules.phases)
     recorded = rate(lambda index: play_game(rules, pack.rules, pack.cards, sweep_of, index), games)
     print(
@@ -224,7 +228,7 @@ def prologue_figures(pack: CompiledPack, games: int) -> None:
 def whole(pack: CompiledPack, seed: int) -> str:
     """One whole game through the whole-game contract, log off; what its outcome says, or
     the error it raised (a sweep counts it and goes on: the bench times, it does not judge)."""
-    rules = whole_game(GAME)
+    rules = whole_game_of(pack.rules, pack.whole)
     game = rules.new_game(pack.rules, pack.cards, SEATS, seed)
     game.logging = False
     try:

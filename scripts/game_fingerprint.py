@@ -4,7 +4,9 @@ to the runtime kept play the same, move for move (a speed-up must print the same
 `python scripts/game_fingerprint.py [--games N]` plays Coma Ward at 2, 4 and 6 seats with the
 game's own random decisions and with each policy, to the game's end, log on, and prints one hash
 per group and one for all. It also checks that the log-off run of each game ends in the same
-state as the log-on run.
+state as the log-on run. `--pack content/cool-name --game cool-name --seats 1,2,4` does the same
+for another game that plays whole (from its module's `WHOLE` or its ruleset's `game:` section);
+a count of seats the game does not allow is left out.
 """
 
 from __future__ import annotations
@@ -37,15 +39,19 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--pack", default=str(ROOT / "content" / "coma-ward"))
     parser.add_argument("--game", default="coma-ward")
+    parser.add_argument("--seats", default="2,4,6", help="the counts of seats, comma-separated")
     args = parser.parse_args()
     loaded = load_checked(Path(args.pack))
     assert loaded.pack is not None
     pack = compile_pack(loaded.pack)
+    assert pack.rules.game == args.game, f"the pack plays {pack.rules.game}, not {args.game}"
     whole = whole_game_of(pack.rules, pack.whole)
+    fewest, most = whole.players
+    counts = [int(count) for count in args.seats.split(",")]
     total = hashlib.sha256()
     status = 0
     for policy in (None, *POLICIES):
-        for seats in (2, 4, 6):
+        for seats in (n for n in counts if fewest <= n <= most):
             digest = hashlib.sha256()
             for seed in range(args.games):
                 twins = []

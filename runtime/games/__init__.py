@@ -31,9 +31,12 @@ COMPILED_GAMES = (
     "coma_ward_map.py",
     "coma_ward_phenomena.py",
     "coma_ward_pool.py",
+    "cool_name.py",
+    "cool_name_checks.py",
 )
 """The game modules, of this folder, that `make compiled` compiles with the engine's hot ones
-(compiler/simulate/compiled.py): the base and the one game whose sweeps are benchmarked."""
+(compiler/simulate/compiled.py): the base and the games whose sweeps are benchmarked, each
+proven to play the same games compiled (scripts/game_fingerprint.py)."""
 
 GAME_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 """What a game's name looks like: words of letters and digits joined by dashes."""

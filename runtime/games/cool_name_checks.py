@@ -37,6 +37,7 @@ from runtime.cards import CardInstance
 from runtime.checks import Branch, CheckCall, CheckProcedure, Rolled, RulesView
 from runtime.game import Game
 from runtime.games.base_checks import amount
+from runtime.identity_cache import IdentityCache
 from runtime.rules import GameRules
 from runtime.state import Actor
 
@@ -93,7 +94,13 @@ class Injuries:
 
 
 def injuries(rules: GameRules) -> Injuries:
-    """The ruleset's injury table (its death check's params), or the bundled one."""
+    """The ruleset's injury table (its death check's params), or the bundled one: read once a
+    ruleset (every check of who is standing asks, thousands of times a game: reading it each
+    time was half of a game's time), as a ruleset's params do not change in play."""
+    return _injuries_of(rules)
+
+
+def _read_injuries(rules: GameRules) -> Injuries:
     rule = next((r for r in rules.procedures.values() if r.procedure == DEATH), None)
     params: Mapping[str, Any] = rule.params if rule is not None else {}
     table = params.get("vitality") or {}
@@ -102,6 +109,9 @@ def injuries(rules: GameRules) -> Injuries:
     } or VITALITY
     dice = {int(score): int(sides) for score, sides in (params.get("dice") or {}).items()}
     return Injuries(vitality, str(params.get("dying", DYING)), dice or DICE)
+
+
+_injuries_of: IdentityCache[GameRules, Injuries] = IdentityCache(_read_injuries)
 
 
 def has(actor: Actor, stat: str) -> bool:

@@ -1,10 +1,11 @@
 """One simulated game, played whole and read into a small record of plain data.
 
-A record is what a worker process sends back: picklable, a few hundred numbers, never the game
-or its log. Everything in it is read from the game's `Outcome` and from the data fields of the
-log's events (`round`, `turn`'s `actor`, `stat`'s `changed`, `draw`'s `title`, `death`'s
-`player`, the whole-game `phase over` marker), so it counts any game that logs them, in the
-game's own words.
+A record is a few hundred numbers, never the game or its log; a worker adds records up into
+totals (`runtime.simulation.totals`) and sends those back. Everything in it is read from the
+game's `Outcome` and from the data fields of the log's events (`round`, `stat`'s `changed`,
+`draw`'s `title`, `death`'s `player`, the whole-game `phase over` marker; read by
+`runtime.simulation.reading`, which `make compiled` compiles), so it counts any game that logs
+them, in the game's own words.
 """
 
 from __future__ import annotations
@@ -14,13 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from runtime.cards import CardDef
-from runtime.events import Event
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
-from runtime.whole import PHASE_OVER, WholeGame, game_seed
-
-OUTSIDE_CARDS = "(no card)"
-"""The card of a change or a death that happened while no card resolved (a fight, a rule)."""
+from runtime.simulation.reading import READ, CardTally, LogReader
+from runtime.whole import WholeGame, game_seed
 
 
 @dataclass(frozen=True)
@@ -32,15 +30,6 @@ class Sweep:
     policies: tuple[str, ...]  # one per seat
     until: str
     phases: tuple[str, ...] = ()  # the game's phases in order, the last its end
-
-
-@dataclass
-class CardTally:
-    """What one card did in one game: times drawn, stat changes while it resolved, deaths."""
-
-    drawn: int = 0
-    changes: dict[str, int] = field(default_factory=dict)
-    deaths: int = 0
 
 
 @dataclass
@@ -64,12 +53,6 @@ class GameRecord:
     error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
 
 
-READ = frozenset({"round", "stat", "draw", "death", PHASE_OVER})
-"""The kinds of events a game's record is read from (`_read_log`): the game makes no others.
-Turns are counted by the state (`GameState.turns`), not from their events: a game makes two
-events a turn, more than of all these kinds together."""
-
-
 def play_game(
     whole: WholeGame, rules: GameRules, cards: Sequence[CardDef], sweep: Sweep, index: int
 ) -> GameRecord:
@@ -79,17 +62,10 @@ def play_game(
     record = GameRecord(index, seed)
     try:
         game = whole.new_game(rules, cards, sweep.players, seed)
-        # The events are read as they happen, not kept: a sweep holds no game's whole log.
-        heard: list[Event] = []
-        turns_at: list[int] = []  # the seated turns begun when each phase was over
-
-        def hear(event: Event) -> None:
-            heard.append(event)
-            if event.kind == PHASE_OVER:
-                turns_at.append(game.state.turns)
-
+        # Only the events of the kinds a record reads are made and kept, never the whole log.
+        reader = LogReader(game)
         game.logging = False
-        game.listeners.append(hear)
+        game.listeners.append(reader)
         game.listening = READ
         seat_policies(game, [policy_named(name) for name in sweep.policies])
         starts = {p.name: dict(p.stats.values) for p in game.state.players}
@@ -105,67 +81,11 @@ def play_game(
     record.labels = dict(outcome.labels)
     record.tallies = dict(outcome.tallies)
     record.stopped = outcome.stopped
-    _read_log(record, heard, whole.phases, starts)
-    _read_turns(record, whole.phases, turns_at, game.state.turns)
+    reader.read(whole.phases, starts)
+    record.rounds, record.turns = reader.rounds, reader.turns
+    record.death_rounds, record.stat_rounds = reader.death_rounds, reader.stat_rounds
+    record.cards = reader.cards
     return record
-
-
-def _read_log(
-    record: GameRecord,
-    events: Sequence[Event],
-    phases: Sequence[str],
-    starts: dict[str, dict[str, int]],
-) -> None:
-    """Rounds and turns per phase, deaths and their rounds, stats per round, cards' doings."""
-    values = {name: dict(stats) for name, stats in starts.items()}
-    living = set(values)
-    part = 0  # the index of the phase the events belong to
-    this_round = 0
-
-    def close_round() -> None:
-        for stat in sorted({s for stats in values.values() for s in stats}):
-            shown = [values[name][stat] for name in values if name in living]
-            record.stat_rounds.setdefault(stat, []).append(shown)
-
-    for event in events:
-        data = event.data
-        phase = phases[min(part, len(phases) - 1)]
-        if event.kind == "round":
-            if this_round:
-                close_round()
-            this_round = int(data.get("round", this_round + 1))
-            record.rounds[phase] = record.rounds.get(phase, 0) + 1
-        elif event.kind == "stat" and "changed" in data:
-            actor = values.get(str(data.get("actor")))
-            tally = _tally(record, event.card)
-            for stat, delta in data["changed"].items():
-                if actor is not None and stat in actor:
-                    actor[stat] += delta
-                tally.changes[stat] = tally.changes.get(stat, 0) + delta
-        elif event.kind == "draw" and "title" in data:
-            _tally(record, str(data["title"])).drawn += 1
-        elif event.kind == "death":
-            record.death_rounds.append(this_round)
-            _tally(record, event.card).deaths += 1
-            living.discard(str(data.get("player")))
-        elif event.kind == PHASE_OVER:
-            part += 1
-    if this_round:
-        close_round()
-
-
-def _read_turns(
-    record: GameRecord, phases: Sequence[str], turns_at: Sequence[int], turns: int
-) -> None:
-    """The seated turns of each phase: those begun before it was over, less the earlier
-    phases'; the phase under way when the game stopped has the rest (a phase with none has
-    no entry)."""
-    begun = 0
-    for part, total in enumerate([*turns_at, turns]):
-        phase = phases[min(part, len(phases) - 1)]
-        if total > begun:
-            record.turns[phase] = record.turns.get(phase, 0) + total - begun
-        begun = total
 
 
 def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] | None:
@@ -175,7 +95,3 @@ def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] |
         if frame.filename in files and frame.lineno is not None:
             found = (frame.filename, frame.lineno, (frame.colno or 0) + 1)
     return found
-
-
-def _tally(record: GameRecord, card: str | None) -> CardTally:
-    return record.cards.setdefault(card or OUTSIDE_CARDS, CardTally())

@@ -98,16 +98,23 @@ class Totals:
         if record.result is not None:
             self.decided += 1
             self.wins.update(record.winners)
+        cards = self.cards
         for title, tally in record.cards.items():
-            card = self.cards.setdefault(title, CardTotals())
-            card.merge(CardTotals(tally.drawn, int(tally.drawn > 0), Counter(tally.changes)))
+            card = cards.get(title)
+            if card is None:
+                card = cards[title] = CardTotals()
+            card.drawn += tally.drawn
+            card.games += tally.drawn > 0
+            card.changes.update(tally.changes)
             card.deaths += tally.deaths
 
     def _add_stats(self, record: GameRecord) -> None:
         for stat, rounds in record.stat_rounds.items():
             by_round = self.stat_rounds.setdefault(stat, {})
             for number, values in enumerate(rounds, start=1):
-                sums = by_round.setdefault(number, [0, 0])
+                sums = by_round.get(number)
+                if sums is None:
+                    sums = by_round[number] = [0, 0]
                 sums[0] += sum(values)
                 sums[1] += len(values)
             if rounds:
