@@ -296,7 +296,7 @@ def spend_charge(game: Game, card: CardInstance) -> None:
     """One use of an item with uses; at the last the item is discarded."""
     card.tokens.setdefault(CHARGES, _number(card, "uses"))
     game.add_tokens(card, CHARGES, -1)
-    held = any(card in (*a.items, *a.owned) for a in game.state.players)
+    held = any(card in a.items or card in a.owned for a in game.state.players)
     if card.tokens[CHARGES] == 0 and held:
         game.discard(card)
 
