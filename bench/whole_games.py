@@ -199,7 +199,10 @@ def projected(per_core: float, games: int = SWEEP, workers: int = SWEEP_WORKERS)
 
 
 def one_process_figure(game: Loaded, runtime: str, games: int | None, seconds: float) -> None:
-    """Whole games a second in one process, and the 10,000-game sweep that rate projects."""
+    """Whole games a second in one process, and the 10,000-game sweep that rate projects (none
+    when `games` is 0)."""
+    if games == 0:
+        return
     play = partial(bare_game, game)
     played = rate(play, games if games is not None else batch_size(play, seconds))
     seconds_for = projected(played.cpu)
@@ -373,7 +376,9 @@ def runtime_is_compiled() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the figures; always 0."""
     parser = argparse.ArgumentParser(description="Benchmark whole games of every bundled game.")
-    parser.add_argument("--games", type=int, help="games of each one-process rate (default: ~3 s)")
+    parser.add_argument(
+        "--games", type=int, help="games of each one-process rate (default: ~3 s; 0: none)"
+    )
     parser.add_argument("--seconds", type=float, default=BATCH_SECONDS, help=argparse.SUPPRESS)
     parser.add_argument("--sweep", type=int, default=SWEEP, help="games on 2 workers (0: none)")
     parser.add_argument(
