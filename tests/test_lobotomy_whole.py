@@ -168,3 +168,33 @@ def test_the_actions_are_offered_in_the_order_the_ruleset_writes_them(
     # A bundled ruleset is read back from JSON with its keys sorted: the order is the lines'.
     assert pack.whole is not None
     assert [a.name for a in pack.whole.actions][:3] == ["move", "search", "reveal"]
+
+
+class EveryDieShows:
+    """Forced dice: every die shows the same face (its top, when it has fewer sides)."""
+
+    def __init__(self, face: int) -> None:
+        self.face = face
+
+    def roll(self, sides: int) -> int:
+        return min(self.face, sides)
+
+
+@pytest.mark.parametrize(("face", "hurt"), [(1, False), (6, True)])
+def test_the_monsters_attack_step_with_forced_dice(
+    pack: CompiledPack, face: int, hurt: bool
+) -> None:
+    # One character on the central piece with a monster beside them; every die a 1 (no
+    # attack die meets an attack rating) or a 6 (every one does, past any Defense).
+    game = _table(pack, 1)
+    player = game.state.players[0]
+    monster = next(a for a in game.state.others if a.kind == "monster")
+    monster.location = player.location = "central"
+    health = player.stats.get("health")
+    game.dice = EveryDieShows(face)
+    with game.recording() as events:
+        play_round(game)
+    attacks = [e for e in events if e.kind == "attack" and e.data.get("attacker") == monster.name]
+    assert attacks, "the monster beside the character attacks in step 7"
+    died = any(e.kind == "death" for e in events)
+    assert (player.stats.get("health") < health or died) is hurt
