@@ -53,6 +53,32 @@ class Lowered:
 
     cards: dict[Path, tuple[str, str, Card]]  # file -> (shown name, its text, its rules card)
     diagnostics: list[Diagnostic]
+    documents: list[tuple[Path, YamlDocument]]  # the files the ruleset merges, its own first
+
+    def in_written_order(
+        self, entries: dict[str, Any], path: tuple[str, ...]
+    ) -> list[tuple[str, Any]]:
+        """A mapping's entries in the order its files write them."""
+        order = written_order(self.documents, path)
+        return sorted(entries.items(), key=lambda item: order.get(item[0], (len(order), 0)))
+
+
+_LOWERED: dict[tuple[str, str], Lowered | None] = {}
+"""Each ruleset's `game:` lowered, by its file and digest: the check and the compile of one run
+(and a server's many) read it once."""
+
+_MOST_LOWERED = 16
+"""Rulesets kept lowered: a server's edits make new digests, and the oldest are let go."""
+
+
+def lowered_whole(ruleset: Ruleset) -> Lowered | None:
+    """The ruleset's `game:` section lowered, once a ruleset; None when it has none."""
+    key = (ruleset.path, ruleset.digest)
+    if key not in _LOWERED:
+        while len(_LOWERED) >= _MOST_LOWERED:
+            del _LOWERED[next(iter(_LOWERED))]
+        _LOWERED[key] = lower_whole(ruleset)
+    return _LOWERED[key]
 
 
 def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
@@ -94,7 +120,7 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
     if not isinstance(section, dict):
         return None
     documents = lineage_documents(ruleset)
-    lowered = Lowered({}, [])
+    lowered = Lowered({}, [], documents)
     texts: dict[Path, str] = {}
     for snippet in snippets(section):
         found = _written_in(documents, snippet.path)
@@ -181,14 +207,6 @@ def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
     if operand.get("value") == "track" and track is not None and track.on == "game":
         return track.low, track.high
     return None
-
-
-def _in_written_order(
-    entries: dict[str, Any], ruleset: Ruleset, path: tuple[str, ...]
-) -> list[tuple[str, Any]]:
-    """A mapping's entries in the order its files write them."""
-    order = written_order(lineage_documents(ruleset), path)
-    return sorted(entries.items(), key=lambda item: order.get(item[0], (len(order), 0)))
 
 
 def _each_seat(entry: object) -> bool:
@@ -421,24 +439,15 @@ def _structure_problems(
         )
 
 
-_PROBLEMS: dict[tuple[str, str], tuple[list[Diagnostic], dict[str, str]]] = {}
-"""The problems of each ruleset's `game:` section, by its file and digest: read once a run."""
-
-
 def whole_game_problems(ruleset: Ruleset, sources: dict[str, str]) -> list[Diagnostic]:
     """What is wrong with the ruleset's `game:` section, at its lines; the texts of the files
     they are in go into `sources`, for the diagnostics to show their lines."""
-    key = (ruleset.path, ruleset.digest)
-    if key not in _PROBLEMS:
-        lowered = lower_whole(ruleset)
-        found = lowered.diagnostics if lowered is not None else []
-        texts = {shown: text for shown, text, _card in (lowered.cards.values() if lowered else ())}
-        _PROBLEMS[key] = (found, texts)
-    found, texts = _PROBLEMS[key]
-    if found:
-        for shown, text in texts.items():
-            sources.setdefault(shown, text)
-    return list(found)
+    lowered = lowered_whole(ruleset)
+    if lowered is None or not lowered.diagnostics:
+        return []
+    for shown, text, _card in lowered.cards.values():
+        sources.setdefault(shown, text)
+    return list(lowered.diagnostics)
 
 
 def _unknown_procedure(
@@ -457,12 +466,11 @@ def _unknown_procedure(
 
 def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
     """The ruleset's whole game, compiled; None when it declares none. The ruleset checked
-    clean (`lower_whole` found no problem) before it is compiled."""
-    lowered = lower_whole(ruleset)
+    clean (`whole_game_problems` found none) before it is compiled."""
+    lowered = lowered_whole(ruleset)
     if lowered is None:
         return None
     section: dict[str, Any] = ruleset.data[SECTION]
-    order = written_order(lineage_documents(ruleset), (SECTION, "actions"))
     blocks: dict[str, Any] = {}
     checks: dict[str, Any] = {}
     observers: dict[str, Any] = {}
@@ -478,9 +486,10 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
     if card is None:  # every part is a procedure: a card with no blocks runs them
         card = CardDef(RULES_KIND, ruleset.title, None, ruleset.file, 1, {})
     actions = []
-    written = section.get("actions") or {}
-    for name in sorted(written, key=lambda name: order.get(name, (len(order), 0))):
-        action = written[name] or {}
+    for name, action in lowered.in_written_order(
+        section.get("actions") or {}, (SECTION, "actions")
+    ):
+        action = action or {}
         actions.append(
             ActionRule(
                 name=name,
@@ -529,8 +538,8 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
         card=card,
         parts=tuple(
             Part(name, str((entry or {}).get("procedure")))
-            for name, entry in _in_written_order(
-                section.get("parts") or {}, ruleset, (SECTION, "parts")
+            for name, entry in lowered.in_written_order(
+                section.get("parts") or {}, (SECTION, "parts")
             )
         ),
         notes=section.get("notes"),
