@@ -35,8 +35,8 @@ TAKEN = "took: "
 """The tallies of a game played from data are the actions its seats took."""
 
 STEPS_A_TURN = 20_000
-"""A turn's step budget: a whole game is thousands of steps, a runaway effect is caught within
-one turn."""
+"""An action's step budget when the turns are data: a whole game is thousands of steps, a
+runaway effect is caught within one action."""
 
 
 def whole_game_of(rules: GameRules, whole: WholeRules | None) -> WholeGame:
@@ -93,14 +93,20 @@ def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> Game
     return module.extend(module.name, turns=turns) if turns else module
 
 
-def _card(whole: WholeRules) -> CardInstance:
-    assert whole.card is not None, "the compiled rules come with their card"
-    return CardInstance(whole.card, 0)
+def _card(whole: WholeRules, game: Game) -> CardInstance:
+    """The game's copy of its rules card, made at its first use: what the rules' effects put
+    on "this" stays on it for the rest of the game."""
+    card = game.state.rules_card
+    if card is None:
+        assert whole.card is not None, "the compiled rules come with their card"
+        # uid 0: no card of the decks has it, and the decks' uids are as they would be
+        card = game.state.rules_card = CardInstance(whole.card, 0)
+    return card
 
 
 def setup(whole: WholeRules, game: Game) -> None:
     """The table's setup once, then each seat's, that seat acting."""
-    card = _card(whole)
+    card = _card(whole, game)
     game.state.current = 0
     if whole.setup_table is not None:
         game.resolve(card, whole.setup_table, "setup")
@@ -119,7 +125,7 @@ def legal_actions(
     whole: WholeRules, game: Game, player: Player, taken: set[str]
 ) -> list[ActionRule]:
     """The actions the seat may take now, in the ruleset's order."""
-    card = _card(whole)
+    card = _card(whole, game)
     points = _action_points(game, player)
     main_taken = any(a.main and a.name in taken for a in whole.actions)
     legal = []
@@ -150,12 +156,12 @@ def _action_points(game: Game, player: Player) -> int | None:
 
 def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
     """A seat's turn: legal actions one after another, until the seat ends it or has none."""
-    card = _card(whole)
+    card = _card(whole, game)
     taken: set[str] = set()
     if whole.turn_starts is not None and not game.ended and not player.dead:
         game.resolve(card, whole.turn_starts, "the turn's start")
     for _ in range(ACTIONS_A_TURN):
-        game.steps = 0  # the budget is a turn's: it catches an effect that loops, not a game
+        game.steps = 0  # the budget is an action's: it catches an effect that loops, not a game
         if game.ended or player.turn_over or player.dead:
             break
         legal = legal_actions(whole, game, player, taken)
@@ -184,8 +190,8 @@ def actor_turn(
     if module_turn is not None:
         module_turn(game, actor)
     if not game.ended and not actor.dead:
-        game.resolve(actor.sheet or _card(whole), effect, f"{actor.name}'s turn")
-    _ended(whole, game, _card(whole))
+        game.resolve(actor.sheet or _card(whole, game), effect, f"{actor.name}'s turn")
+    _ended(whole, game, _card(whole, game))
 
 
 def _take(game: Game, player: Player, card: CardInstance, action: ActionRule) -> None:
@@ -228,7 +234,7 @@ def play(whole: WholeRules, game: Game, until: str) -> None:
     phases = [part.name for part in whole.parts] or [END_PHASE]
     if until not in phases:
         raise ValueError(f"{game.rules.name} plays to the end of: {', '.join(phases)}")
-    card = _card(whole)
+    card = _card(whole, game)
     with suppress(RunEnded):  # a run may end mid-setup: the log says so
         setup(whole, game)
     if whole.parts:
@@ -264,7 +270,7 @@ def play_parts(whole: WholeRules, game: Game, until: str) -> None:
 
 def outcome(whole: WholeRules, game: Game) -> Outcome:
     """How the game ended, the facts the ruleset counts and the actions taken."""
-    card = _card(whole)
+    card = _card(whole, game)
     if whole.notes is not None:
         game.module.procedures[whole.notes](game, game.state.players[0])
     labels: dict[str, str] = dict(game.state.labels)

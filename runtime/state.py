@@ -81,6 +81,7 @@ class GameState:
     tallies: dict[str, int] = field(default_factory=dict)  # a game's own counts (actions taken)
     labels: dict[str, str] = field(default_factory=dict)  # a game's own notes (its difficulty)
     stopped: str | None = None  # why a game was cut short of its end ("round limit")
+    rules_card: CardInstance | None = None  # the card a whole game's own rules run on
 
     def count(self, name: str, amount: int = 1) -> None:
         """Count one more of something a game counts (a death check failed, an action taken),

@@ -272,3 +272,18 @@ def test_the_turn_starts_with_the_effects_the_data_gives_it(tmp_path: Path) -> N
     # Each seat starts with 3 + 1 oil, and loses one a turn: out in the fourth round.
     assert game.state.over == "lost" and game.state.round == 4
     assert whole.outcome(game).tallies["dark at the end"] == 0
+
+
+def test_what_the_rules_put_on_this_stays_for_the_game(tmp_path: Path) -> None:
+    rules = RULES.replace(
+        "      effect: advance light\n",
+        "      effect: |\n        put 1 batteries on this\n        advance light\n",
+    ).replace("tracks:\n", "tracks:\n  batteries: {min: 0, max: 9, start: 0, on: card}\n")
+    pack = compiled(lamp_pack(tmp_path / "kept", rules))
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 1, 3)
+    game.decisions = ScriptedDecisions([])  # the rule's answer: the first legal action, a trim
+    whole.play(game, "game")
+    assert game.state.over == "won" and game.state.tracks["light"] == 6
+    assert game.state.rules_card is not None
+    assert game.state.rules_card.tokens == {"batteries": 6}  # one a trim, all kept
