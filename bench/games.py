@@ -31,9 +31,7 @@ top functions of the log-off batch.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -47,6 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import timing  # noqa: E402
+from bench.timing import Rate, children_cpu, load, timed, verdict  # noqa: E402
 from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
 from compiler.simulate.pool import keep_loaded  # noqa: E402
 from runtime.datagame import whole_game_of  # noqa: E402
@@ -94,24 +94,9 @@ def prologue(pack: CompiledPack, seed: int, *, log: bool, policy: str | None = N
     return game
 
 
-class Rate:
-    """Games a second of a batch, by the wall clock and by this process's CPU time (the one to
-    read when other processes share the cores)."""
-
-    def __init__(self, games: int, wall: float, cpu: float) -> None:
-        self.games, self.wall, self.cpu = games, games / wall, games / cpu
-
-    def __str__(self) -> str:
-        return f"{self.cpu:.1f}/s of CPU time ({self.wall:.1f}/s wall) over {self.games} games"
-
-
 def batch_size(play: Callable[[int], object]) -> int:
     """How many games make a batch of about BATCH_SECONDS of CPU time."""
-    start = time.process_time()
-    for index in range(5):
-        play(game_seed(0, index))
-    each = (time.process_time() - start) / 5
-    return max(10, int(BATCH_SECONDS / max(each, 1e-6)))
+    return timing.batch_size(lambda index: play(game_seed(0, index)), BATCH_SECONDS, probes=5)
 
 
 def policy_prologue(pack: CompiledPack, policy: str, seed: int) -> Game:
@@ -122,24 +107,7 @@ def policy_prologue(pack: CompiledPack, policy: str, seed: int) -> Game:
 def rate(play: Callable[[int], object], games: int) -> Rate:
     """The rate of `play(seed)` over the first `games` seeds of sweep 0 (the same seeds for
     every figure, so that the figures compare)."""
-    gc.collect()
-    wall, cpu = time.perf_counter(), time.process_time()
-    for index in range(games):
-        play(game_seed(0, index))
-    return Rate(games, time.perf_counter() - wall, time.process_time() - cpu)
-
-
-def verdict(ok: bool) -> str:
-    """PASS or MISS."""
-    return "PASS" if ok else "MISS"
-
-
-def load() -> str:
-    """The machine's load average over the last minute, for the figures' context."""
-    try:
-        return f"{os.getloadavg()[0]:.1f}"
-    except OSError:
-        return "unknown"
+    return timed(lambda index: play(game_seed(0, index)), games)
 
 
 def shape(pack: CompiledPack, policy: str | None, games: int = 50) -> tuple[float, float]:
@@ -247,12 +215,6 @@ def _start_worker() -> None:
     global _PACK
     if _PACK is None:  # started afresh (spawn), not forked from a process that has it
         _PACK = compiled_pack()
-
-
-def children_cpu() -> float:
-    """The CPU seconds this process's finished child processes have used so far."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
 
 
 def _play_prologues(seed: int, first: int, count: int) -> int:

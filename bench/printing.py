@@ -37,6 +37,7 @@ for folder in (ROOT, ROOT / "bench"):
 
 from generate import generate_pack  # noqa: E402
 
+from bench.timing import verdict  # noqa: E402
 from compiler import cache  # noqa: E402
 from compiler.build import load_checked  # noqa: E402
 from compiler.printing import render, sheets  # noqa: E402
@@ -134,11 +135,6 @@ def exports(pack: Path, scratch: Path) -> tuple[float, float]:
         png = best(lambda: export(scratch / "png", None))
         tts = best(lambda: export(None, TtsRequest(scratch / "tts")))
     return png, tts
-
-
-def verdict(good: bool) -> str:
-    """PASS or MISS."""
-    return "PASS" if good else "MISS"
 
 
 def main() -> None:

@@ -25,16 +25,14 @@ out), `--simulate N`, `--players N`, `--only GAME` and `--pure` make a quicker r
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import multiprocessing
 import os
-import resource
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -44,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.timing import batch_size, children_cpu, load, timed, verdict  # noqa: E402
 from compiler.build import CompiledPack, compile_pack, load_checked  # noqa: E402
 from compiler.ruleset import bundled_games  # noqa: E402
 from compiler.simulate.compiled import BUILD, PURE_ENV, freshness  # noqa: E402
@@ -145,54 +144,6 @@ def bare_game(game: Loaded, index: int) -> str:
     return outcome.stopped or outcome.result or "played"
 
 
-class Rate:
-    """Games a second of a batch, by the wall clock and by this process's CPU time (the one to
-    read when other processes share the cores)."""
-
-    def __init__(self, games: int, wall: float, cpu: float) -> None:
-        self.games, self.wall, self.cpu = games, games / wall, games / cpu
-
-    def __str__(self) -> str:
-        return f"{self.cpu:.1f}/s of CPU time ({self.wall:.1f}/s wall) over {self.games} games"
-
-
-def batch_size(play: Callable[[int], object], seconds: float = BATCH_SECONDS) -> int:
-    """How many games make a batch of about `seconds` of CPU time."""
-    start = time.process_time()
-    for index in range(3):
-        play(index)
-    each = (time.process_time() - start) / 3
-    return max(10, int(seconds / max(each, 1e-6)))
-
-
-def rate(play: Callable[[int], object], games: int) -> Rate:
-    """The rate of `play(index)` over the sweep's first `games` games."""
-    gc.collect()
-    wall, cpu = time.perf_counter(), time.process_time()
-    for index in range(games):
-        play(index)
-    return Rate(games, time.perf_counter() - wall, time.process_time() - cpu)
-
-
-def verdict(ok: bool) -> str:
-    """PASS or MISS."""
-    return "PASS" if ok else "MISS"
-
-
-def load() -> str:
-    """The machine's load average over the last minute, for the figures' context."""
-    try:
-        return f"{os.getloadavg()[0]:.1f}"
-    except OSError:
-        return "unknown"
-
-
-def children_cpu() -> float:
-    """The CPU seconds this process's finished child processes (and theirs) have used so far."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def projected(per_core: float, games: int = SWEEP, workers: int = SWEEP_WORKERS) -> float:
     """The seconds `games` take on `workers` free cores at a one-process rate (start left out)."""
     return games / (per_core * workers)
@@ -204,7 +155,7 @@ def one_process_figure(game: Loaded, runtime: str, games: int | None, seconds: f
     if games == 0:
         return
     play = partial(bare_game, game)
-    played = rate(play, games if games is not None else batch_size(play, seconds))
+    played = timed(play, games if games is not None else batch_size(play, seconds))
     seconds_for = projected(played.cpu)
     print(
         f"{game.name}, {game.seats} players, {runtime}: {played}; {SWEEP:,} on {SWEEP_WORKERS} "

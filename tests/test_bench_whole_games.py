@@ -84,7 +84,7 @@ def test_a_rate_and_a_sweep_on_two_workers(
 ) -> None:
     # A full collection before each batch makes the bench's rates fair; here it is most of
     # the time (the bench has its packs frozen out of the collector's sight, a test has not).
-    monkeypatch.setattr(bench, "gc", SimpleNamespace(collect=lambda: 0))
+    monkeypatch.setattr(sys.modules["bench.timing"], "gc", SimpleNamespace(collect=lambda: 0))
     for game in loaded:
         bench.one_process_figure(game, "pure runtime", GAMES, 0.1)
         swept = bench.sweep_figure(game, "pure runtime", GAMES + 1)
