@@ -55,7 +55,7 @@ from runtime.games.lobotomy_monsters import (
 )
 from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
 from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
-from runtime.games.lobotomy_table import spawn_memory_token
+from runtime.games.lobotomy_table import QUARTERS, SPACES, spawn_memory_token
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor
 from runtime.world import Phase
@@ -277,8 +277,6 @@ def move_warden(game: Game, phase: Phase) -> None:
 # ---------------------------------------------------------------- the Warden
 
 
-QUARTERS = "ABCD"
-SPACES = 12
 DEFIED = "defied time"
 
 

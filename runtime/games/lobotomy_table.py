@@ -44,6 +44,7 @@ from runtime.state import Player
 
 QUARTERS = "ABCD"
 SPACES = 12
+"""The board's quarters and the numbered spaces of each (the Warden's patrol walks them)."""
 MEMORY_TOKEN = "memory token"
 """The flag of a memory token on a space: `memory token:A7`."""
 MEMORY_TOKENS_AT_SETUP = 2
