@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import count
@@ -150,6 +150,8 @@ class Game:
         players: int = 1,
         budget: int = DEFAULT_BUDGET,
         log: bool = True,
+        dealt: GameState | None = None,
+        shuffler: random.Random | None = None,
     ) -> None:
         self.rules = rules
         self.module = module
@@ -172,13 +174,20 @@ class Game:
         self.depth = 0
         self._uids = count(1)
         # Separate streams: a shuffle must not predict the dice that follow it.
-        self._shuffler = random.Random(f"shuffle:{seed}")
+        self._shuffler = shuffler if shuffler is not None else random.Random(f"shuffle:{seed}")
+        self.shuffles = 0  # shuffles since the decks were dealt: a fork may need the stream
         self.ended = False
         self._current_card: str | None = None
         tables = _tables(rules, module)
         self.blocks = tables.blocks
         self._carried_plans = tables.carried
         self._owned_plans = tables.owned
+        # Told of every turn about to start, before anything of it happens: a seat that
+        # searches keeps the game as it was there, to play the turn again from it.
+        self.turn_watch: Callable[[Actor, Phase], None] | None = None
+        if dealt is not None:  # a fork's state, already dealt (`runtime.fork`)
+            self.state = dealt
+            return
         self.state = GameState(players=[self.new_player(f"player {n + 1}") for n in range(players)])
         for seat, player in enumerate(self.state.players):
             player.seat = seat
@@ -630,6 +639,7 @@ class Game:
                 pile.extend(self.state.discards[deck])
                 self.state.discards[deck].clear()
                 shuffle(pile, self._shuffler)
+                self.shuffles += 1
                 self.event("shuffle", f"the {deck} deck is empty: its discards are shuffled in")
             if not pile:
                 self.event("draw", f"the {deck} deck is empty")
@@ -776,6 +786,7 @@ class Game:
     def shuffle(self, cards: list[CardInstance]) -> None:
         """Shuffle cards with the deck shuffler (never the dice: a test's forced faces stay)."""
         shuffle(cards, self._shuffler)
+        self.shuffles += 1
 
     def actors_of(self, kind: str, place: str | None = None) -> list[Actor]:
         """The living actors of a kind, all of them or those at one place."""

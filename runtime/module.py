@@ -126,6 +126,9 @@ class GameModule:
     walked: Mapping[str, str] = field(default_factory=dict)
     reactions: Mapping[str, Reaction] = field(default_factory=dict)  # trigger -> the rule it runs
     announces: frozenset[str] = frozenset()  # the triggers this module fires
+    # The kinds of decision whose `default` is the rules' own answer (where a step heads): a
+    # seat that searches takes it, as it is, rather than play every answer out.
+    guided: frozenset[str] = frozenset()
     # What the game calls a part of the state the engine keeps for it, as a command shows the
     # state ("found": the label of `GameState.found`); a part it does not name keeps its own.
     words: Mapping[str, str] = field(default_factory=dict)

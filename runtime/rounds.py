@@ -44,6 +44,8 @@ def play_phase(game: Game, phase: Phase) -> None:
 
 def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
     """One actor's turn: its action stat refilled, its start trigger fired, the module's turn."""
+    if game.turn_watch is not None:
+        game.turn_watch(actor, phase)
     seated = actor.seat is not None
     if seated:
         assert actor.seat is not None

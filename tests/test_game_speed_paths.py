@@ -14,7 +14,7 @@ from runtime.events import Event
 from runtime.game import Game
 from runtime.games.coma_ward_game import new_game, play_prologue
 from runtime.policies import policy_named, seat_policies
-from runtime.policies.exact import offering_card
+from runtime.policies.exact import possible_cards
 from tests.conftest import ROOT
 from tests.helpers import coma_ward_whole, compiled
 
@@ -24,7 +24,8 @@ PACK = ROOT / "content" / "coma-ward"
 # final snapshot. Taken first on main 50f886c, before the fast paths, and taken again when the
 # games changed on purpose: a defender answering their own questions, a card's waiting bonus
 # given anew, the phenomenon act's aims, the event data simulate reads, and cautious and bold
-# answering a game's own procedure (where to step) by its rules.
+# answering a game's own procedure (where to step) by its rules, and `odds` weighing the
+# look-alike variants its seat cannot tell apart instead of reading the one drawn.
 GAMES = {
     (4, 0, None): "a01c2d4a3a4fd00135479f78",
     (4, 1, None): "cc4329b8be2f198b5b1d8e04",
@@ -35,7 +36,7 @@ GAMES = {
     (4, 6, "cautious"): "6261528cb4290e8ccce9ac41",
     (4, 7, "bold"): "22768cbd353c34fd31bdccb6",
     (4, 8, "odds"): "169e0fb4868da63de9c2a4f1",
-    (3, 9, "odds"): "69af0b515b9988f49fdede6a",
+    (3, 9, "odds"): "68609e5ab6aa59dc838f4e8a",
 }
 
 WHOLE = coma_ward_whole()
@@ -116,7 +117,7 @@ def test_a_narrated_decision_names_the_card_whose_options_it_offers(pack: Compil
     game.play(hallucination)
     offered = [d for d in asked if d.kind == "option"]
     assert offered and offered[0].card is hallucination
-    assert offering_card(game, offered[0]) is hallucination
+    assert hallucination in [card for card, _ in possible_cards(game, offered[0])]
 
 
 def test_a_boards_distances_are_walked_once_and_stay_the_same(pack: CompiledPack) -> None:

@@ -169,7 +169,7 @@ def test_an_unknown_policy_lists_the_known_ones() -> None:
     with pytest.raises(UnknownPolicy) as raised:
         policy_named("reckless")
     assert str(raised.value) == (
-        "unknown policy 'reckless': the policies are bold, cautious, odds, random"
+        "unknown policy 'reckless': the policies are bold, cautious, greedy, mcts, odds, random"
     )
 
 
@@ -225,8 +225,24 @@ def test_odds_walks_a_card_once_per_state(pack: CompiledPack) -> None:
     assert answers(game) == [*["Close your eyes"] * 3, "Run for the stairs"]
 
 
-def test_odds_reads_the_variant_drawn(pack: CompiledPack) -> None:
-    """Variants offer the same titles: the one drawn is the one walked."""
+def test_odds_cannot_tell_look_alike_variants_apart(pack: CompiledPack) -> None:
+    """Variants offer the same face: whichever of two was drawn, with the other still in the
+    deck, the odds seat weighs both alike and answers the same."""
+    twins = {c.variant: c for c in pack.cards if c.title == "The Twins"}
+    answered = []
+    for drawn, other in ((1, 2), (2, 1)):
+        game = pack.new_game(seed=0)
+        seat_policies(game, policy_named("odds"))
+        deck = [game.new_instance(twins[other]), game.new_instance(twins[drawn])]
+        game.state.decks["hallucination"] = deck
+        game.draw("hallucination")
+        answered.append(answers(game))
+    assert answered[0] == answered[1]
+
+
+def test_odds_rules_out_the_variants_none_of_which_is_left(pack: CompiledPack) -> None:
+    """With no look-alike left undrawn, the card offered can only be the one drawn: the one
+    walked."""
     for variant, wanted in ((1, "Turn away"), (2, "Follow them")):
         game = pack.new_game(seed=0)
         seat_policies(game, policy_named("odds"))

@@ -237,6 +237,7 @@ BASE = GameModule(
     can={"step": can_step, "use_card": can_use_card},
     announces=frozenset({"drawn"}),
     played={"*": play_card},
+    guided=frozenset({"step"}),
 )
 
 MODULE = BASE

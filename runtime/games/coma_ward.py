@@ -13,6 +13,6 @@ from runtime.games.coma_ward_rules import COMA_WARD
 from runtime.module import GameModule
 
 MODULE: GameModule = COMA_WARD.extend(
-    "coma-ward", procedures=PROCEDURES, can=CAN, whole=WHOLE_TABLES
+    "coma-ward", procedures=PROCEDURES, can=CAN, whole=WHOLE_TABLES, guided=frozenset({"move"})
 )
 """The game module `runtime: coma-ward` names."""

@@ -15,17 +15,20 @@ from runtime.policies.base import (
     RandomPolicy,
     Seat,
     SeatedPolicies,
-    asked_seat,
     seat_policies,
 )
 from runtime.policies.exact import OddsPolicy
 from runtime.policies.heuristics import BoldPolicy, CautiousPolicy
+from runtime.policies.lookahead import asked_seat
+from runtime.policies.search import GreedyPolicy, MctsPolicy, policy_of_budget
 
 POLICIES: dict[str, Callable[[], Policy]] = {
     "random": RandomPolicy,
     "cautious": CautiousPolicy,
     "bold": BoldPolicy,
     "odds": OddsPolicy,
+    "greedy": GreedyPolicy,
+    "mcts": MctsPolicy,
 }
 """Every policy by the name `--policy` and `--seats` take."""
 
@@ -43,6 +46,12 @@ class UnknownPolicy(PolicyError):
 
 def policy_named(name: str) -> Policy:
     """A fresh policy of that name; UnknownPolicy, listing the known ones, for any other."""
+    base, _, budget = name.partition(":")
+    if base == "mcts" and budget:
+        try:
+            return policy_of_budget(budget)
+        except ValueError as error:
+            raise PolicyError(str(error)) from None
     make = POLICIES.get(name)
     if make is None:
         raise UnknownPolicy(name)
@@ -53,6 +62,8 @@ __all__ = [
     "POLICIES",
     "BoldPolicy",
     "CautiousPolicy",
+    "GreedyPolicy",
+    "MctsPolicy",
     "OddsPolicy",
     "Policy",
     "PolicyError",

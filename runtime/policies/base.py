@@ -17,6 +17,7 @@ from typing import Protocol
 from runtime.decisions import Decision, DecisionError, reads_defaults
 from runtime.dice import draws_below
 from runtime.game import Game
+from runtime.policies.lookahead import Lookahead, asked_seat
 from runtime.state import Actor
 
 
@@ -27,6 +28,8 @@ class Seat:
     index: int
     player: Actor
     random: random.Random
+    # The turn under way, kept for a seat that searches to play out (none for the others)
+    lookahead: Lookahead | None = field(default=None, repr=False, compare=False)
     # randrange of the seat's stream, drawn faster (`runtime.dice.draws_below`)
     below: Callable[[int], int] = field(init=False, repr=False, compare=False)
 
@@ -46,17 +49,6 @@ class PolicyError(ValueError):
     """Policies that do not fit the game: as many as the seats, or one for all."""
 
 
-def asked_seat(game: Game, decision: Decision) -> int:
-    """The seat a decision is asked of: the one it names (a defender), else the seated actor
-    whose turn it is, else the current player (a monster's turn is played by the table)."""
-    if decision.seat is not None:
-        return decision.seat
-    actor = game.actor
-    if actor.seat is not None:
-        return actor.seat
-    return game.state.current
-
-
 class SeatedPolicies:
     """The game's decision maker: each decision answered by the asked seat's policy."""
 
@@ -68,6 +60,12 @@ class SeatedPolicies:
             for index, player in enumerate(game.state.players)
         ]
         self.reads_defaults = any(reads_defaults(policy) for policy in self.policies)
+        # Seats that search play the turn under way out again: it is kept as it begins.
+        self.lookahead: Lookahead | None = None
+        if any(getattr(policy, "searches", False) for policy in self.policies):
+            self.lookahead = Lookahead(game, self.reads_defaults)
+            for seat in self.seats:
+                seat.lookahead = self.lookahead
 
     def decide(self, decision: Decision) -> int:
         """The answer of the asked seat's policy; one out of range is refused."""
@@ -78,6 +76,8 @@ class SeatedPolicies:
         index = self.policies[seat.index].decide(self.game, seat, decision)
         if not 0 <= index < len(decision.choices):
             raise DecisionError(decision, str(index))
+        if self.lookahead is not None:
+            self.lookahead.answered(index)
         return index
 
 
@@ -93,7 +93,7 @@ def seat_policies(game: Game, policies: Policy | Sequence[Policy]) -> SeatedPoli
     return maker
 
 
-def best(seat: Seat, scores: Sequence[Fraction | int], decision: Decision) -> int:
+def best(seat: Seat, scores: Sequence[Fraction | float], decision: Decision) -> int:
     """The index of the highest score; a tie goes to the decision's default if it is among
     the best, else to the seat's random stream."""
     top = max(scores)

@@ -1,17 +1,18 @@
-"""`odds`: the option with the best expected outcome from the exact odds, a "cheating" bound.
+"""`odds`: the option with the best expected outcome from the exact odds, over what it could be.
 
-Unlike a player, this policy reads the card behind the titles: the options of the card being
-narrated are walked exactly (`runtime.odds.card_odds`) from the seat as it is now (its stats,
-what it carries and owns, where it stands, and what the game shares), and the option whose expected
-changes are worth the most is taken. A stat's change counts for what the ruleset's polarity
-says (good up, bad down); a death costs as much as every such stat's whole range, more than
-any change of them can be worth. Every other decision, and a card whose walk cannot be done,
-is decided as `cautious` would.
+A player sees a card's face (its title and option titles), not which of several look-alike
+variants was drawn. So this policy walks exactly (`runtime.odds.card_odds`) the options of every
+card the one offered could be, from the seat as it is now (its stats, what it carries and owns,
+where it stands, and what the game shares): each variant with the card's face, weighted by how
+many of it the seat cannot rule out (those not yet drawn from its deck, and the one in hand);
+the option whose expected changes are worth the most over them all is taken. A stat's change
+counts for what the ruleset's polarity says (good up, bad down); a death costs as much as every
+such stat's whole range, more than any change of them can be worth. Every other decision, and a
+card whose walk cannot be done, is decided as `cautious` would.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ from runtime.game import Game
 from runtime.odds import BlockOdds, Table, card_odds
 from runtime.policies.base import Seat, best
 from runtime.policies.heuristics import CautiousPolicy
+from runtime.policies.view import face
 from runtime.rules import GameRules
 from runtime.state import Actor
 from runtime.stats import StatRule, polarity
@@ -28,29 +30,35 @@ from runtime.stats import StatRule, polarity
 MAX_REMEMBERED = 10_000
 """Walks an odds policy remembers (cards at a state), before it forgets them all."""
 
-RECENT_EVENTS = 50
-"""How far back the log is read for the card whose options are asked, among look-alikes."""
 
-
-def offering_card(game: Game, decision: Decision) -> CardDef | None:
-    """The card whose options a decision offers: the one the decision names, else the pack's
-    card with these option titles (among variants with the same titles, the one the log named
-    last)."""
-    if decision.card is not None:
-        return decision.card
-    found = [
+def possible_cards(game: Game, decision: Decision) -> list[tuple[CardDef, int]]:
+    """Every card the one whose options a decision offers could be, as its seat sees it, with
+    how many of it there could be: the pack's cards with the offered card's face (or, when the
+    decision names none, with these option titles), each counted as often as it is in a deck
+    not yet drawn, plus one for the card offered. The counts are the same whichever of them
+    was drawn, so the answer is too."""
+    offered = decision.card
+    seen = face(offered) if offered is not None else None
+    alike = [
         card
         for card in game.cards
-        if tuple(option.title for option in card.options) == decision.choices
+        if (face(card) == seen if seen is not None else _titles(card) == decision.choices)
     ]
-    if len(found) <= 1:
-        return found[0] if found else None
-    named = [(re.compile(re.escape(card.label) + r"(?!\d)"), card) for card in found]
-    for event in reversed(game.log.events[-RECENT_EVENTS:]):
-        for pattern, card in named:
-            if pattern.search(event.text):
-                return card
-    return found[0]
+    if not alike:
+        return []
+    undrawn: dict[int, int] = {}
+    for pile in game.state.decks.values():
+        for instance in pile:
+            key = id(instance.definition)
+            undrawn[key] = undrawn.get(key, 0) + 1
+    counted = [(card, undrawn.get(id(card), 0) + (card is offered)) for card in alike]
+    if offered is None:  # which was drawn is not known: each of them as likely
+        counted = [(card, count + 1) for card, count in counted]
+    return [(card, count) for card, count in counted if count > 0]
+
+
+def _titles(card: CardDef) -> tuple[str, ...]:
+    return tuple(option.title for option in card.options)
 
 
 def _copy(game: Game, card: CardInstance) -> CardInstance:
@@ -132,12 +140,20 @@ class OddsPolicy:
         self._worths: dict[Hashable, list[Fraction] | None] = {}
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
-        """The option worth the most; any other decision as cautious would."""
-        card = offering_card(game, decision) if decision.kind == "option" else None
-        worths = self._worth_of(game, seat, card) if card is not None else None
-        if worths is None:
+        """The option worth the most over every card it could be; any other decision as
+        cautious would."""
+        cards = possible_cards(game, decision) if decision.kind == "option" else []
+        total = [Fraction(0)] * len(decision.choices)
+        weight = 0
+        for card, count in cards:
+            worths = self._worth_of(game, seat, card)
+            if worths is None or len(worths) != len(total):
+                return self.fallback.decide(game, seat, decision)
+            total = [sum_ + count * worth for sum_, worth in zip(total, worths, strict=True)]
+            weight += count
+        if not weight:
             return self.fallback.decide(game, seat, decision)
-        return best(seat, worths, decision)
+        return best(seat, [sum_ / weight for sum_ in total], decision)
 
     def _worth_of(self, game: Game, seat: Seat, card: CardDef) -> list[Fraction] | None:
         """What each option of the card is worth from here, remembered for the same state;

@@ -1,0 +1,136 @@
+"""Forks: a copy of a game as it stands, to play on without touching the game it came from.
+
+A seat that searches plays a turn again and again from where it began, each time from a fresh
+copy of the game as it was then. A copy shares what never changes during a game (the ruleset,
+the module, the cards' definitions and the tables read off them) and copies what does: every
+actor, every copy of a card in play or in a pile (once each, so that a card both found and in
+play is one card in the fork too), the tracks, flags, counts and the random stream of the
+shuffles. It takes its own dice and decision maker, and keeps no log: what a fork does is never
+shown, only how it ends.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import count
+
+from runtime.cards import CardInstance
+from runtime.decisions import DecisionMaker
+from runtime.dice import DiceSource
+from runtime.game import Game
+from runtime.state import Actor, GameState
+from runtime.stats import Stats
+
+
+class _Copier:
+    """Copies cards and actors once each, so that what two piles share stays shared."""
+
+    def __init__(self) -> None:
+        self.cards: dict[int, CardInstance] = {}
+        self.actors: dict[int, Actor] = {}
+
+    def card(self, card: CardInstance) -> CardInstance:
+        """The fork's copy of a card: its tokens, what it has used up and its side."""
+        kept = self.cards.get(id(card))
+        if kept is not None:
+            return kept
+        copy = CardInstance(card.definition, card.uid, dict(card.tokens), set(card.spent))
+        copy.flipped = card.flipped
+        # What was read off its definition is the same for the copy (plans, triggers).
+        copy.carried_plan = card.carried_plan
+        copy.owned_plan = card.owned_plan
+        copy.started = card.started
+        self.cards[id(card)] = copy
+        return copy
+
+    def cards_of(self, cards: list[CardInstance]) -> list[CardInstance]:
+        """A pile's copy, in the same order."""
+        card = self.card
+        return [card(one) for one in cards]
+
+    def actor(self, actor: Actor | None) -> Actor | None:
+        """The fork's copy of an actor, or None for none."""
+        if actor is None:
+            return None
+        kept = self.actors.get(id(actor))
+        if kept is not None:
+            return kept
+        stats = actor.stats
+        copied = Stats(dict(stats.rules), stats.derived, dict(stats.values), dict(stats.pinned))
+        copied.dead = stats.dead
+        copy = Actor(
+            actor.name,
+            copied,
+            actor.location,
+            actor.kind,
+            actor.seat,
+            self.card(actor.sheet) if actor.sheet is not None else None,
+            actor.keywords,
+            self.cards_of(actor.items),
+            self.cards_of(actor.owned),
+            list(actor.bonuses),
+            actor.turn_over,
+        )
+        self.actors[id(actor)] = copy
+        return copy
+
+    def state(self, state: GameState) -> GameState:
+        """The whole state's copy."""
+        actor, cards_of = self.actor, self.cards_of
+        players = [a for a in map(actor, state.players) if a is not None]
+        others = [a for a in map(actor, state.others) if a is not None]
+        copy = GameState(players, state.current, others, dict(state.tracks))
+        copy.round, copy.turns, copy.phase = state.round, state.turns, state.phase
+        copy.acting, copy.target = actor(state.acting), actor(state.target)
+        copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
+        copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
+        copy.floor = {place: cards_of(pile) for place, pile in state.floor.items()}
+        copy.in_play = {where: self.card(card) for where, card in state.in_play.items()}
+        copy.found = cards_of(state.found)
+        copy.flags = set(state.flags)
+        copy.over, copy.winners = state.over, list(state.winners)
+        copy.tallies, copy.labels = dict(state.tallies), dict(state.labels)
+        copy.stopped = state.stopped
+        card = state.rules_card
+        copy.rules_card = self.card(card) if card is not None else None
+        return copy
+
+
+def fork(
+    game: Game,
+    decisions: DecisionMaker,
+    dice: DiceSource,
+    shuffler: random.Random | None = None,
+) -> Game:
+    """A copy of the game as it stands, answering with `decisions` and rolling `dice`. Its
+    shuffles go on from `shuffler`, or when none is given, from a copy of the game's stream,
+    as the game's own would have (a copy costs as much as the rest of a fork)."""
+    if shuffler is None:
+        shuffler = random.Random(0)  # seeded: an unseeded one reads the system's entropy
+        shuffler.setstate(game._shuffler.getstate())
+    copied = Game(
+        game.rules,
+        game.cards,
+        game.module,
+        seed=game.seed,
+        dice=dice,
+        decisions=decisions,
+        budget=game.budget,
+        log=False,
+        dealt=_Copier().state(game.state),
+        shuffler=shuffler,
+    )
+    copied.steps, copied.depth, copied.ended = game.steps, game.depth, game.ended
+    copied.listening = game.listening
+    copied._current_card = game._current_card
+    copied.shuffles = game.shuffles
+    following = next(game._uids)
+    game._uids = count(following)  # the game goes on from the same number
+    copied._uids = count(following)
+    return copied
+
+
+def shuffle_from(game: Game, stream: random.Random) -> None:
+    """Shuffle from this stream from here on: a fork must not know how the game's own next
+    shuffle would fall."""
+    game._shuffler = stream

@@ -1,0 +1,70 @@
+"""Seats that search (`greedy`, `mcts:N`): they play every game that plays whole, a playout
+budget gives the same game from the same seed (on one worker or two), a time budget is taken,
+and a bad budget is a usage error."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.datagame import whole_game_of
+from runtime.policies import MctsPolicy, PolicyError, policy_named, seat_policies
+from tests.helpers import ROOT_PACKS, compiled, run, sweep_figures
+
+SEATS = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
+
+GAMES = {"coma-ward": 2, "lobotomy": 1, "comanauts": 3, "cool-name": 4}
+"""Games a sweep plays in the tests, sized to a few seconds each (`make bench` plays more)."""
+
+
+@pytest.mark.parametrize("name", sorted(SEATS))
+def test_mcts_gives_the_same_figures_on_one_and_two_workers(name: str) -> None:
+    options = ["--games", str(GAMES[name]), "--players", str(SEATS[name]), "--seed", "5"]
+    options += ["--policy", "mcts:4"]
+    one, two = (sweep_figures(ROOT_PACKS / name, *options, "--workers", w) for w in "12")
+    assert one == two
+    assert one["played"] == GAMES[name] and one["policies"] == ["mcts:4"] * SEATS[name]
+
+
+def test_the_same_seed_and_budget_play_the_same_game_move_for_move() -> None:
+    pack = compiled(ROOT_PACKS / "comanauts")
+    whole = whole_game_of(pack.rules, pack.whole)
+    logs = []
+    for _ in range(2):
+        game = whole.new_game(pack.rules, pack.cards, 3, 11)
+        maker = seat_policies(game, policy_named("mcts:8"))
+        whole.play(game, whole.phases[-1])
+        assert maker.lookahead is not None and maker.lookahead.playouts > 0
+        assert maker.lookahead.diverged == 0  # every playout replayed its turn as it was
+        logs.append(game.log.lines())
+    assert logs[0] == logs[1]
+
+
+def test_a_greedy_seat_plays_a_whole_game_and_replays_every_turn_exactly() -> None:
+    pack = compiled(ROOT_PACKS / "cool-name")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 2, 3)
+    maker = seat_policies(game, policy_named("greedy"))
+    whole.play(game, whole.phases[-1])
+    assert game.state.over is not None or game.state.stopped is not None
+    assert maker.lookahead is not None
+    assert maker.lookahead.playouts > 0 and maker.lookahead.diverged == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "playouts", "seconds"),
+    [("mcts", 64, None), ("mcts:200", 200, None), ("mcts:50ms", 64, 0.05)],
+)
+def test_an_mcts_budget_is_playouts_or_milliseconds(
+    name: str, playouts: int, seconds: float | None
+) -> None:
+    policy = policy_named(name)
+    assert isinstance(policy, MctsPolicy)
+    assert (policy.playouts, policy.seconds) == (playouts, seconds)
+
+
+@pytest.mark.parametrize("name", ["mcts:0", "mcts:fast", "mcts:-3", "mcts:5s"])
+def test_a_bad_mcts_budget_is_refused_with_what_fits(name: str) -> None:
+    with pytest.raises(PolicyError, match="playouts"):
+        policy_named(name)
+    code, output = run("simulate", str(ROOT_PACKS / "cool-name"), "--policy", name)
+    assert code == 2 and "mcts:200" in output and "Traceback" not in output
