@@ -543,6 +543,7 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             )
         ),
         notes=section.get("notes"),
+        breakdown=section.get("breakdown"),
         actor_turns={
             kind: blocks[f"turn {kind}"]
             for kind in (section.get("turns") or {})

@@ -88,4 +88,5 @@ class WholeRules:
     actor_turns: Mapping[str, Effect] = field(default_factory=dict)
     parts: tuple[Part, ...] = ()  # none: the ruleset's rounds, until an ending holds
     notes: str | None = None  # the module's procedure that notes a game's figures at its end
+    breakdown: str | None = None  # the label a game's figures are broken down by (a ladder's)
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for

@@ -269,8 +269,9 @@ def test_simulated_phenomenon_shares_agree_with_the_exact_calculation(
     for title, share in exact.items():
         low, high = share_interval(revealed[title]["count"], games, z)
         assert low <= share <= high, (title, revealed[title], float(share))
-    chart = labels["order on the chart"]["values"]
-    low, high = share_interval(chart["no"]["count"], games, z)
+    chart = labels["order on the chart"]
+    assert chart["games"] == games  # only the games that revealed a phenomenon had an order
+    low, high = share_interval(chart["values"]["no"]["count"], games, z)
     assert low <= off <= high
 
 
@@ -317,6 +318,12 @@ def test_the_command_compares_with_a_variant(tmp_path: Path) -> None:
     assert code == 0, output
     assert "compared with items-only (10 games)" in output
     assert "  phenomenon: Fifth: 0 → " in output
+    # each phenomenon's win rate, both sides, before the shares of the deck's dilution
+    won = output.index("won by phenomenon, this pack → items-only")
+    assert won < output.index("compared with items-only")
+    assert "  Fifth: - → " in output
+    assert compared["win rate by value"]["label"] == "phenomenon"
+    assert compared["win rate by value"]["values"]["Fifth"]["base"] is None
     text = page.read_text(encoding="utf-8")
     assert "<h2>Compared with items-only (10 games)</h2>" in text
     assert "<td>phenomenon: Fifth</td>" in text

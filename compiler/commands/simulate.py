@@ -17,9 +17,11 @@ from compiler.commands.common import (
     style_of,
     usage,
 )
+from compiler.errors import UsageError
 from compiler.signals import raising
 from compiler.simulate.command import SimulateRequest
 from compiler.simulate.command import simulate as run_simulation
+from compiler.simulate.ladder import rungs_of, simulate_ladder
 from compiler.terminal import echo
 
 
@@ -61,6 +63,16 @@ from compiler.terminal import echo
     metavar="ADDRESS",
     help="The dask scheduler (tcp://host:8786); without it, a LocalCluster of --workers here.",
 )
+@click.option(
+    "--ladder",
+    is_flag=True,
+    help="Play the same seeds under each rung of policies (--rungs) and report them side by side.",
+)
+@click.option(
+    "--rungs",
+    metavar="P1,P2,...",
+    help="The ladder's rungs, weakest first (default: random,greedy,mcts:16,mcts:64).",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def simulate(
@@ -77,6 +89,8 @@ def simulate(
     compare: Path | None,
     engine: str,
     scheduler: str | None,
+    ladder: bool,
+    rungs: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -103,7 +117,16 @@ def simulate(
             progress_bar(done, total, "playing games")
 
     style = style_of(color)
+
     # SIGTERM unwinds a sweep as Ctrl-C does: its workers are killed, no page is half-written.
+    def run() -> int:
+        if rungs is not None and not ladder:
+            raise UsageError("--rungs names the rungs of a --ladder: add --ladder")
+        if ladder:
+            named = rungs_of(rungs)
+            return simulate_ladder(pack, ruleset, request, named, echo(style), style, progress)
+        return run_simulation(pack, ruleset, request, echo(style), style, progress)
+
     with raising(signal.SIGTERM, Terminated):
-        code = usage(lambda: run_simulation(pack, ruleset, request, echo(style), style, progress))
+        code = usage(run)
     sys.exit(code)

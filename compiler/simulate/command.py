@@ -30,6 +30,7 @@ from runtime.datagame import whole_game_of
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.compare import compare
 from runtime.simulation.figures import figures
+from runtime.simulation.ladder import both_sides
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Failure, Totals
 from runtime.whole import NotWhole, WholeGame
@@ -74,9 +75,9 @@ def simulate(
     if request.engine != "dask" and (note := stale_note()) is not None:
         echo(style, err=True)(note)  # on stderr, so that --json stays data
     report_to = echo(style, err=True) if request.as_json else emit
-    played = [_play(path, ruleset, request, report_to, style, progress)]
+    played = [play_sweep(path, ruleset, request, report_to, style, progress)]
     if request.compare is not None and played[0] is not None:
-        played.append(_play(request.compare, ruleset, request, report_to, style, progress))
+        played.append(play_sweep(request.compare, ruleset, request, report_to, style, progress))
     if any(p is None for p in played):
         return EXIT_CONTENT
     swept = [p for p in played if p is not None]
@@ -85,11 +86,15 @@ def simulate(
     summary["pack"] = compiled.checked.name
     if len(swept) > 1:
         other = swept[1]
+        theirs = figures(other.sweep, other.totals)
         summary["compared with"] = {
-            **figures(other.sweep, other.totals),
+            **theirs,
             "pack": other.compiled.checked.name,
             "difference": compare(totals, other.totals, sweep.players),
         }
+        breakdown = compiled.whole.breakdown if compiled.whole is not None else None
+        if breakdown is not None:
+            summary["compared with"]["win rate by value"] = both_sides(summary, theirs, breakdown)
     if request.as_json:
         emit(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
@@ -121,7 +126,7 @@ class Swept:
     totals: Totals
 
 
-def _play(
+def play_sweep(
     path: Path,
     ruleset: str | None,
     request: SimulateRequest,

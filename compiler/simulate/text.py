@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from runtime.simulation.figures import Figures
+from runtime.simulation.ladder import FLOOR
 
 
 def _until(summary: Figures) -> str:
@@ -26,6 +27,8 @@ def figure_lines(summary: Figures) -> list[str]:
         f"{summary['pack']}: {summary['games']} games of {summary['players']} players "
         f"({policies}), seed {summary['seed']}, {_until(summary)}",
     ]
+    if set(summary["policies"]) == {"random"}:
+        lines.append(f"{FLOOR} (--ladder plays the same seeds under stronger seats)")
     for phase, parts in summary["phases"].items():
         lines.append(f"{phase}: rounds {_spread(parts['rounds'])}; turns {_spread(parts['turns'])}")
     lines.append("results: " + _shares(summary["results"]))
@@ -116,11 +119,26 @@ def _number(value: float | None) -> str:
 def difference_lines(compared: Figures) -> list[str]:
     """The differences of a comparison (the other pack less this one), each with its 95 %
     interval; a star marks those whose interval leaves out 0."""
-    lines = [
+    lines = []
+    by_breakdown = compared.get("win rate by value")
+    if by_breakdown:
+        label, theirs = by_breakdown["label"], compared["pack"]
+        lines.append(f"won by {label}, this pack → {theirs} (95 % interval, games):")
+        for value, sides in by_breakdown["values"].items():
+            lines.append(f"  {value}: {rate_text(sides['base'])} → {rate_text(sides['other'])}")
+    lines.append(
         f"compared with {compared['pack']} ({compared['played']} games): the difference, "
         "its 95 % interval; * where it leaves out 0"
-    ]
+    )
     return lines + [_difference(name, entry) for name, entry in _compared(compared)]
+
+
+def rate_text(entry: Figures | None) -> str:
+    """A win rate, its interval and its games; a dash where there were none."""
+    if not entry or not entry.get("games"):
+        return "-"
+    low, high = entry["interval"]
+    return f"{entry['win rate'] * 100:.1f} % [{low * 100:.0f}-{high * 100:.0f}] ({entry['games']})"
 
 
 def difference_rows(compared: Figures) -> list[dict[str, Any]]:

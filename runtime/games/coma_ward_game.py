@@ -410,7 +410,8 @@ def note_the_game(game: Game, player: Player) -> None:
     card = phenomenon(game)
     labels = game.state.labels
     labels["phenomenon"] = card.title if card else "none"
-    labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
+    if card is not None:  # a game that revealed none had no order to find on the chart
+        labels["order on the chart"] = "no" if OFF_CHART in game.state.flags else "yes"
     labels["mode"] = str(card.definition.properties.get("mode", "none")) if card else "none"
     for flag in sorted(game.state.flags):
         if flag.startswith(QUIRK_KEPT):

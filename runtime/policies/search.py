@@ -177,8 +177,26 @@ class MctsPolicy:
                 node.worth[answer] = node.worth.get(answer, 0.0) + worth
         if not root.visits:
             return unsearched_answer(decision, stream)
-        means = [root.worth.get(a, -1.0) / max(root.visits.get(a, 0), 1) for a in decision.choices]
-        return pick_best(seat, means, decision)
+        return most_played(seat, root, decision)
+
+
+def most_played(seat: Seat, root: _Node, decision: Decision) -> int:
+    """The answer played out most (the robust choice: a mean of few playouts is noisy, and the
+    best of noisy means is too good to be true), its mean breaking ties; the rules' answer
+    unless the one played most beats its mean by `MARGIN`."""
+    visits = [root.visits.get(answer, 0) for answer in decision.choices]
+    means = [
+        root.worth.get(answer, 0.0) / count if count else -1.0
+        for answer, count in zip(decision.choices, visits, strict=True)
+    ]
+    most = max(visits)
+    picked = best(
+        seat, [means[i] if count == most else -2.0 for i, count in enumerate(visits)], decision
+    )
+    default = decision.default
+    if default is not None and visits[default] and means[picked] <= means[default] + MARGIN:
+        return default
+    return picked
 
 
 def _iteration(
