@@ -139,6 +139,36 @@ def test_the_ladder_page_opens_in_chromium_with_its_charts(
         assert f">{rung}<" in dom
 
 
+SEATS = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
+
+
+@pytest.mark.parametrize("name", sorted(SEATS))
+def test_every_games_ladder_page_opens_in_chromium_and_names_what_its_flags_fire_on(
+    name: str, tmp_path: Path
+) -> None:
+    if BROWSER is None:
+        pytest.skip("no headless Chromium on this machine")
+    page = tmp_path / "ladder.html"
+    code, data = run(
+        "simulate", str(ROOT_PACKS / name), "--games", "12", "--players", str(SEATS[name]),
+        "--seed", "6", "--ladder", "--rungs", "random,bold", "--json", "--report", str(page),
+        "--workers", "1",
+    )  # fmt: skip
+    assert code == 0, data
+    summary, _ = json.JSONDecoder().raw_decode(data[data.index("{") :])
+    done = browse(page, tmp_path / "profile", "--dump-dom")
+    assert done.returncode == 0
+    dom = done.stdout.decode()
+    values = summary["values"]
+    assert dom.count('data-kind="ladder"') == 1 + len(values)  # every game, then each value
+    flagged = {value: entry["flags"] for value, entry in values.items() if entry["flags"]}
+    for value, said in {"": summary["overall"]["flags"], **flagged}.items():
+        if value:
+            assert f"{summary['breakdown']}: {value}</figcaption>" in dom
+        for flag in said:
+            assert f'<p class="s-flag">{flag}</p>' in dom
+
+
 def test_a_coma_ward_ladder_gives_each_phenomenon_its_figures() -> None:
     code, data = run(
         "simulate", str(ROOT_PACKS / "coma-ward"), "--games", "3", "--players", "4",
