@@ -455,6 +455,7 @@ def _kinds(
             variants_same=tuple(variants.get("same", [])) if variants else None,
             variants_same_options=bool(variants.get("same_options")) if variants else False,
             narrated=k.get("narrated"),
+            hidden=bool(k.get("hidden", False)),
             marks=tuple(k.get("marks") or ()),
         )
         for mark in k.get("marks") or ():

@@ -44,6 +44,7 @@ class Kind:
     variants_same: tuple[str, ...] | None
     variants_same_options: bool
     narrated: str | None = None  # the property the narrator reads first
+    hidden: bool = False  # dealt face down: a seat sees its own, never another's
     marks: tuple[str, ...] = ()  # properties and card tokens printed as boxes to mark
 
 

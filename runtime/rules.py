@@ -87,5 +87,7 @@ class GameRules:
     """band word -> (stat, low, high): a block whose {band} slot names it holds only then."""
     narrated: dict[str, str] = field(default_factory=dict)
     """kind -> the property the narrator reads before the options."""
+    hidden: frozenset[str] = frozenset()
+    """The kinds dealt face down: a seat sees the cards of them it holds, never another's."""
     world: World = field(default_factory=lambda: World({}, Board(())))
     """Kinds of actor, the board, tracks and the round."""

@@ -14,11 +14,15 @@ import pytest
 
 from runtime.cards import CardDef, CardInstance
 from runtime.datagame import whole_game_of
-from runtime.decisions import Decision
+from runtime.decisions import Decision, FirstChoice
+from runtime.dice import SeededDice
+from runtime.fork import fork
 from runtime.game import Game
 from runtime.policies import GreedyPolicy, MctsPolicy, Policy, Seat, seat_policies
 from runtime.policies.lookahead import Lookahead
-from runtime.policies.view import face
+from runtime.policies.view import Dealer, face
+from runtime.state import Actor
+from runtime.world import Phase
 from tests.helpers import ROOT_PACKS, compiled
 
 GAMES = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
@@ -43,6 +47,11 @@ def _undrawn(kept: list[CardInstance], now: list[CardInstance]) -> int:
     return split
 
 
+def _held(game: Game) -> list[CardInstance]:
+    """Every card the seats hold."""
+    return [card for actor in game.state.players for card in [*actor.owned, *actor.items]]
+
+
 class Enough(Exception):
     """Every probe of a game is made: the rest of it is not played."""
 
@@ -61,6 +70,7 @@ class Probe:
         self.rng = rng
         self.probed = 0
         self.swapped = 0
+        self.hidden_swapped = 0
         self.differed: list[str] = []
 
     def decide(self, game: Game, seat: Seat, decision: Decision) -> int:
@@ -80,7 +90,7 @@ class Probe:
         stream = seat.random.getstate()
         answer = self.inner.decide(game, seat, decision)
         seat.random.setstate(stream)
-        undo, other = self._other_world(game, look, decision)
+        undo, other = self._other_world(game, look, decision, seat.index)
         again = self.inner.decide(game, seat, other)
         undo()
         self.probed += 1
@@ -89,12 +99,12 @@ class Probe:
         return answer
 
     def _other_world(
-        self, game: Game, look: Lookahead, decision: Decision
+        self, game: Game, look: Lookahead, decision: Decision, me: int
     ) -> tuple[Callable[[], None], Decision]:
         assert look.checkpoint is not None
         kept = look.checkpoint.game
         undo: list[tuple[list[CardInstance], list[CardInstance]]] = []
-        swaps: list[tuple[CardInstance, object]] = []
+        swaps: list[tuple[CardInstance, CardDef]] = []
         other = replace(decision)  # a new question: nothing worked out for the first is reused
         for name, pile in kept.state.decks.items():
             split = _undrawn(pile, game.state.decks.get(name, []))
@@ -131,13 +141,52 @@ class Probe:
                 if len(order) == len(live):
                     live[:] = order
 
+        swaps += self._swap_a_hidden_card(kept, game, me)
+
         def restore() -> None:
             for pile, was in undo:
                 pile[:] = was
             for card, definition in swaps:
-                card.definition = definition  # type: ignore[assignment]
+                card.definition = definition
 
         return restore, other
+
+    def _swap_a_hidden_card(
+        self, kept: Game, game: Game, me: int
+    ) -> list[tuple[CardInstance, CardDef]]:
+        """Give another seat's hidden card (a quirk dealt face down) the face of one still in
+        its deck, in the kept game and the game alike: the swaps to undo."""
+        hidden = kept.rules.hidden
+        for actor in kept.state.players:
+            if actor.seat == me:
+                continue
+            for card in [*actor.owned, *actor.items]:
+                deck = kept.rules.kind_decks.get(card.kind)
+                if card.kind not in hidden or deck is None:
+                    continue
+                pile = kept.state.decks.get(deck, [])
+                split = _undrawn(pile, game.state.decks.get(deck, []))
+                others = [
+                    c
+                    for c in pile[:split]
+                    if c.kind == card.kind and c.definition is not card.definition
+                ]
+                if not others:
+                    continue
+                theirs = others[0]
+                live = [
+                    c
+                    for c in [*game.state.decks.get(deck, []), *_held(game)]
+                    if c.uid in (card.uid, theirs.uid)
+                ]
+                both = list({id(c): c for c in (card, theirs, *live)}.values())
+                swaps = [(c, c.definition) for c in both]
+                one, two = card.definition, theirs.definition
+                for c in both:
+                    c.definition = two if c.definition is one else one
+                self.hidden_swapped += 1
+                return swaps
+        return []
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -161,4 +210,56 @@ def test_a_searching_seat_answers_the_same_in_worlds_it_cannot_tell_apart(
     assert [d for p in probes for d in p.differed] == []
     if any(probe.alike for probe in probes):  # a game whose pack has look-alike variants
         assert sum(probe.swapped for probe in probes) >= 2
+    if pack.rules.hidden:  # a game with cards dealt face down: another seat's was swapped
+        assert sum(probe.hidden_swapped for probe in probes) >= 2
     print(name, policy, sum(p.probed for p in probes), sum(p.swapped for p in probes))
+
+
+def _dealt(copy: Game) -> tuple[object, ...]:
+    """What a dealt copy holds, by card face and variant: each seat's cards, each deck."""
+    held = tuple(
+        tuple((c.definition.file, c.definition.line) for c in [*a.owned, *a.items])
+        for a in copy.state.players
+    )
+    decks = tuple(
+        tuple((c.definition.file, c.definition.line) for c in pile)
+        for _, pile in sorted(copy.state.decks.items())
+    )
+    return held, decks
+
+
+def test_a_copy_is_dealt_the_same_whichever_hidden_card_another_seat_holds() -> None:
+    """Another seat's quirk, dealt face down, swapped for one still in the quirk deck: the copies
+    dealt for seat 1 are the same card for card, and its own quirk stays its own."""
+    pack = compiled(ROOT_PACKS / "coma-ward")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 4, 2)
+    game.logging = False
+    kept: list[Game] = []
+
+    def keep(actor: Actor, phase: Phase) -> None:
+        if not kept:
+            kept.append(fork(game, FirstChoice(), SeededDice(0)))
+
+    game.turn_watch = keep
+    whole.play(game, whole.phases[0])
+    copy_of = kept[0]
+    question = Decision("option", "choose", ("a", "b"))
+    worlds = []
+    for world in range(2):
+        if world:
+            assert Probe(GreedyPolicy(), random.Random(0), pack.cards)._swap_a_hidden_card(
+                copy_of, copy_of, 0
+            )
+        dealer = Dealer(copy_of, copy_of, question, 0)
+        copy = fork(copy_of, FirstChoice(), SeededDice(0))
+        dealer.deal(copy, random.Random(7))
+        worlds.append(_dealt(copy))
+    assert worlds[0] == worlds[1]
+    mine = [c for c in copy_of.state.players[0].owned if c.kind in pack.rules.hidden]
+    held = worlds[0][0]
+    assert isinstance(held, tuple)
+    assert mine and held[0] == tuple(
+        (c.definition.file, c.definition.line)
+        for c in [*copy_of.state.players[0].owned, *copy_of.state.players[0].items]
+    )

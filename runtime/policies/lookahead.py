@@ -165,10 +165,10 @@ class Lookahead:
         self.checkpoint = Checkpoint(kept, index, phase, game.shuffles)
         self.dice.faces = []
 
-    def _dealer_for(self, decision: Decision, checkpoint: Checkpoint) -> Dealer:
+    def _dealer_for(self, decision: Decision, seat: int, checkpoint: Checkpoint) -> Dealer:
         """The dealer of the question being searched, worked out at its first playout."""
         if self._dealer is None or self._dealer[0] is not decision:
-            self._dealer = (decision, Dealer(checkpoint.game, self.game, decision))
+            self._dealer = (decision, Dealer(checkpoint.game, self.game, decision, seat))
         return self._dealer[1]
 
     def answered(self, index: int) -> None:
@@ -204,7 +204,7 @@ class Lookahead:
         dice = ReplayDice(self.dice.faces, stream)
         copy = fork(checkpoint.game, replay, dice, None if shuffled else stream)
         replay.fork = copy
-        self._dealer_for(decision, checkpoint).deal(copy, stream)
+        self._dealer_for(decision, seat, checkpoint).deal(copy, stream)
         actor = copy.state.actors[checkpoint.actor]
         try:
             take_turn(copy, actor, checkpoint.phase)

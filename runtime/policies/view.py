@@ -5,12 +5,14 @@ several look-alike variants it is, the size of a deck but not its order, and the
 rolled but not those to come. A seat that searches plays on copies of the game in which all of
 that is dealt again at random (a determinization, as information-set MCTS calls it), from the
 multiset of what it could be: the cards of each deck not yet drawn, with the card being asked
-about swapped for any look-alike among them. What the copy is dealt depends only on what the
-seat sees and its own random stream, so two games that differ in nothing the seat can see
-give it the same copies, and the same answer.
+about swapped for any look-alike among them, and the cards of the kinds the ruleset deals face
+down (`hidden: true`) that the other seats hold, dealt again from those and the undrawn ones.
+What the copy is dealt depends only on what the seat sees and its own random stream, so two
+games that differ in nothing the seat can see give it the same copies, and the same answer.
 
-Not yet dealt afresh: the secret cards of the other seats (what each was dealt face down is
-played as it is), and the order of a deck's top cards a ruleset shuffles apart (`deck_tops`).
+Not yet read: a hidden card the game has since revealed is still dealt afresh (the seat then
+knows less than its player), and the order of a deck's top cards a ruleset shuffles apart
+(`deck_tops`) is shuffled as one with the rest.
 """
 
 from __future__ import annotations
@@ -47,11 +49,14 @@ def drawn_since(kept: list[CardInstance], now: list[CardInstance]) -> int:
 class Dealer:
     """Deals copies of a game, kept as its turn began, afresh in what the seat asked a question
     cannot see: each deck's undrawn cards in a new order, and the card asked about any of its
-    look-alikes among them. What can be worked out once a question is (which cards of each
-    deck are drawn, their canonical order, the look-alikes) is, and each copy only shuffles."""
+    look-alikes among them, and the cards of hidden kinds the other seats hold dealt again from
+    those and the undrawn ones of their kinds. What can be worked out once a question is (which
+    cards of each deck are drawn, their canonical order, the look-alikes, the hidden cards) is,
+    and each copy only shuffles."""
 
-    def __init__(self, kept: Game, game: Game, decision: Decision) -> None:
+    def __init__(self, kept: Game, game: Game, decision: Decision, seat: int) -> None:
         self.decks: list[tuple[str, int, list[int], list[int], int | None]] = []
+        self.splits: dict[str, int] = {}
         asked = decision.card
         for name, pile in kept.state.decks.items():
             split = len(pile) - drawn_since(pile, game.state.decks.get(name, []))
@@ -61,13 +66,18 @@ class Dealer:
             if alike and top is not None:  # the card itself among them, in canonical order
                 alike = _in_canonical_order(pile, [*alike, top])
             self.decks.append((name, split, order, alike, top))
+            self.splits[name] = split
+        self.hidden = _hidden_slots(kept, seat)
 
     def deal(self, copy: Game, stream: random.Random) -> None:
         """Deal this copy of the kept game afresh, from the seat's stream."""
         decks = copy.state.decks
+        changed = self._deal_hidden(copy, stream) if self.hidden else set()
         for name, split, order, alike, top in self.decks:
             pile = decks[name]
             unseen = [pile[at] for at in order]
+            if name in changed:  # hidden cards came back into it: their canonical order
+                unseen.sort(key=_canonical)
             if top is not None and alike:
                 picked = alike[stream.randrange(len(alike))]
                 if picked != top:
@@ -77,6 +87,43 @@ class Dealer:
                     unseen.sort(key=_canonical)
             shuffle(unseen, stream)
             pile[:split] = unseen
+
+    def _deal_hidden(self, copy: Game, stream: random.Random) -> set[str]:
+        """Deal the other seats' hidden cards afresh, each kind from those they hold and the
+        undrawn cards of its deck; the decks whose undrawn cards changed."""
+        changed: set[str] = set()
+        actors = copy.state.actors
+        kind_decks = copy.rules.kind_decks
+        for kind, slots in self.hidden.items():
+            held = [getattr(actors[actor], pile)[at] for actor, pile, at in slots]
+            deck = kind_decks.get(kind)
+            pile = copy.state.decks.get(deck or "", [])
+            undrawn = [at for at in range(self.splits.get(deck or "", 0)) if pile[at].kind == kind]
+            pool = sorted([*held, *(pile[at] for at in undrawn)], key=_canonical)
+            shuffle(pool, stream)
+            for (actor, where, at), card in zip(slots, pool, strict=False):
+                getattr(actors[actor], where)[at] = card
+            for at, card in zip(undrawn, pool[len(slots) :], strict=True):
+                pile[at] = card
+            if undrawn and deck is not None:
+                changed.add(deck)
+        return changed
+
+
+def _hidden_slots(kept: Game, seat: int) -> dict[str, list[tuple[int, str, int]]]:
+    """Where the other seats hold cards of hidden kinds, by kind: (actor, pile, place)."""
+    hidden = kept.rules.hidden
+    slots: dict[str, list[tuple[int, str, int]]] = {}
+    if not hidden:
+        return slots
+    for index, actor in enumerate(kept.state.actors):
+        if actor.seat is None or actor.seat == seat:
+            continue
+        for where in ("owned", "items"):
+            for at, card in enumerate(getattr(actor, where)):
+                if card.kind in hidden:
+                    slots.setdefault(card.kind, []).append((index, where, at))
+    return slots
 
 
 def _in_canonical_order(pile: list[CardInstance], places: Iterable[int]) -> list[int]:
