@@ -101,14 +101,15 @@ def test_the_pure_sources_need_no_mypy_extensions() -> None:
 
 
 @pytest.mark.skipif(compiled.freshness() != "fresh", reason="no fresh `make compiled` build")
+@pytest.mark.parametrize(("policy", "games"), [(None, 8), ("mcts:4", 2)])
 def test_a_sweep_on_the_compiled_runtime_gives_the_figures_of_the_pure_one(
-    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch, policy: str | None, games: int
 ) -> None:
-    request = SimulateRequest(8, 5, players=4, as_json=True, workers=2)
+    request = SimulateRequest(games, 5, players=4, policy=policy, as_json=True, workers=2)
     monkeypatch.setenv(compiled.PURE_ENV, "1")
     pure_code, pure = _simulate(pack, monkeypatch, request)
     monkeypatch.setenv(compiled.PURE_ENV, "0")
     assert command.stale_note() is None
     fast_code, fast = _simulate(pack, monkeypatch, request)
     assert pure_code == fast_code == 0, pure
-    assert fast == pure and json.loads(fast)["games"] == 8
+    assert fast == pure and json.loads(fast)["games"] == games
