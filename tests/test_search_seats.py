@@ -68,3 +68,14 @@ def test_a_bad_mcts_budget_is_refused_with_what_fits(name: str) -> None:
         policy_named(name)
     code, output = run("simulate", str(ROOT_PACKS / "cool-name"), "--policy", name)
     assert code == 2 and "mcts:200" in output and "Traceback" not in output
+
+
+def test_play_seats_a_searching_policy_with_its_budget() -> None:
+    pack = str(ROOT_PACKS / "cool-name")
+    code, output = run(
+        "play", pack, "--game", "--players", "2", "--policy", "mcts:4", "--seed", "3"
+    )
+    assert code == 0, output
+    assert "--policy mcts:4" in output  # the line that plays it again names the budget
+    code, output = run("play", pack, "--game", "--players", "2", "--seats", "greedy,mcts:x")
+    assert code == 2 and "mcts:200" in output and "Traceback" not in output

@@ -38,7 +38,15 @@ from runtime.datagame import whole_game_of
 from runtime.decisions import Decision, DecisionError
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
-from runtime.policies import POLICIES, Policy, Seat, policy_named, seat_policies
+from runtime.policies import (
+    POLICIES,
+    Policy,
+    PolicyError,
+    Seat,
+    UnknownPolicy,
+    policy_named,
+    seat_policies,
+)
 from runtime.testing import card_line, runtime_failure
 from runtime.whole import NotWhole, Outcome, WholeGame
 
@@ -94,9 +102,15 @@ def settle(whole: WholeGame, request: GameRequest) -> Table:
         default = HUMAN if request.interactive and not request.as_json else "random"
         seats = (request.policy or default,) * players
     for name in seats:
-        if name != HUMAN and name not in POLICIES:
+        if name == HUMAN:
+            continue
+        try:
+            policy_named(name)
+        except UnknownPolicy:
             known = ", ".join(sorted([*POLICIES, HUMAN]))
-            raise UsageError(f"unknown seat {name!r}: a seat is one of {known}")
+            raise UsageError(f"unknown seat {name!r}: a seat is one of {known}") from None
+        except PolicyError as error:
+            raise UsageError(f"seat {name!r}: {error}") from None
     if request.as_json and HUMAN in seats:
         raise UsageError("--json plays no human seat: give each seat a policy")
     until = request.until or whole.phases[-1]
