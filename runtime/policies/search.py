@@ -4,8 +4,7 @@ Both play a decision's answers out on copies of the game (`runtime.policies.look
 afresh in all the seat cannot see (`runtime.policies.view`), to the end of the turn, where the
 state is valued (`runtime.policies.evaluation`). Within a playout, every other question (the
 seat's own later ones for `greedy`, everyone else's for both) is answered as the rules answer
-it where they do (`decision.default` of a procedural question, as where a move heads) and at
-random elsewhere.
+it where the answer is theirs (`GameModule.guided`: where a step heads) and at random elsewhere.
 
 - `greedy` plays each answer out once and takes the best.
 - `mcts:N` is information-set Monte Carlo tree search (Cowling, Powley and Whitehouse, 2012):
