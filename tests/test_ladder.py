@@ -206,3 +206,13 @@ def test_a_game_that_revealed_no_phenomenon_had_no_order_on_the_chart() -> None:
     labels = whole.outcome(game).labels
     assert labels["phenomenon"] == "none"
     assert "order on the chart" not in labels
+
+
+def test_a_sweep_on_random_seats_alone_says_they_are_a_floor(tmp_path: Path) -> None:
+    page = tmp_path / "sweep.html"
+    options = ["--games", "2", "--players", "2", "--seed", "1", "--workers", "1"]
+    code, output = run("simulate", str(COOL_NAME), *options, "--report", str(page))
+    assert code == 0 and "random seats are a floor, not a forecast" in output
+    assert "Random seats are a floor, not a forecast" in page.read_text(encoding="utf-8")
+    code, output = run("simulate", str(COOL_NAME), *options, "--policy", "greedy")
+    assert code == 0 and "a floor" not in output

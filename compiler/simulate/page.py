@@ -22,6 +22,7 @@ from compiler.report.faces import FACE_POLICY
 from compiler.report.report import template_environment
 from compiler.simulate.text import difference_rows
 from runtime.simulation.figures import Figures
+from runtime.simulation.ladder import FLOOR
 
 WIDTH = 520.0
 HEIGHT = 150.0
@@ -150,6 +151,7 @@ def render(compiled: CompiledPack, summary: Figures) -> str:
         "cards": _cards(summary),
         "compared": summary.get("compared with"),
         "differences": _differences(summary),
+        "floor": FLOOR if set(summary["policies"]) == {"random"} else None,
     }
     return template_environment("compiler.simulate").get_template("simulate.html").render(context)
 
