@@ -42,10 +42,6 @@ class Diverged(Exception):
     """A playout's replay of the turn so far did not ask what the game asked."""
 
 
-class Horizon(Exception):
-    """A playout reached the point where its state is valued, before the turn's end."""
-
-
 class _NoDice:
     """The dice of a copy kept only to be copied again: it is never played."""
 
@@ -189,8 +185,8 @@ class Lookahead:
         value: Callable[[Game, int], float],
     ) -> float | None:
         """Play the turn again from its start with what the seat cannot see dealt afresh, the
-        answers given so far, `then` for the rest; the state at its end (or at a `Horizon`)
-        valued for the seat. None when the replay went elsewhere."""
+        answers given so far, `then` for the rest; the state at its end valued for the seat.
+        None when the replay went elsewhere."""
         checkpoint = self.checkpoint
         assert checkpoint is not None, "a playout needs a turn under way"
         self.playouts += 1
@@ -208,7 +204,7 @@ class Lookahead:
         actor = copy.state.actors[checkpoint.actor]
         try:
             take_turn(copy, actor, checkpoint.phase)
-        except (RunEnded, Horizon):
+        except RunEnded:
             pass
         except (Diverged, DecisionError, DiceError, RunawayError):
             self.diverged += 1
