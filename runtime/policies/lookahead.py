@@ -152,6 +152,9 @@ class Lookahead:
         self._dealer: tuple[Decision, Dealer] | None = None  # the question dealt for last
         self.playouts = 0  # playouts played, for the bench
         self.diverged = 0  # playouts whose replay went elsewhere (none should)
+        # playouts whose turn ended before the question came: a question asked between turns
+        # (a phase's steps, a round's start), which the turn kept cannot reach
+        self.unreached = 0
 
     def turn_begins(self, actor: Actor, phase: Phase) -> None:
         """Keep the game as this turn begins."""
@@ -208,5 +211,8 @@ class Lookahead:
             pass
         except (Diverged, DecisionError, DiceError, RunawayError):
             self.diverged += 1
+            return None
+        if replay.next <= len(checkpoint.answers):
+            self.unreached += 1
             return None
         return value(copy, seat)
