@@ -15,7 +15,10 @@ from runtime.decisions import Decision
 from runtime.game import Game
 from runtime.games.lobotomy_clash import clash_begun, is_warden
 from runtime.games.lobotomy_table import MEMORY_TOKEN
+from runtime.policies import policy_named, seat_policies
 from runtime.rounds import play_round
+from runtime.simulation.record import Sweep, play_game
+from runtime.whole import game_seed
 from tests.conftest import ROOT
 from tests.helpers import compiled, run, sweep_figures
 
@@ -198,3 +201,23 @@ def test_the_monsters_attack_step_with_forced_dice(
     assert attacks, "the monster beside the character attacks in step 7"
     died = any(e.kind == "death" for e in events)
     assert (player.stats.get("health") < health or died) is hurt
+
+
+def test_a_monster_killed_is_not_counted_among_the_deaths() -> None:
+    """The figures' deaths are the seats' characters': a monster's death is logged, never
+    counted with them."""
+    pack = compiled(PACK)
+    whole = whole_game_of(pack.rules, pack.whole)
+    sweep = Sweep(3, 2, ("random", "random"), whole.phases[-1], whole.phases)
+    monsters = seats = 0
+    for index in range(4):
+        record = play_game(whole, pack.rules, pack.cards, sweep, index)
+        game = whole.new_game(pack.rules, pack.cards, 2, game_seed(3, index))
+        seat_policies(game, policy_named("random"))
+        whole.play(game, whole.phases[-1])
+        names = {player.name for player in game.state.players}
+        died = [e.data.get("player") for e in game.log.events if e.kind == "death"]
+        seats += sum(1 for name in died if name in names)
+        monsters += sum(1 for name in died if name not in names)
+        assert len(record.death_rounds) == sum(1 for name in died if name in names)
+    assert monsters > 0 and seats > 0

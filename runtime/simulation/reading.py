@@ -101,9 +101,12 @@ class LogReader:
                 if "title" in data:
                     self._tally(str(data["title"])).drawn += 1
             elif kind == "death":
+                died = str(data.get("player"))
+                if died not in values:  # an actor no seat plays (a monster killed) is no loss
+                    continue
                 self.death_rounds.append(this_round)
                 self._tally(event.card).deaths += 1
-                living.discard(str(data.get("player")))
+                living.discard(died)
                 rows = [stats for name, stats in values.items() if name in living]
             elif kind == PHASE_OVER:
                 part += 1
