@@ -14,8 +14,9 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.datagame import data_whole_game, legal_actions, whole_game_of
-from runtime.decisions import Decision, ScriptedDecisions
-from runtime.whole import NotWhole
+from runtime.decisions import Decision, DecisionMaker, ScriptedDecisions
+from runtime.game import Game
+from runtime.whole import NotWhole, WholeGame
 from tests.helpers import compiled, run, sweep_figures
 
 RULES = """\
@@ -180,13 +181,19 @@ def test_a_seat_that_only_waits_loses_to_the_dark(lamp_compiled: CompiledPack) -
     assert done.result == "lost" and game.state.round == 9 and done.stopped is None
 
 
+def played(folder: Path, rules: str, seats: int, answers: DecisionMaker) -> tuple[WholeGame, Game]:
+    """A Lamp Watch variant of these rules played whole, seed 3, with these answers."""
+    pack = compiled(lamp_pack(folder, rules))
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, seats, 3)
+    game.decisions = answers
+    whole.play(game, "game")
+    return whole, game
+
+
 def test_a_game_that_never_ends_stops_at_the_round_limit(tmp_path: Path) -> None:
     endless = RULES.replace('lost: "dark >= 9"', 'lost: "dark >= 99"')
-    pack = compiled(lamp_pack(tmp_path / "endless", endless))
-    whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 1, 3)
-    game.decisions = _Ending()
-    whole.play(game, "game")
+    whole, game = played(tmp_path / "endless", endless, 1, _Ending())
     done = whole.outcome(game)
     assert done.result is None and done.stopped == "round limit" and game.state.round == 30
 
@@ -264,11 +271,7 @@ def test_play_refuses_a_broken_game_section_before_playing(tmp_path: Path) -> No
 
 def test_the_turn_starts_with_the_effects_the_data_gives_it(tmp_path: Path) -> None:
     rules = RULES.replace("  turn_ends: advance dark\n", "  turn_starts: lose oil 1\n")
-    pack = compiled(lamp_pack(tmp_path / "dawn", rules))
-    whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 2, 3)
-    game.decisions = _Ending()
-    whole.play(game, "game")
+    whole, game = played(tmp_path / "dawn", rules, 2, _Ending())
     # Each seat starts with 3 + 1 oil, and loses one a turn: out in the fourth round.
     assert game.state.over == "lost" and game.state.round == 4
     assert whole.outcome(game).tallies["dark at the end"] == 0
@@ -279,11 +282,8 @@ def test_what_the_rules_put_on_this_stays_for_the_game(tmp_path: Path) -> None:
         "      effect: advance light\n",
         "      effect: |\n        put 1 batteries on this\n        advance light\n",
     ).replace("tracks:\n", "tracks:\n  batteries: {min: 0, max: 9, start: 0, on: card}\n")
-    pack = compiled(lamp_pack(tmp_path / "kept", rules))
-    whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 1, 3)
-    game.decisions = ScriptedDecisions([])  # the rule's answer: the first legal action, a trim
-    whole.play(game, "game")
+    # the rule's answer: the first legal action, a trim
+    _, game = played(tmp_path / "kept", rules, 1, ScriptedDecisions([]))
     assert game.state.over == "won" and game.state.tracks["light"] == 6
     assert game.state.rules_card is not None
     assert game.state.rules_card.tokens == {"batteries": 6}  # one a trim, all kept
