@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from compiler.simulate import command
 from runtime.policies import policy_named, seat_policies
 from runtime.simulation.ladder import FEWEST_TO_FLAG, flags, ladder, rate, skill_gap
 from tests.helpers import ROOT_PACKS, coma_ward_whole, compiled, run
@@ -97,46 +98,20 @@ def test_a_ladder_reads_every_rung_side_by_side_and_per_value() -> None:
     assert summary["values"]["A"]["by rung"]["random"]["won"] == 2
 
 
-@pytest.fixture(scope="module")
-def laddered(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, str]:
-    """A small ladder of Cool Name, as JSON, its page and its text."""
-    page = tmp_path_factory.mktemp("ladder") / "ladder.html"
+def test_the_ladder_names_every_rung_and_says_random_is_a_floor() -> None:
     options = ["--games", "6", "--players", "2", "--seed", "4", "--workers", "1"]
-    code, output = run("simulate", str(COOL_NAME), *options, "--ladder", "--rungs", RUNGS)
-    assert code == 0, output
-    code, data = run(
-        "simulate", str(COOL_NAME), *options, "--ladder", "--rungs", RUNGS, "--json",
-        "--report", str(page),
-    )  # fmt: skip
+    code, text = run("simulate", str(COOL_NAME), *options, "--ladder", "--rungs", RUNGS)
+    assert code == 0, text
+    code, data = run("simulate", str(COOL_NAME), *options, "--ladder", "--rungs", RUNGS, "--json")
     assert code == 0, data
-    summary, _ = json.JSONDecoder().raw_decode(data[data.index("{") :])  # then "wrote ..."
-    return summary, page, output
-
-
-def test_the_ladder_names_every_rung_and_says_random_is_a_floor(
-    laddered: tuple[dict[str, Any], Path, str],
-) -> None:
-    summary, _, text = laddered
+    summary = json.loads(data)
     assert summary["rungs"] == RUNGS.split(",")
     for rung in RUNGS.split(","):
-        assert f"  {rung}: " in text
-        assert summary["overall"]["by rung"][rung]["policies"] == [rung, rung]
+        entry = summary["overall"]["by rung"][rung]
+        assert entry["policies"] == [rung, rung]
+        assert f"  {rung}: {entry['win rate'] * 100:.1f} % [" in text  # the text is the JSON's
     assert "random seats are a floor, not a forecast" in text
     assert "skill gap" in text
-
-
-def test_the_ladder_page_opens_in_chromium_with_its_charts(
-    laddered: tuple[dict[str, Any], Path, str], tmp_path: Path
-) -> None:
-    if BROWSER is None:
-        pytest.skip("no headless Chromium on this machine")
-    _, page, _ = laddered
-    done = browse(page, tmp_path / "profile", "--dump-dom")
-    dom = done.stdout.decode()
-    assert done.returncode == 0
-    assert dom.count('data-kind="ladder"') == 1  # Cool Name names no breakdown: every game
-    for rung in RUNGS.split(","):
-        assert f">{rung}<" in dom
 
 
 SEATS = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
@@ -161,6 +136,8 @@ def test_every_games_ladder_page_opens_in_chromium_and_names_what_its_flags_fire
     dom = done.stdout.decode()
     values = summary["values"]
     assert dom.count('data-kind="ladder"') == 1 + len(values)  # every game, then each value
+    for rung in ("random", "bold"):
+        assert f">{rung}<" in dom
     flagged = {value: entry["flags"] for value, entry in values.items() if entry["flags"]}
     for value, said in {"": summary["overall"]["flags"], **flagged}.items():
         if value:
@@ -216,3 +193,18 @@ def test_a_sweep_on_random_seats_alone_says_they_are_a_floor(tmp_path: Path) -> 
     assert "Random seats are a floor, not a forecast" in page.read_text(encoding="utf-8")
     code, output = run("simulate", str(COOL_NAME), *options, "--policy", "greedy")
     assert code == 0 and "a floor" not in output
+
+
+def test_a_ladder_checks_and_compiles_its_pack_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[Path] = []
+    load = getattr(command, "load_compiled")  # noqa: B009 - the name play_sweep calls
+
+    def counted(path: Path, *args: Any) -> Any:
+        loads.append(path)
+        return load(path, *args)
+
+    monkeypatch.setattr(command, "load_compiled", counted)
+    options = ["--games", "2", "--players", "2", "--seed", "1", "--workers", "1"]
+    code, output = run("simulate", str(COOL_NAME), *options, "--ladder", "--rungs", RUNGS)
+    assert code == 0, output
+    assert loads == [COOL_NAME]

@@ -9,6 +9,7 @@ error (E0460) that names its index and seed, so it can be replayed; the others a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,10 +134,12 @@ def play_sweep(
     report_to: Emit,
     style: Style,
     progress: Progress | None,
+    compiled: CompiledPack | None = None,
 ) -> Swept | None:
-    """Check and compile a pack and play the sweep asked for on it; None, its errors
-    printed, if it cannot be played."""
-    compiled = load_compiled(path, ruleset, report_to, style)
+    """Check and compile a pack (unless it is given so) and play the sweep asked for on it;
+    None, its errors printed, if it cannot be played."""
+    if compiled is None:
+        compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return None
     try:
@@ -186,12 +189,18 @@ def seat_names(request: SimulateRequest) -> list[str]:
     if request.policy is not None and request.seats is not None:
         raise UsageError("give --policy (every seat) or --seats (one per seat), not both")
     named = [n.strip() for n in request.seats.split(",")] if request.seats is not None else []
-    for name in [*named, *([request.policy] if request.policy else [])]:
+    known_policies([*named, *([request.policy] if request.policy else [])])
+    return named
+
+
+def known_policies(names: Sequence[str]) -> None:
+    """Each name a policy `policy_named` knows (a budget that fits, for `mcts:N`); a
+    UsageError that says what does not."""
+    for name in names:
         try:
             policy_named(name)
         except PolicyError as error:
             raise UsageError(str(error)) from None
-    return named
 
 
 def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Path) -> Diagnostic:

@@ -22,10 +22,16 @@ from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.files import write_atomically
 from compiler.playing import Emit
-from compiler.render import Style, plain
+from compiler.render import Style, plain, render_text
 from compiler.report.faces import FACE_POLICY
 from compiler.report.report import check_html_output, template_environment
-from compiler.simulate.command import SimulateRequest, play_sweep, seat_names
+from compiler.simulate.command import (
+    SHOWN_FAILURES,
+    SimulateRequest,
+    game_failed,
+    known_policies,
+    play_sweep,
+)
 from compiler.simulate.compiled import stale_note
 from compiler.simulate.pool import Progress
 from compiler.simulate.text import rate_text
@@ -43,7 +49,7 @@ def rungs_of(text: str | None) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",")) if text else DEFAULT_RUNGS
     if len(names) < 2 or len(set(names)) != len(names):
         raise UsageError("--rungs names two policies or more, each once (random first)")
-    seat_names(SimulateRequest(1, 0, seats=",".join(names)))
+    known_policies(names)
     return names
 
 
@@ -71,14 +77,17 @@ def simulate_ladder(
     for rung in rungs:
         if not request.as_json:
             report_to(f"playing the rung {rung} ...")
-        swept = play_sweep(path, ruleset, replace(request, policy=rung), report_to, style, progress)
+        asked = replace(request, policy=rung)
+        # the pack is checked and compiled once, for the first rung; the others play it
+        swept = play_sweep(path, ruleset, asked, report_to, style, progress, compiled)
         if swept is None:
             return EXIT_CONTENT
         compiled = swept.compiled
         played.append((rung, figures(swept.sweep, swept.totals)))
-        if swept.totals.failures:
-            failed = len(swept.totals.failures)
-            report_to(f"{failed} games failed under {rung}: simulate --policy {rung} names them")
+        if swept.totals.failures:  # each names its seed and the command that plays it again
+            for failure in swept.totals.failures[:SHOWN_FAILURES]:
+                diagnostic = game_failed(compiled, swept.sweep, failure, path)
+                report_to(render_text(diagnostic, compiled.sources(), style))
             return EXIT_CONTENT
     assert compiled is not None
     breakdown = compiled.whole.breakdown if compiled.whole is not None else None
