@@ -2,11 +2,11 @@
 to the runtime kept play the same, move for move (a speed-up must print the same fingerprint).
 
 `python scripts/game_fingerprint.py [--games N]` plays Coma Ward at 2, 4 and 6 seats with the
-game's own random decisions and with each policy, to the game's end, log on, and prints one hash
-per group and one for all. It also checks that the log-off run of each game ends in the same
-state as the log-on run. `--pack content/cool-name --game cool-name --seats 1,2,4` does the same
-for another game that plays whole (from its module's `WHOLE` or its ruleset's `game:` section);
-a count of seats the game does not allow is left out.
+game's own random decisions and with each policy that does not search (`FINGERPRINTED`), to the
+game's end, log on, and prints one hash per group and one for all. It also checks that the
+log-off run of each game ends in the same state as the log-on run. `--pack content/cool-name
+--game cool-name --seats 1,2,4` does the same for another game that plays whole (its ruleset's
+`game:` section); a count of seats the game does not allow is left out.
 """
 
 from __future__ import annotations
