@@ -42,6 +42,15 @@ def _enum(error: Any) -> Explanation:
     )
 
 
+def _const(error: Any) -> Explanation:
+    wanted = error.validator_value
+    shown = "true" if wanted is True else "false" if wanted is False else repr(wanted)
+    return (
+        f"{error.instance!r} is not allowed in {_where(error)}",
+        f"the only value allowed is {shown}",
+    )
+
+
 _YAML_WORDS = {
     "string": "a text",
     "integer": "a whole number",
@@ -107,7 +116,7 @@ _EXPLAINERS: dict[str, Callable[[Any], Explanation]] = {
     "additionalProperties": _additional,
     "required": _required,
     "enum": _enum,
-    "const": _enum,
+    "const": _const,
     "type": _type,
     "not": _not,
     "pattern": _pattern,

@@ -191,3 +191,9 @@ def test_the_linear_merge_order_is_the_c3_order_of_every_small_graph() -> None:
             expected = _c3_by_search(str(node), lineages)
             assert linearize(str(node), lineages) == expected
             orders[node] = expected
+
+
+def test_a_value_that_must_be_true_is_explained_not_a_crash(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "cool-name", "slots:\n  mood: {text: false}\n")
+    ((code, line, _, message),) = problems(tmp_path)
+    assert code == "E0412" and line == 6 and "False is not allowed" in message
