@@ -197,3 +197,16 @@ def test_a_value_that_must_be_true_is_explained_not_a_crash(tmp_path: Path) -> N
     ruleset_file(tmp_path, "rules", "cool-name", "slots:\n  mood: {text: false}\n")
     ((code, line, _, message),) = problems(tmp_path)
     assert code == "E0412" and line == 6 and "False is not allowed" in message
+
+
+@pytest.mark.parametrize("base", ["3", "{stats: strength}", "{stats: [strength], dice: two}"])
+def test_a_dice_check_whose_base_is_malformed_is_explained(tmp_path: Path, base: str) -> None:
+    check = (
+        "checks:\n  brace:\n    pattern: brace\n    text: brace\n    procedure: coma-ward-attack\n"
+        "    outcomes: successes\n    params:\n"
+        f"      base: {base}\n"
+        "      faces: {success: [6], suspense: [], failure: [1, 2, 3, 4, 5]}\n"
+    )
+    ruleset_file(tmp_path, "rules", "coma-ward", check)
+    ((code, line, _, message),) = problems(tmp_path)
+    assert code == "E0412" and line == 12 and "its base" in message, message

@@ -212,11 +212,17 @@ def pool_stats(params: Mapping[str, Any], args: Mapping[str, Any], rules: RulesV
 
 def validate_pool(params: Mapping[str, Any], stats: Collection[str]) -> list[str]:
     """The faces of a pool are each of one kind, some face succeeds, its stats exist."""
-    problems = [
-        f"it rolls unknown stat {stat!r}"
-        for stat in (params.get("base") or {}).get("stats", ())
-        if stat not in stats
-    ]
+    base = params.get("base") or {}
+    if not isinstance(base, Mapping):
+        return ["its base is a mapping: {stats: [..], dice: N}"]
+    based = base.get("stats", ())
+    if isinstance(based, str) or not isinstance(based, Sequence):
+        return ["its base stats are a list of stat names"]
+    if not all(isinstance(s, str) for s in based):
+        return ["its base stats are a list of stat names"]
+    if not isinstance(base.get("dice", 0), int):
+        return ["its base dice are a whole number"]
+    problems = [f"it rolls unknown stat {stat!r}" for stat in based if stat not in stats]
     faces = params.get("faces")
     if not isinstance(faces, Mapping):
         return [*problems, "a pool needs its faces: {success: [..], suspense: [..], failure: [..]}"]
