@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -18,6 +19,12 @@ SPECIMEN_ROOTS = [TESTS / "specimens"]
 # The suite plays on the pure runtime even where `make compiled` built one (the compiled runtime's
 # own test turns it on): what it checks must not depend on what was built in the checkout.
 os.environ.setdefault("PILLBOX_PURE_RUNTIME", "1")
+
+# The gate's property tests draw the same examples every run, so a merge is never refused by a draw
+# that no one saw locally; `make fuzz` sets PILLBOX_FUZZ_EXAMPLES and draws afresh to explore.
+settings.register_profile("gate", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile("explore" if "PILLBOX_FUZZ_EXAMPLES" in os.environ else "gate")
 
 EXPECT_RE = re.compile(r"#\s*expect:\s*(\d+)(?::(\d+))?\s*(.*)")
 
