@@ -110,6 +110,8 @@ fuzz: $(STAMP)
 		tests/test_fuzz_commands.py tests/test_quickschema.py -q -p no:cacheprovider
 	PILLBOX_WHOLE_GAMES=1000 $(BIN)/python -m pytest tests/test_cool_name_whole.py \
 		tests/test_lobotomy_whole.py tests/test_comanauts_whole.py -q -p no:cacheprovider
+	PILLBOX_SERVE_SOAK_SECONDS=60 PILLBOX_SERVE_SOAK_BUSY=50 PILLBOX_SERVE_SOAK_PACK=content/coma-ward \
+		$(BIN)/python -m pytest tests/test_serve_soak.py -q -s -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.

@@ -6,14 +6,15 @@ from __future__ import annotations
 import http.client
 import socket
 import struct
-import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from compiler.printing.layout import Face
-from compiler.serve.app import Handler, PreviewServer, Published
+from compiler.serve import server as local_server
+from compiler.serve.app import PreviewServer, Published
 from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
 from compiler.serve.pictures import Pictures
 from tests.helpers import make_pack, run
@@ -212,7 +213,7 @@ def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, 
     response = connection.getresponse()
     body = response.read()
     connection.close()
-    return response.status, dict(response.getheaders()), body
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 
 @pytest.fixture
@@ -222,23 +223,20 @@ def server(tmp_path: Path) -> Iterator[tuple[PreviewServer, Published]]:
     (tmp_path / "secret.txt").write_text("not to be served")
     published = Published(Snapshot(1, {"/": "<p>the pack</p>", "/card/x": "<p>x</p>"}), tmp_path)
     preview = PreviewServer(0, published)
-    thread = threading.Thread(target=preview.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    preview.start()
     yield preview, published
-    published.close()
-    preview.shutdown()
-    preview.server_close()
+    preview.stop()
 
 
 def test_the_server_answers_its_pages_and_pictures_and_nothing_else(
     server: tuple[PreviewServer, Published],
 ) -> None:
     preview, _ = server
-    port = preview.server_address[1]
-    assert preview.server_address[0] == "127.0.0.1" and preview.url.startswith("http://127.0.0.1:")
+    port = preview.port
+    assert preview.host == "127.0.0.1" and preview.url.startswith("http://127.0.0.1:")
     assert _get(port, "/")[2] == b"<p>the pack</p>"
     status, headers, body = _get(port, SCRIPT)
-    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert status == 200 and headers["content-type"].startswith("text/javascript")
     assert b"EventSource" in body
     assert _get(port, "/faces/" + "a" * 64 + ".png")[2] == b"\x89PNG made up"
     for path in (
@@ -259,11 +257,11 @@ def test_the_event_stream_tells_each_new_generation(
     server: tuple[PreviewServer, Published],
 ) -> None:
     preview, published = server
-    port = preview.server_address[1]
+    port = preview.port
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     connection.request("GET", "/events")
     response = connection.getresponse()
-    assert response.getheader("Content-Type") == "text/event-stream"
+    assert response.getheader("Content-Type", "").startswith("text/event-stream")
     assert response.readline() == b"event: update\n" and response.readline() == b"data: 1\n"
     assert response.readline() == b"\n"
     published.publish(Snapshot(2, {"/": "<p>changed</p>"}))
@@ -291,13 +289,12 @@ def test_a_browser_that_hangs_up_is_no_error_and_an_idle_one_is_let_go(
 ) -> None:
     # A page reloaded while it loaded printed ConnectionResetError and BrokenPipeError
     # tracebacks (379 in an hour); a connection that sent nothing held a thread for ever.
-    monkeypatch.setattr(Handler, "timeout", 0.5)
+    monkeypatch.setattr(local_server, "REQUEST_SECONDS", 0.5)
     big = "<p>" + "x" * 8_000_000 + "</p>"
     published = Published(Snapshot(1, {"/": big}), tmp_path)
     preview = PreviewServer(0, published)
-    thread = threading.Thread(target=preview.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    port = preview.server_address[1]
+    preview.start()
+    port = preview.port
     try:
         for _ in range(5):  # ask for the page and reset the connection before reading it
             hanging = socket.create_connection(("127.0.0.1", port))
@@ -310,7 +307,70 @@ def test_a_browser_that_hangs_up_is_no_error_and_an_idle_one_is_let_go(
         idle.close()
         assert _get(port, "/")[0] == 200
     finally:
-        published.close()
-        preview.shutdown()
-        preview.server_close()
+        preview.stop()
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_answers_say_not_to_sniff_frame_or_refer_and_pages_carry_their_policy(
+    server: tuple[PreviewServer, Published],
+) -> None:
+    preview, _ = server
+    status, headers, _ = _get(preview.port, "/")
+    assert status == 200 and headers["content-security-policy"] == LIVE_POLICY
+    for answered in (headers, _get(preview.port, "/nowhere")[1]):
+        assert answered["x-content-type-options"] == "nosniff"
+        assert answered["x-frame-options"] == "DENY"
+        assert answered["referrer-policy"] == "no-referrer"
+    assert _get(preview.port, "/", host="evil.example")[1]["x-frame-options"] == "DENY"
+
+
+def test_a_request_trickled_a_byte_at_a_time_is_cut_off_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # uvicorn's keep-alive clock restarts at every byte, so a request sent a byte at a time
+    # held its connection for ever; the deadline runs from when the connection opened.
+    monkeypatch.setattr(local_server, "REQUEST_SECONDS", 0.6)
+    preview = PreviewServer(0, Published(Snapshot(1, {"/": "<p>x</p>"}), tmp_path))
+    preview.start()
+    try:
+        slow = socket.create_connection(("127.0.0.1", preview.port))
+        slow.settimeout(0.2)
+        started = time.monotonic()
+        closed = False
+        while time.monotonic() - started < 5 and not closed:
+            try:
+                slow.sendall(b"G")
+                closed = slow.recv(1) == b""
+            except TimeoutError:
+                continue
+            except OSError:
+                closed = True
+        slow.close()
+        assert closed and time.monotonic() - started < 2
+    finally:
+        preview.stop()
+
+
+def test_connections_past_the_cap_are_closed_as_they_come_and_the_page_stays_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local_server, "MAX_CONNECTIONS", 4)
+    preview = PreviewServer(0, Published(Snapshot(1, {"/": "<p>x</p>"}), tmp_path))
+    preview.start()
+    crowd = [socket.create_connection(("127.0.0.1", preview.port)) for _ in range(4)]
+    try:
+        extra = socket.create_connection(("127.0.0.1", preview.port))
+        extra.settimeout(5)
+        try:
+            got = extra.recv(1)
+        except ConnectionResetError:  # aborted: closed with a reset, not a goodbye
+            got = b""
+        assert got == b""
+        extra.close()
+        crowd.pop().close()
+        time.sleep(0.1)
+        assert _get(preview.port, "/")[0] == 200
+    finally:
+        for connection in crowd:
+            connection.close()
+        preview.stop()

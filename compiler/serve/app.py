@@ -1,177 +1,172 @@
 """The HTTP side of `pillbox serve`: the pages of the latest snapshot, face pictures, events.
 
-The server listens on 127.0.0.1 only and answers GET alone: `/` (the pack), `/card/<slug>` (a
-card), `/faces/<sha256>.png` (a face picture, only a name the pictures folder gives, never a
-path), `/live.js` (pillbox's script) and `/events`, a stream of server-sent events that says
-`update` with the generation of each new snapshot. Anything else is 404. Requests are served by
-threads, each reading the snapshot published last, which is never changed once published.
+The app answers GET alone: `/` (the pack), `/card/<slug>` (a card), `/faces/<sha256>.png` (a
+face picture, only a name the pictures folder gives, never a path), `/live.js` (pillbox's
+script) and `/events`, a stream of server-sent events that says `update` with the generation
+of each new snapshot. Anything else is 404. Pages are made in the server's worker threads, each
+reading the snapshot published last, which is never changed once published; `server.py` serves
+the app on 127.0.0.1 with its guards.
 """
 
 from __future__ import annotations
 
-import sys
+import asyncio
+import contextlib
 import threading
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlsplit
 
-from compiler.serve.pages import SCRIPT, Snapshot
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot
 from compiler.serve.pictures import PICTURE_NAME
-
-HOST = "127.0.0.1"
-"""The only address served: the page shows a pack's files to whoever can reach it."""
+from compiler.serve.server import LocalServer, bind
 
 KEEPALIVE_SECONDS = 15.0
 """An event stream says something this often, so a client gone away is noticed."""
 
 
 class Published:
-    """The latest snapshot, and a condition the event streams wait on for the next."""
+    """The latest snapshot, and the wake-up call the event streams wait on for the next.
+
+    The snapshot is published from the thread that checks the pack; the streams wait in the
+    server's event loop, which `attach` names, so a publish wakes them through that loop."""
 
     def __init__(self, snapshot: Snapshot, pictures: Path) -> None:
         self.snapshot = snapshot
         self.pictures = pictures
-        self.changed = threading.Condition()
         self.closing = False
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed: asyncio.Event | None = None
 
     def publish(self, snapshot: Snapshot) -> None:
         """Show this snapshot from now on, and tell every event stream."""
-        with self.changed:
+        with self._lock:
             self.snapshot = snapshot
-            self.changed.notify_all()
+        self._wake()
 
     def close(self) -> None:
         """End every event stream."""
-        with self.changed:
-            self.closing = True
-            self.changed.notify_all()
+        self.closing = True
+        self._wake()
 
-    def next_after(self, generation: int | None, seconds: float) -> int | None:
+    def _wake(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._ring)
+
+    def _ring(self) -> None:
+        """In the loop: wake whoever waits now; later waiters wait for the next change."""
+        if self._changed is not None:
+            self._changed.set()
+        self._changed = asyncio.Event()
+
+    def waiter(self) -> asyncio.Event:
+        """In the loop: the event the next publish sets."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    async def next_after(self, generation: int | None, seconds: float) -> int | None:
         """The generation of the snapshot after `generation`, waiting up to `seconds`; None if
         none came (or the server closes)."""
-        with self.changed:
-            self.changed.wait_for(
-                lambda: self.closing or self.snapshot.generation != generation, seconds
-            )
-            if self.closing or self.snapshot.generation == generation:
-                return None
-            return self.snapshot.generation
+        waiter = self.waiter()
+        if not self.closing and self.snapshot.generation == generation:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter.wait(), seconds)
+        if self.closing or self.snapshot.generation == generation:
+            return None
+        return self.snapshot.generation
 
 
-REQUEST_SECONDS = 10.0
-"""How long a connection may send or take nothing before it is closed."""
+def preview_app(published: Published) -> Starlette:
+    """The preview's pages, pictures, script and events, from whatever is published."""
 
-
-class Handler(BaseHTTPRequestHandler):
-    """One request to the preview."""
-
-    server: PreviewServer
-    server_version = "pillbox-serve"
-    sys_version = ""
-    # A connection that sends nothing (or reads nothing) for this long is closed: idle
-    # connections held a thread each for ever.
-    timeout = REQUEST_SECONDS
-
-    def do_GET(self) -> None:
-        """Answer a page, a picture, the script or the events; 404 for anything else."""
-        if self.headers.get("Host") not in self.server.hosts:
-            # Another name for this address (DNS rebinding): a web page elsewhere must not
-            # read the pack through the user's browser.
-            self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "not this server's name")
-            return
-        path = unquote(urlsplit(self.path).path)
-        published = self.server.published
-        if path == "/events":
-            self._events(published)
-            return
-        if path == SCRIPT:
-            self._send(_SCRIPT_TEXT.encode(), "text/javascript; charset=utf-8")
-            return
+    async def page(request: Request) -> Response:
+        path = request.url.path
         if path.startswith("/faces/"):
-            self._picture(published.pictures, path.removeprefix("/faces/"))
-            return
-        page = published.snapshot.page(path)
-        if page is None:
-            self._not_found()
-            return
-        self._send(page.encode("utf-8"), "text/html; charset=utf-8")
+            return await run_in_threadpool(_picture, published.pictures, path[len("/faces/") :])
+        snapshot = published.snapshot
+        # A card page is made on its first request: in a worker thread, not the event loop.
+        made = (
+            snapshot.page(path)
+            if snapshot.ready(path)
+            else await run_in_threadpool(snapshot.page, path)
+        )
+        if made is None:
+            return _not_found()
+        return Response(made, media_type="text/html; charset=utf-8", headers=_PAGE_HEADERS)
 
-    def do_HEAD(self) -> None:
-        """No HEAD: only what a browser showing the page asks for is answered."""
-        self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
+    async def script(request: Request) -> Response:
+        return Response(_SCRIPT_TEXT, media_type="text/javascript; charset=utf-8")
 
-    def _picture(self, folder: Path, name: str) -> None:
-        if not PICTURE_NAME.fullmatch(name):
-            self._not_found()
-            return
-        try:
-            data = (folder / name).read_bytes()
-        except OSError:
-            self._not_found()
-            return
-        # A picture's name is the hash of what it shows: it never changes.
-        self._send(data, "image/png", "public, max-age=31536000, immutable")
+    async def events(request: Request) -> Response:
+        return StreamingResponse(
+            _event_stream(published),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store"},
+        )
 
-    def _events(self, published: Published) -> None:
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        generation: int | None = None
-        try:
-            while not published.closing:
-                sent = published.next_after(generation, KEEPALIVE_SECONDS)
-                if sent is None:
-                    self.wfile.write(b": still here\n\n")
-                else:
-                    generation = sent
-                    self.wfile.write(f"event: update\ndata: {sent}\n\n".encode())
-                self.wfile.flush()
-        except OSError:  # the page went away
-            return
-
-    def _send(self, data: bytes, kind: str, cache: str = "no-store") -> None:
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", cache)
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _not_found(self) -> None:
-        self.send_error(HTTPStatus.NOT_FOUND, "no such page")
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the terminal shows the pack's checks, not every request."""
+    routes = [
+        Route("/events", events, methods=["GET"]),
+        Route(SCRIPT, script, methods=["GET"]),
+        Route("/{path:path}", page, methods=["GET"]),
+    ]
+    return Starlette(routes=routes)
 
 
-class PreviewServer(ThreadingHTTPServer):
-    """The preview's server: a thread a request, none kept waiting at exit."""
+async def _event_stream(published: Published) -> AsyncIterator[bytes]:
+    generation: int | None = None
+    while not published.closing:
+        sent = await published.next_after(generation, KEEPALIVE_SECONDS)
+        if sent is None:
+            yield b": still here\n\n"
+        else:
+            generation = sent
+            yield f"event: update\ndata: {sent}\n\n".encode()
 
-    daemon_threads = True
-    allow_reuse_address = True
+
+def _picture(folder: Path, name: str) -> Response:
+    if not PICTURE_NAME.fullmatch(name):
+        return _not_found()
+    try:
+        data = (folder / name).read_bytes()
+    except OSError:
+        return _not_found()
+    # A picture's name is the hash of what it shows: it never changes.
+    return Response(
+        data,
+        media_type="image/png",
+        headers={"Cache-Control": "public, max-age=31536000, immutable"},
+    )
+
+
+def _not_found() -> Response:
+    return PlainTextResponse("no such page", status_code=404)
+
+
+_PAGE_HEADERS = {"Cache-Control": "no-store", "Content-Security-Policy": LIVE_POLICY}
+
+
+class PreviewServer(LocalServer):
+    """The preview's server on 127.0.0.1: the port bound at once (OSError if taken)."""
 
     def __init__(self, port: int, published: Published) -> None:
-        super().__init__((HOST, port), Handler)
+        super().__init__(preview_app(published), bind(port))
         self.published = published
-        chosen = self.server_address[1]
-        self.hosts = {f"{HOST}:{chosen}", f"localhost:{chosen}"}
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A browser that hangs up (a page reloaded while it loads) or goes quiet is no error:
-        only what else goes wrong prints its traceback."""
-        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            return
-        super().handle_error(request, client_address)
-
-    @property
-    def url(self) -> str:
-        """The address of the pack page."""
-        return f"http://{HOST}:{self.server_address[1]}/"
+    def stop(self) -> None:
+        """End the event streams, then the server."""
+        self.published.close()
+        super().stop()
 
 
 _SCRIPT_TEXT = resources.files("compiler.serve").joinpath("templates", "live.js").read_text()

@@ -79,6 +79,10 @@ class Snapshot:
         """Every page's path."""
         return [*self.pages, *self.later]
 
+    def ready(self, path: str) -> bool:
+        """Whether the page at this path is made (or there is none): answered without work."""
+        return self.broken or path not in self.later or path in self._made
+
     def page(self, path: str) -> str | None:
         """The page at this path, if there is one (a card page of a broken pack: its errors)."""
         if self.broken and path.startswith("/card/"):

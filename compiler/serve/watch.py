@@ -1,12 +1,12 @@
 """`pillbox serve PACK [--port N]`: the pack as a local page that follows every saved change.
 
 The pack is checked and its pages made in the main thread (where a template's deadline can
-interrupt it); the server answers from a thread of its own, and `watchfiles` waits for changes
-to the pack's folder in another, from before the first check, so no save is missed. Each batch
-of changes makes a new snapshot, published at once with the faces that changed in frames (as
-the report shows them), then again once they are laid out as print lays them out: the page's
-script hears of each through `/events` and swaps the new page in. Ctrl-C stops it all and
-removes the face pictures.
+interrupt it); the server answers from an event loop in a thread of its own, and `watchfiles`
+waits for changes to the pack's folder in another, from before the first check, so no save is
+missed. Each batch of changes makes a new snapshot, published at once with the faces that
+changed in frames (as the report shows them), then again once they are laid out as print lays
+them out: the page's script hears of each through `/events` and swaps the new page in. Ctrl-C
+stops it all and removes the face pictures.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: St
             generation = 1
             snapshot = _rebuild(path, ruleset, pictures, generation, emit, style)
             published.publish(snapshot)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            server.start()
             emit(f"serving {folder} at {server.url} (Ctrl-C stops)")
             try:
                 while True:
@@ -65,9 +65,7 @@ def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: St
                     snapshot = _rebuild(path, ruleset, pictures, generation, emit, style)
                     published.publish(snapshot)
             finally:
-                published.close()
-                server.shutdown()
-                server.server_close()
+                server.stop()
     finally:
         stop.set()
 
