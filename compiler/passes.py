@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import math
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
+from importlib import resources
 from typing import Any, Literal, overload
 
 from compiler.ir import AnyCard, Card, CardFacts, Effect, Option, Outcome, TestFacts
@@ -292,10 +295,31 @@ def look_alike_titles(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic
 
 
 def printed_title(title: str) -> str:
-    """A title as it reads in print: NFKC, with the characters that print nothing left out."""
-    return "".join(
+    """A title as it reads in print: NFKC, with the characters that print nothing left out and
+    each letter of another script that looks like an ASCII one read as that one."""
+    shown = "".join(
         c for c in unicodedata.normalize("NFKC", title) if unicodedata.category(c) != "Cf"
     )
+    if shown.isascii():
+        return shown
+    looks = _ascii_look_alikes()
+    return "".join(looks.get(c, c) for c in shown)
+
+
+@functools.cache
+def _ascii_look_alikes() -> dict[str, str]:
+    """Each non-ASCII character Unicode's confusables table (UTS #39, as confusable_homoglyphs
+    ships it) says looks like an ASCII one, and that one. ASCII itself is left as typed: an
+    `l` and a `1` written on purpose are the designer's, a Cyrillic `і` pasted in is not."""
+    table = resources.files("confusable_homoglyphs").joinpath("confusables.json")
+    looks: dict[str, str] = {}
+    for character, alikes in json.loads(table.read_text(encoding="utf-8")).items():
+        if len(character) != 1 or character.isascii():
+            continue
+        ascii_alikes = sorted(a["c"] for a in alikes if len(a["c"]) == 1 and a["c"].isascii())
+        if ascii_alikes:
+            looks[character] = ascii_alikes[0]
+    return looks
 
 
 def _variants(ruleset: Ruleset, title: str, group: list[AnyCard]) -> Iterator[Diagnostic]:

@@ -146,14 +146,15 @@ def test_a_pack_loaded_again_is_not_parsed_again_and_each_load_has_its_own_ir(
 
 def test_titles_that_print_alike_are_warned_of(tmp_path: Path) -> None:
     # Knife, a Knife with a zero-width space, one with a soft hyphen and a direction mark,
-    # and a full-width one: unique titles to the check, five cards called Knife in print.
-    titles = ["Knife", "Kn\u200bife", "Kni\u00adfe\u200e", "Ｋｎｉｆｅ"]
+    # a full-width one and one with a Cyrillic і: unique titles to the check, five cards
+    # called Knife in print. A Café with an accent is its own title.
+    titles = ["Knife", "Kn\u200bife", "Kni\u00adfe\u200e", "Ｋｎｉｆｅ", "Kn\u0456fe", "Café"]
     cards = "".join(f'item "{title}" {{\n    type weapon\n}}\n\n' for title in titles)
     folder = make_pack(tmp_path / "knives", cards=cards)
     code, output = run("check", "--no-cache", str(folder))
     assert code == 0, output  # a warning: the pack still checks
     warned = [line for line in output.splitlines() if "warning[W0316]" in line]
-    assert [line.split(":")[1] for line in warned] == ["5", "9", "13"], output
+    assert [line.split(":")[1] for line in warned] == ["5", "9", "13", "17"], output
     assert "first at" in output and "'Kn\\u200bife'" in output
 
 
