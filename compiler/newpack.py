@@ -29,6 +29,7 @@ from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
+from compiler.installsource import Source, install_step, installed_source
 from compiler.newgame import GAME_BASE, RULESET_FILE, write_starter_game
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from compiler.yamlio import yaml_scalar
@@ -57,14 +58,19 @@ jobs:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with: {python-version: "3.11"}
-      - run: pip install pillbox
-      - run: pillbox check --format github --strict .
+{install}      - run: pillbox check --format github --strict .
       - run: pillbox fmt --check .
       - run: pillbox test . --format junit > cards-junit.xml
       - uses: actions/upload-artifact@v4
         if: always()
         with: {name: card-tests, path: cards-junit.xml}
 """
+
+
+def workflow(source: Source) -> str:
+    """The pack's CI workflow, installing pillbox from `source`."""
+    return WORKFLOW.replace("{install}", install_step(source))
+
 
 PRE_COMMIT = """\
 # pre-commit: `pip install pre-commit && pre-commit install` runs these before each commit.
@@ -154,7 +160,8 @@ def new_pack(
             if left_out:
                 made += f" (no example of {', '.join(left_out)})"
         _write(folder / ".gitignore", GITIGNORE)
-        _write(folder / ".github" / "workflows" / "cards.yml", WORKFLOW)
+        source = installed_source()
+        _write(folder / ".github" / "workflows" / "cards.yml", workflow(source))
         _write(folder / ".pre-commit-config.yaml", PRE_COMMIT)
         templates = folder / "templates"
         templates.mkdir(exist_ok=True)
@@ -163,6 +170,11 @@ def new_pack(
     emit(f"made {target}: {made}")
     folder_arg = shlex.quote(str(target))  # the commands are pasted into a shell
     emit(f"next: pillbox check {folder_arg} && pillbox test {folder_arg}")
+    if source.requirement is None:
+        emit(
+            f"note: {source.why_not}; fill in the install step of "
+            ".github/workflows/cards.yml before CI can run"
+        )
     if game:
         emit(f"play one game: pillbox play {folder_arg} --game --seed 1")
         emit(f"simulate many: pillbox simulate {folder_arg} --games 1000")
