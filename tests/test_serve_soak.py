@@ -21,8 +21,10 @@ from tests.test_serve_browser import Served
 SECONDS = float(os.environ.get("PILLBOX_SERVE_SOAK_SECONDS", "4"))
 IDLE = 500
 BUSY = int(os.environ.get("PILLBOX_SERVE_SOAK_BUSY", "10"))
-PAGE_SECONDS = 1.0
-"""The longest a page may take to come while the crowd is there."""
+PAGE_SECONDS = 1.0 if "PILLBOX_SERVE_SOAK_SECONDS" in os.environ else 3.0
+"""The longest a page may take to come while the crowd is there: a second in `make fuzz`,
+which runs it alone; three in the suite, where another test module shares the two cores (a
+server starved by a thread a connection took ten seconds and more)."""
 
 
 @dataclass
