@@ -89,6 +89,10 @@ COMMANDS = {
         "compiler.commands.test:test_command",
         "Run the `test` blocks written next to the cards; exit 1 if any fails.",
     ),
+    "tune": (
+        "compiler.commands.tune:tune",
+        "Find the smallest change to the cards' numbers that meets balance targets.",
+    ),
     "vocab": (
         "compiler.commands.vocab:vocab",
         (

@@ -52,6 +52,7 @@ TOOLS = (
     "compiler.report",
     "compiler.simulate",
     "compiler.play",
+    "compiler.tune",
 )
 """The compiler's tool subpackages, each above the compile pipeline."""
 

@@ -91,8 +91,10 @@ def test_the_page_s_commands_print_what_it_says(
     for step in steps(page):
         where = f"{page.name}:{step.line}"
         if step.append_to:
-            with (Path.cwd() / step.append_to).open("a", encoding="utf-8") as appended:
-                appended.write("\n" + step.text)
+            target = Path.cwd() / step.append_to
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("a", encoding="utf-8") as appended:
+                appended.write(("\n" if target.stat().st_size else "") + step.text)
             continue
         words = shlex.split(step.command, comments=True)
         if words[0] == "cd":

@@ -1,0 +1,1 @@
+"""`pillbox tune`: the smallest edit of a card's numbers that meets a balance target."""

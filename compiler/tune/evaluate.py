@@ -1,0 +1,161 @@
+"""A candidate played: its edits made in a scratch copy of the pack, checked, compiled, swept.
+
+Every candidate is played on the same seeds (common random numbers): game i of every sweep has
+the same seed, so two candidates differ by what their edits change, not by luck, and a small
+sweep already ranks them. A candidate whose edit the checker refuses (a number out of its
+bounds, a check that no longer covers every outcome) is kept with the reason, never played.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.playing import with_runtime_problems
+from compiler.simulate.command import SimulateRequest, make_sweep
+from compiler.simulate.pool import Playing, run_sweep
+from compiler.tune.knobs import Edit, edited
+from compiler.tune.targets import Reading, Target, distance, read
+from runtime.datagame import whole_game_of
+from runtime.simulation.figures import figures
+from runtime.testing import run_test
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A candidate's sweep: each target's reading, or why it could not be played."""
+
+    edits: tuple[Edit, ...]
+    games: int
+    readings: tuple[Reading, ...] = ()
+    problem: str = ""
+
+    @property
+    def playable(self) -> bool:
+        """Whether the pack checked with these edits."""
+        return not self.problem
+
+    @property
+    def distance(self) -> float:
+        """How far from every band (infinite when it could not be played)."""
+        return distance(self.readings) if self.playable else float("inf")
+
+    @property
+    def met(self) -> bool:
+        """Whether every target is met."""
+        return self.playable and all(reading.met for reading in self.readings)
+
+
+def key(edits: Sequence[Edit]) -> tuple[tuple[str, int, int, int], ...]:
+    """The same edits in any order are one candidate."""
+    return tuple(
+        sorted((e.knob.file, e.knob.span.line, e.knob.span.column, e.value) for e in edits)
+    )
+
+
+@dataclass
+class Lab:
+    """A scratch copy of the pack where candidates are made and played."""
+
+    pack: Path
+    ruleset: str | None
+    targets: Sequence[Target]
+    request: SimulateRequest
+    texts: dict[str, str] = field(default_factory=dict)
+    trials: int = 0
+    games_played: int = 0
+    _folder: Path | None = None
+    _compiled: dict[tuple[tuple[str, int, int, int], ...], CompiledPack | str] = field(
+        default_factory=dict
+    )
+    _results: dict[tuple[tuple[tuple[str, int, int, int], ...], int], Trial] = field(
+        default_factory=dict
+    )
+
+    def __enter__(self) -> Lab:
+        scratch = Path(tempfile.mkdtemp(prefix="pillbox-tune-"))
+        self._folder = scratch / self.pack.name
+        shutil.copytree(self.pack, self._folder, symlinks=True)
+        self.texts = {
+            path.relative_to(self._folder).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(self._folder.rglob("*.card"))
+        }
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._folder is not None:
+            shutil.rmtree(self._folder.parent, ignore_errors=True)
+
+    @property
+    def folder(self) -> Path:
+        """The scratch copy."""
+        assert self._folder is not None, "a Lab is used in a with block"
+        return self._folder
+
+    def trial(self, edits: Sequence[Edit], games: int) -> Trial:
+        """The candidate played on the sweep's first `games` seeds (remembered)."""
+        cached = self._results.get((key(edits), games))
+        if cached is not None:
+            return cached
+        compiled = self.compiled(edits)
+        if isinstance(compiled, str):
+            result = Trial(tuple(edits), games, problem=compiled)
+        else:
+            # A worker that compiles the pack itself (the compiled runtime's) reads the folder.
+            self._write(edits)
+            result = Trial(tuple(edits), games, self._play(compiled, games))
+        self._results[(key(edits), games)] = result
+        self.trials += 1
+        return result
+
+    def compiled(self, edits: Sequence[Edit]) -> CompiledPack | str:
+        """The pack with these edits, compiled; or the first error that stops it."""
+        found = self._compiled.get(key(edits))
+        if found is not None:
+            return found
+        self._write(edits)
+        loaded = with_runtime_problems(load_checked(self.folder, self.ruleset))
+        result: CompiledPack | str
+        if loaded.pack is None:
+            first = next((d for d in loaded.diagnostics if d.severity == "error"), None)
+            result = f"{first.code}: {first.message}" if first else "the pack does not check"
+        else:
+            result = compile_pack(loaded.pack)
+        self._compiled[key(edits)] = result
+        return result
+
+    def test_failures(self, edits: Sequence[Edit]) -> list[str]:
+        """The pack's card tests that fail with these edits, by card and test name."""
+        compiled = self.compiled(edits)
+        if isinstance(compiled, str):
+            return [compiled]
+        return [
+            f'{card.title}: "{test.name}": {result.failure}'
+            for card in compiled.cards
+            for test in card.tests
+            if (result := run_test(compiled.new_game, card, test)).failure
+        ]
+
+    def _write(self, edits: Sequence[Edit]) -> None:
+        changed = edited(self.texts, edits)
+        for file, text in self.texts.items():
+            path = self.folder / file
+            wanted = changed.get(file, text)
+            if path.read_text(encoding="utf-8") != wanted:
+                path.write_text(wanted, encoding="utf-8")
+
+    def _play(self, compiled: CompiledPack, games: int) -> tuple[Reading, ...]:
+        whole = whole_game_of(compiled.rules, compiled.whole)
+        sweep = make_sweep(whole, self.request)
+        playing = Playing(whole, compiled.rules, compiled.cards)
+        totals = run_sweep(
+            playing, (self.folder, self.ruleset), sweep, games, self.request.workers or 1
+        )
+        self.games_played += games
+        summary = figures(sweep, totals)
+        breakdown = compiled.whole.breakdown if compiled.whole is not None else None
+        return tuple(read(target, summary, breakdown) for target in self.targets)

@@ -1,0 +1,140 @@
+"""The search for the smallest edit: greedy, a knob at a time, each round a successive halving.
+
+Why this search. A designer wants few edits and small steps, and the knobs are a card's handful
+of numbers, so the space is narrow and shallow: NTBEA's bandit model of parameter interactions
+pays off over many parameters and long budgets, which a tune of two or three numbers never has.
+Greedy coordinate search adds one edit a round, so the first answer found is one of the fewest
+edits; successive halving plays every candidate of a round on a few games, keeps the better half
+on twice as many, and so on, so a hopeless candidate costs a few games, not a full sweep. Every
+candidate is played on the same seeds, which is what makes a few games enough to rank them.
+
+A round's candidates are the current edits plus one more move of a knob not yet edited, or
+one more move of an edited one (a step further or back). The round's best is taken if it is
+nearer the bands; the search stops when every target is met with its interval inside its band,
+when no candidate comes nearer, or at the edit limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from compiler.tune.evaluate import Lab, Trial, key
+from compiler.tune.knobs import Edit, Knob, moves
+
+Report = Callable[[str], None]
+
+
+@dataclass
+class Found:
+    """Where the search got: the best trial, the first (no edits), and each single move's."""
+
+    best: Trial
+    start: Trial
+    singles: list[Trial] = field(default_factory=list)
+    rounds: int = 0
+    dropped: int = 0  # candidates dropped after a short sweep
+    candidates: int = 0
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How many games a candidate may be played on, first and at most; how many edits."""
+
+    first_games: int = 50
+    most_games: int = 400
+    most_edits: int = 3
+
+
+def search(lab: Lab, knobs: Sequence[Knob], budget: Budget, report: Report) -> Found:
+    """The fewest, smallest edits that meet the targets, or the nearest found."""
+    start = lab.trial((), budget.most_games)
+    found = Found(start, start)
+    report(f"as written: {_shown(start)}")
+    if start.met or not start.playable:
+        return found
+    current = start
+    try:
+        while len({e.knob for e in current.edits}) <= budget.most_edits:
+            candidates = _candidates(current.edits, knobs, budget.most_edits)
+            if not candidates:
+                break
+            found.rounds += 1
+            found.candidates += len(candidates)
+            best, short, dropped = _halve(lab, candidates, budget)
+            found.dropped += dropped
+            if found.rounds == 1:
+                found.singles = short
+            report(
+                f"round {found.rounds}: {len(candidates)} candidates, "
+                f"best {_edits(best)}: {_shown(best)}"
+            )
+            if best.distance >= current.distance:
+                break
+            current = found.best = best
+            if best.met:
+                break
+    except KeyboardInterrupt:
+        found.interrupted = True
+    return found
+
+
+def _candidates(edits: Sequence[Edit], knobs: Sequence[Knob], most_edits: int) -> list[list[Edit]]:
+    """The current edits with one more move."""
+    edited = {edit.knob: edit for edit in edits}
+    made: dict[tuple[tuple[str, int, int, int], ...], list[Edit]] = {}
+    for knob in knobs:
+        if knob in edited:
+            base = edited[knob]
+            others = [e for e in edits if e.knob != knob]
+            for step in (1, -1):
+                value = base.value + step
+                if value != knob.value and knob.allows(value):
+                    made.setdefault(key([*others, Edit(knob, value)]), [*others, Edit(knob, value)])
+        elif len(edited) < most_edits:
+            for move in moves(knob):
+                made.setdefault(key([*edits, move]), [*edits, move])
+    return list(made.values())
+
+
+def _halve(
+    lab: Lab, candidates: Sequence[list[Edit]], budget: Budget
+) -> tuple[Trial, list[Trial], int]:
+    """The best candidate after successive halving; every candidate's first short trial; how
+    many were dropped before the full sweep."""
+    games = min(budget.first_games, budget.most_games)
+    alive = [lab.trial(edits, games) for edits in candidates]
+    first = list(alive)
+    dropped = 0
+    while games < budget.most_games and len(alive) > 1:
+        alive.sort(key=_rank)
+        keep = max(1, (len(alive) + 1) // 2)
+        dropped += len(alive) - keep
+        games = min(games * 2, budget.most_games)
+        alive = [lab.trial(t.edits, games) for t in alive[:keep] if t.playable] or alive[:1]
+    if alive[0].games < budget.most_games:
+        alive = [lab.trial(t.edits, budget.most_games) for t in alive]
+    alive.sort(key=_rank)
+    return alive[0], first, dropped
+
+
+def _rank(trial: Trial) -> tuple[float, int, int]:
+    """Nearer the bands first; then fewer edits; then smaller steps."""
+    return (
+        trial.distance,
+        len(trial.edits),
+        sum(abs(edit.step) for edit in trial.edits),
+    )
+
+
+def _edits(trial: Trial) -> str:
+    return "; ".join(edit.describe() for edit in trial.edits) or "no edit"
+
+
+def _shown(trial: Trial) -> str:
+    if not trial.playable:
+        return f"cannot be played: {trial.problem}"
+    return ", ".join(
+        f"{r.target.text} → {r.shown()}{' (met)' if r.met else ''}" for r in trial.readings
+    )

@@ -1,0 +1,168 @@
+"""What a tune aims at: a figure of a sweep and the band it should fall in.
+
+A target is written `[VALUE:] FIGURE LOW..HIGH[%]`:
+
+- `won 40..60%`: the share of games whose result is `won` (any result the game names);
+- `High Water: won 40..60%`: the same among the games whose breakdown value (the label the
+  ruleset's `game: breakdown:` names: a phenomenon, a first scenario) is `High Water`;
+- `phases.game.rounds.mean 6..10`: any number of the sweep's JSON figures, by its path.
+
+A share is read with its 95 % Wilson interval, and met when the whole interval lies in the band;
+any other figure is met when its value does (the figures carry no spread to make an interval
+of). How far a figure is from its band is what the search makes small.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.simulation.figures import share_interval
+
+Z95 = 1.96
+"""Standard deviations of a 95 % interval."""
+
+RESULTS = ("won", "lost")
+"""How every game may end: a share of either is a target even where no game of a sweep did."""
+
+_TARGET_RE = re.compile(
+    r"^\s*(?:(?P<scope>[^:]+?)\s*:\s*)?(?P<figure>[^\s].*?)\s+"
+    r"(?P<low>-?\d+(?:\.\d+)?)\s*\.\.\s*(?P<high>-?\d+(?:\.\d+)?)\s*(?P<percent>%)?\s*$"
+)
+
+
+class TargetError(ValueError):
+    """A target that cannot be read, or names a figure the sweep does not have."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A figure and its band (shares as fractions, 0.4..0.6 for `40..60%`)."""
+
+    text: str
+    figure: str
+    low: float
+    high: float
+    scope: str | None = None
+    percent: bool = False
+
+    def describe(self, value: float) -> str:
+        """A value of this target's figure as the target writes it."""
+        return f"{value * 100:.1f} %" if self.percent else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A target's figure in one sweep: its value, its interval, and how far it is from the band."""
+
+    target: Target
+    value: float
+    low: float
+    high: float
+    games: int
+
+    @property
+    def met(self) -> bool:
+        """Whether the interval lies inside the band."""
+        return self.target.low <= self.low and self.high <= self.target.high
+
+    @property
+    def distance(self) -> float:
+        """How far the value is outside the band, plus how far the interval reaches out of it:
+        0 when met. In the figure's own unit (a share's fraction)."""
+        outside = max(self.target.low - self.value, self.value - self.target.high, 0.0)
+        reach = max(self.target.low - self.low, 0.0) + max(self.high - self.target.high, 0.0)
+        return outside + reach / 4
+
+    def shown(self) -> str:
+        """The value with its interval, as the target writes it."""
+        if self.low == self.high:
+            return self.target.describe(self.value)
+        return (
+            f"{self.target.describe(self.value)} "
+            f"[{self.target.describe(self.low)}, {self.target.describe(self.high)}]"
+        )
+
+
+def parse_target(text: str) -> Target:
+    """A target from its text (TargetError if it does not read as one)."""
+    found = _TARGET_RE.match(text)
+    if found is None:
+        raise TargetError(
+            f"target {text!r}: write [VALUE:] FIGURE LOW..HIGH[%], e.g. 'won 40..60%'"
+        )
+    low, high = float(found["low"]), float(found["high"])
+    percent = found["percent"] is not None
+    if percent:
+        low, high = low / 100, high / 100
+    if low > high:
+        raise TargetError(
+            f"target {text!r}: its band runs from {found['low']} down to {found['high']}"
+        )
+    return Target(text.strip(), found["figure"].strip(), low, high, found["scope"], percent)
+
+
+def read(target: Target, summary: Mapping[str, Any], breakdown: str | None) -> Reading:
+    """The target's figure in a sweep's figures (TargetError if it has none such)."""
+    results = _results(target, summary, breakdown)
+    if results is not None:
+        games = sum(results.values())
+        count = results.get(target.figure, 0)
+        low, high = share_interval(count, games, Z95)
+        return Reading(target, count / games if games else 0.0, low, high, games)
+    value = _path(target, summary)
+    return Reading(target, value, value, value, int(summary.get("played", 0)))
+
+
+def _results(
+    target: Target, summary: Mapping[str, Any], breakdown: str | None
+) -> Mapping[str, int] | None:
+    """The counts of each result the target's share is of; None for a figure by path."""
+    if target.scope is None:
+        if "." in target.figure:
+            return None
+        counts = {name: row["count"] for name, row in summary.get("results", {}).items()}
+        if target.figure not in counts and target.figure not in RESULTS:
+            raise TargetError(
+                f"target {target.text!r}: the games end {_listed(counts)}, not {target.figure!r}"
+            )
+        return counts
+    if breakdown is None:
+        raise TargetError(
+            f"target {target.text!r}: this game's figures are broken down by nothing "
+            "(its ruleset's game: has no breakdown:), so there is no "
+            f"{target.scope!r} to read"
+        )
+    by_value = summary.get("labels", {}).get(breakdown, {}).get("results", {})
+    if target.scope not in by_value:
+        raise TargetError(
+            f"target {target.text!r}: no game had {breakdown} {target.scope!r}; "
+            f"the sweep had {_listed(by_value)}"
+        )
+    return {name: row["count"] for name, row in by_value[target.scope].items()}
+
+
+def _path(target: Target, summary: Mapping[str, Any]) -> float:
+    node: Any = summary
+    for step in target.figure.split("."):
+        if not isinstance(node, Mapping) or step not in node:
+            raise TargetError(
+                f"target {target.text!r}: the figures have no {target.figure!r} "
+                "(see simulate --json for their paths)"
+            )
+        node = node[step]
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        raise TargetError(f"target {target.text!r}: {target.figure!r} is not a number")
+    return float(node)
+
+
+def _listed(names: Sequence[str] | Mapping[str, Any]) -> str:
+    shown = sorted(names)
+    return ", ".join(repr(n) for n in shown) if shown else "nothing"
+
+
+def distance(readings: Sequence[Reading]) -> float:
+    """How far a sweep is from every band at once."""
+    return sum(reading.distance for reading in readings)

@@ -1,0 +1,136 @@
+"""`pillbox tune`: targets read from a sweep's figures, knobs found and edited in place, and a
+search that finds the one number that sets a win rate, known from the exact odds.
+
+The coin pack (tests/tune/coin): each turn the seat draws a fate; a Good Omen wins, a Bad Omen
+loses, and the Good Omen's `copies K` makes the win rate exactly K / (K + 1)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compiler.tune.knobs import Edit, edited, find_knobs
+from compiler.tune.targets import TargetError, parse_target, read
+from tests.helpers import run
+
+COIN = Path(__file__).parent / "tune" / "coin"
+ASKED = ("--target", "won 85..95%", "--vary", "Good Omen")
+
+
+@pytest.fixture
+def coin(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(COIN, tmp_path / "coin"))
+
+
+HIGH_WATER = {"High Water": {"won": {"count": 3}, "lost": {"count": 1}}}
+
+
+def test_a_target_reads_a_share_a_share_by_value_or_a_figure_by_path() -> None:
+    summary = {
+        "played": 10,
+        "results": {"won": {"count": 4}, "lost": {"count": 6}},
+        "labels": {
+            "omen": {"results": {"High Water": {"won": {"count": 3}, "lost": {"count": 1}}}}
+        },
+        "phases": {"game": {"rounds": {"mean": 7.5}}},
+    }
+    won = read(parse_target("won 30..50%"), summary, None)
+    assert won.value == 0.4 and won.low < 0.4 < won.high and not won.met
+    scoped = read(parse_target("High Water: won 40..80%"), summary, "omen")
+    assert scoped.value == 0.75 and scoped.games == 4
+    rounds = read(parse_target("phases.game.rounds.mean 6..8"), summary, None)
+    assert rounds.value == 7.5 and rounds.met and rounds.distance == 0
+    for bad, says in [
+        ("won", "write [VALUE:] FIGURE LOW..HIGH"),
+        ("won 60..40%", "down to"),
+        ("drew 40..60%", "the games end 'lost', 'won', not 'drew'"),
+        ("Low Tide: won 40..60%", "no game had omen 'Low Tide'"),
+        ("phases.game.turns.mean 1..2", "no 'phases.game.turns.mean'"),
+    ]:
+        with pytest.raises(TargetError, match=re.escape(says)):
+            read(parse_target(bad), summary, "omen")
+
+
+def test_knobs_are_a_card_s_numbers_but_its_tests_and_an_edit_changes_only_its_characters() -> None:
+    texts = {"cards/fates.card": (COIN / "cards" / "fates.card").read_text()}
+    knobs = find_knobs(texts, ["Good Omen"])
+    assert [(k.span.line, k.value) for k in knobs] == [(2, 3)]  # not `fortune == 1` of its test
+    assert find_knobs(texts, ["fate"]) == knobs  # a kind names all its cards
+    changed = edited(texts, [Edit(knobs[0], 12)])["cards/fates.card"]
+    assert changed == texts["cards/fates.card"].replace("copies 3", "copies 12", 1)
+
+
+def test_tune_finds_the_copies_that_meet_the_band_and_applies_it(coin: Path) -> None:
+    code, output = run(
+        "tune", str(coin), "--target", "won 85..95%", "--vary", "Good Omen", "--json"
+    )
+    answer = json.loads(output[output.index("{") :])
+    assert code == 0 and answer["met"], output
+    ((edit),) = answer["edits"]
+    copies = edit["to"]
+    assert edit["from"] == 3 and 0.85 <= copies / (copies + 1) <= 0.95  # the exact win rate
+    assert "-    copies 3\n+    copies " in answer["diff"]
+    assert answer["search"]["dropped early"] > 0 and not answer["tests failing with the edit"]
+
+    code, output = run(
+        "tune", str(coin), "--target", "won 85..95%", "--vary", "Good Omen", "--apply"
+    )
+    assert code == 0 and "applied" in output, output
+    assert f"copies {copies}\n" in (coin / "cards" / "fates.card").read_text()
+    assert run("test", str(coin))[0] == 0
+
+
+def test_a_test_that_pins_the_number_keeps_the_edit_from_being_applied(coin: Path) -> None:
+    # A Bad Omen brings ruin 2, and ruin 2 loses: its test pins the 2. The edit that meets the
+    # band (ruin 1: one Bad Omen no longer loses) breaks that test, so it is shown, not applied.
+    rules = coin / "ruleset.yaml"
+    rules.write_text(rules.read_text().replace('lost: "ruin >= 1"', 'lost: "ruin >= 2"'))
+    card = coin / "cards" / "fates.card"
+    pinned = (
+        card.read_text()
+        .replace("        advance ruin\n", "        advance ruin 2\n")
+        .replace("expect ruin == 1", "expect ruin == 2")
+    )
+    card.write_text(pinned)
+    assert run("test", str(coin))[0] == 0
+    code, output = run(
+        "tune", str(coin), "--target", "won 90..100%", "--vary", "Bad Omen", "--apply"
+    )
+    assert code == 0 and "+        advance ruin 1" in output, output
+    assert "pin the old numbers" in output and '"luck breaks"' in output
+    assert "applied:" not in output and card.read_text() == pinned
+
+
+def test_a_target_no_edit_reaches_is_said_and_exits_1(coin: Path) -> None:
+    code, output = run(
+        "tune",
+        str(coin),
+        "--target",
+        "won 0..5%",
+        "--vary",
+        "fate",
+        "--games",
+        "40",
+        "--first-games",
+        "20",
+    )
+    assert code == 1 and "not met" in output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["--vary", "Good Omen"], "name at least one --target"),
+        (["--target", "won 1..2"], "--vary"),
+        (["--target", "won", "--vary", "Good Omen"], "write [VALUE:] FIGURE LOW..HIGH"),
+        (["--target", "won 1..2%", "--vary", "Nobody"], "no card of that title or kind"),
+        (["--target", "won 1..2%", "--vary", "Good Omen", "--policy", "psychic"], "psychic"),
+    ],
+)
+def test_a_bad_command_line_is_a_usage_error(coin: Path, arguments: list[str], says: str) -> None:
+    code, output = run("tune", str(coin), *arguments)
+    assert code == 2 and says in output, output
