@@ -14,10 +14,12 @@ import pytest
 
 from compiler.build import load_checked
 from compiler.printing.layout import Face
+from compiler.render import plain
 from compiler.serve import server as local_server
 from compiler.serve.app import PreviewServer, Published
 from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
 from compiler.serve.pictures import Pictures
+from compiler.serve.watch import _rebuild
 from tests.helpers import make_pack, run
 
 HALLUCINATION = """\
@@ -216,6 +218,14 @@ def test_a_pack_that_stops_checking_shows_its_errors_and_comes_back(
     drawn = partial.pending(2)
     assert drawn.redrawn == 1 and drawn.pending is None and drawn.left_out == partial.left_out
     assert 'src="/faces/' in drawn.pages["/"] and "error[E0211]" in drawn.pages["/"]
+    # The terminal says so too: the errors, then what is shown and what is left out.
+    lines: list[str] = []
+    _rebuild(folder, None, pictures, 3, lines.append, plain)
+    assert "error[E0211]" in lines[0] and "rooms.card:2:5" in lines[0]
+    assert lines[-1].startswith("[3] 1 card checked in ")
+    assert lines[-1].endswith(
+        "1 diagnostic; left out " + partial.left_out[0] + ", which has errors"
+    )
     # A file of no card that can be read is marked as a whole.
     rooms.write_text(text.replace("{", "", 1))
     unread = build_snapshot(folder, None, pictures, 3)
