@@ -17,10 +17,11 @@ from compiler.errors import UsageError
 from compiler.gamerules import game_rules
 from compiler.ir import Card
 from compiler.opening import open_target, read_card_texts, resolve_targets
+from compiler.pack import display_path
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
-from compiler.ruleset import Ruleset
+from compiler.ruleset import UNPLACED, Ruleset
 from compiler.sheets import expand_sheets, remap_results
 from compiler.wholegame import compile_whole
 from dsl.spans import Diagnostic
@@ -69,17 +70,20 @@ class LoadResult:
     pack: CheckedPack | None
     diagnostics: list[Diagnostic]
     sources: dict[str, str]
-    # files with errors left out because none of their cards was asked for (`only`)
+    # files with errors left out (`only`, `rest`); then `diagnostics` holds their errors
     left_out: tuple[str, ...] = ()
+    left_out_cards: dict[str, list[Card]] = field(default_factory=dict)  # their cards' IR
 
 
 def load_checked(
-    path: Path, ruleset_override: str | None = None, only: str | None = None
+    path: Path, ruleset_override: str | None = None, only: str | None = None, rest: bool = False
 ) -> LoadResult:
     """Check one pack completely (no cache: the full IR is needed) and keep its IR.
 
     With `only` (the title or kind one command is about), card files with errors that hold
-    no such card are left out, so one broken file does not stop playing a clean card."""
+    no such card are left out, so one broken file does not stop playing a clean card. With
+    `rest`, every file with errors is left out (`pillbox serve` shows the rest): only an error
+    in pack.yaml, or in the ruleset, stops the pack."""
     targets = resolve_targets([path], ruleset_override)
     if len(targets) != 1:
         raise UsageError(f"{path} holds more than one pack; name one")
@@ -103,22 +107,35 @@ def load_checked(
     art = art_references(card.ir for card in lowered)
     diagnostics += art_problems(opened.pack, ruleset.kinds, art)
     errors = [d for d in diagnostics if d.severity == "error"]
-    left_out: tuple[str, ...] = ()
-    if errors and only is not None:
-        kept = _without_broken(texts, results, errors, only)
+    by_file = dict(zip(texts, results, strict=True))
+    kept: dict[str, FileResult[Card]] | None = by_file
+    gone: set[str] = set()  # the files left out
+    leaving: list[Diagnostic] = []  # the errors that left them out
+    rest_errors = errors
+    while rest_errors and kept is not None and (rest or (only is not None and not gone)):
+        # Leaving a file out may break one that names its cards: `rest` leaves that out too.
+        broken = {d.span.file for d in rest_errors}
+        kept = _without_broken(kept, broken, only, display_path(opened.pack.manifest))
         if kept is not None:
-            left_out = tuple(shown for shown in texts if shown not in kept)
-            texts = {shown: texts[shown] for shown in kept}
-            results = [kept[shown] for shown in texts]
-            lowered = [card for r in results for card in r.cards]
-            diagnostics = problems + [d for r in results for d in r.diagnostics]
+            gone |= broken
+            leaving += rest_errors
+            lowered = [card for r in kept.values() for card in r.cards]
+            diagnostics = [d for d in problems if d.span.file not in gone]
+            diagnostics += [d for r in kept.values() for d in r.diagnostics]
             diagnostics += run_passes(ruleset, lowered, PACK_PASSES)
             kept_art = art_references(card.ir for card in lowered)
             diagnostics += art_problems(opened.pack, ruleset.kinds, kept_art)
-            if any(d.severity == "error" for d in diagnostics):
-                left_out = ()  # the rest has errors of its own: report them all, as before
-            else:
-                errors = []
+            rest_errors = [d for d in diagnostics if d.severity == "error"]
+    left_out: tuple[str, ...] = ()
+    left_out_cards: dict[str, list[Card]] = {}
+    if gone and kept is not None and not rest_errors:
+        left_out = tuple([f for f in texts if f in gone] + sorted(gone - set(texts)))
+        left_out_cards = {f: [c.ir for c in by_file[f].cards] for f in texts if f in gone}
+        texts = {shown: texts[shown] for shown in kept}
+        results = list(kept.values())
+        errors = []
+    elif gone:  # the rest has errors of its own: report them all, as before
+        lowered = [card for r in results for card in r.cards]
     if errors or any(card.has_errors for card in lowered):
         return LoadResult(None, errors, sources)
     files = [
@@ -139,26 +156,29 @@ def load_checked(
             selected,
             allow_warnings(diagnostics, opened.pack)[0],
         ),
-        [],
+        leaving if left_out else [],
         sources,
         left_out,
+        left_out_cards,
     )
 
 
 def _without_broken(
-    texts: dict[str, str], results: list[FileResult[Card]], errors: list[Diagnostic], only: str
+    by_file: dict[str, FileResult[Card]], broken: set[str], only: str | None, manifest: str
 ) -> dict[str, FileResult[Card]] | None:
     """The files to keep when those with errors are left out; None when that cannot be done:
-    an error outside the card files (pack.yaml), or a broken file that holds the card asked."""
-    broken = {d.span.file for d in errors}
-    by_file = dict(zip(texts, results, strict=True))
-    if not broken <= set(by_file):
+    an error in pack.yaml (or one not placed in any file), or, for `only`, an error outside
+    the card files or in a file that holds the card asked."""
+    if broken & {manifest, UNPLACED}:
         return None
-    for shown in broken:
-        if any(
-            only in (card.ir.get("title"), card.ir.get("kind")) for card in by_file[shown].cards
-        ):
+    if only is not None:
+        if not broken <= set(by_file):
             return None
+        for shown in broken:
+            if any(
+                only in (card.ir.get("title"), card.ir.get("kind")) for card in by_file[shown].cards
+            ):
+                return None
     return {shown: result for shown, result in by_file.items() if shown not in broken}
 
 

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from compiler.build import load_checked
 from compiler.printing.layout import Face
+from compiler.render import plain
 from compiler.serve import server as local_server
 from compiler.serve.app import PreviewServer, Published
 from compiler.serve.pages import LIVE_POLICY, SCRIPT, Snapshot, build_snapshot
 from compiler.serve.pictures import Pictures
+from compiler.serve.watch import _rebuild
 from tests.helpers import make_pack, run
 
 HALLUCINATION = """\
@@ -182,27 +185,111 @@ def test_a_face_the_layout_cut_off_is_laid_out_again_at_the_smallest_text(
 
 
 def test_a_pack_that_stops_checking_shows_its_errors_and_comes_back(
-    served: tuple[Path, Pictures, Snapshot],
+    served: tuple[Path, Pictures, Snapshot], stand_in: StandIn, tmp_path: Path
 ) -> None:
-    folder, pictures, _ = served
+    """One file's error leaves that file out: every other card keeps its face, rules text
+    and tests, the broken file's cards are marked with their diagnostics, and both follow
+    each save (the faces laid out once, as ever)."""
+    folder, _, _ = served
+    pictures = Pictures(tmp_path)
     rooms = folder / "rooms.card"
     text = rooms.read_text()
     rooms.write_text(text.replace("    number", "    numbr"))
-    broken = build_snapshot(folder, None, pictures, 6)
-    assert broken.broken and broken.pending is None
-    page = broken.page("/card/chapel")
-    assert page == broken.pages["/"]
-    assert "error[E0211]" in page and "rooms.card:2:5" in page and "did you mean" in page
+    partial = build_snapshot(folder, None, pictures, 1)
+    assert not partial.broken and partial.cards == 1
+    assert [Path(file).name for file in partial.left_out] == ["rooms.card"]
+    page = partial.pages["/"]
     assert f'<script src="{SCRIPT}" defer>' in page
+    assert "The Figure &lt;b&gt;at&lt;/b&gt; the Hall" in page and "1 of 1 pass" in page
+    assert page.count("<iframe") == 1  # the face that checks, framed until it is laid out
+    # Above the cards, the file left out: its card, its error with the source line.
+    left = page[page.index('id="left-out"') : page.index('id="flags"')]
+    assert "Chapel" in left and 'href="/card/chapel"' in left
+    assert "error[E0211]" in left and "rooms.card:2:5" in left and "did you mean" in left
+    assert "error[E0211]" in page[page.index('id="diagnostics"') :]
+    # The card left out keeps its page, which says why; the other card's page says what is out.
+    chapel = partial.page("/card/chapel")
+    assert chapel is not None and "Chapel is left out" in chapel and 'href="/">all cards' in chapel
+    assert "error[E0211]" in chapel and "rooms.card does not check (1 error)" in chapel
+    figure = partial.page("/card/the-figure-b-at-b-the-hall")
+    assert figure is not None and 'href="/#left-out"' in figure and "Chapel" not in figure
+    # The face that checks is laid out; the page keeps the file left out.
+    assert partial.pending is not None
+    drawn = partial.pending(2)
+    assert drawn.redrawn == 1 and drawn.pending is None and drawn.left_out == partial.left_out
+    assert 'src="/faces/' in drawn.pages["/"] and "error[E0211]" in drawn.pages["/"]
+    # The terminal says so too: the errors, then what is shown and what is left out.
+    lines: list[str] = []
+    _rebuild(folder, None, pictures, 3, lines.append, plain)
+    assert "error[E0211]" in lines[0] and "rooms.card:2:5" in lines[0]
+    assert lines[-1].startswith("[3] 1 card checked in ")
+    assert lines[-1].endswith(
+        "1 diagnostic; left out " + partial.left_out[0] + ", which has errors"
+    )
+    # A file of no card that can be read is marked as a whole.
+    rooms.write_text(text.replace("{", "", 1))
+    unread = build_snapshot(folder, None, pictures, 3)
+    assert unread.cards == 1 and "/card/chapel" not in unread.paths
+    assert "No card of this file can be read" in unread.pages["/"]
+    assert "error[E0101]" in unread.pages["/"] and unread.pending is None  # the face is kept
+    # Fixed: the card comes back, and only its face is laid out.
     rooms.write_text(text)
-    assert not build_snapshot(folder, None, pictures, 7).broken
+    fixed = build_snapshot(folder, None, pictures, 4)
+    assert not fixed.left_out and fixed.cards == 2 and 'id="left-out"' not in fixed.pages["/"]
+    assert fixed.pending is not None and fixed.pending(5).redrawn == 1
+    assert [len(faces) for faces, _ in stand_in.calls] == [1, 1]
+
+
+def test_only_errors_that_stop_every_card_make_the_page_the_packs_errors(
+    served: tuple[Path, Pictures, Snapshot],
+) -> None:
+    folder, pictures, _ = served
     manifest = folder / "pack.yaml"
+    text = manifest.read_text()
+    manifest.write_text(text.replace("ruleset: coma-ward", "ruleset: coma-wards"))
+    try:
+        broken = build_snapshot(folder, None, pictures, 6)
+    finally:
+        manifest.write_text(text)
+    assert broken.broken and broken.pending is None and not broken.left_out
+    page = broken.page("/card/chapel")
+    assert page == broken.pages["/"] and "The pack does not check" in page
+    assert "error[" in page and "coma-wards" in page
+    assert f'<script src="{SCRIPT}" defer>' in page
+    assert not build_snapshot(folder, None, pictures, 7).broken
     manifest.rename(folder / "pack.yml")
     try:
         gone = build_snapshot(folder, None, pictures, 8)
     finally:
         (folder / "pack.yml").rename(manifest)
     assert gone.broken and "error[E0470]" in gone.pages["/"]
+
+
+def test_a_file_that_cannot_be_read_or_that_names_a_card_left_out_is_left_out_too(
+    tmp_path: Path, stand_in: StandIn
+) -> None:
+    """Leaving a file out may break another: a card naming one of its cards is left out in
+    turn, with the error that says so; a card file that is no text is left out as a file."""
+    folder = make_pack(
+        tmp_path / "pack",
+        "pack: chars\ntitle: Chars\nversion: 0.1.0\nruleset: lobotomy\n",
+        people='character "Lone Patient" {\n    health 6\n    insanity up to 7\n    ap 3\n'
+        "    ar 4\n    defense 1\n    imagination 7\n    disorders ocd\n"
+        '    starts with "Rusty Nail"\n}\n',
+        weapons='weapon "Rusty Nail" {\n    use { gain app 1 }\n}\n',
+        drugs='drug "Tonic" {\n    use { gain ap 1 }\n}\n',
+    )
+    (folder / "worn.card").write_bytes(b"\xff\xfe not text")
+    loaded = load_checked(folder, rest=True)
+    assert loaded.pack is not None and [c["title"] for c in loaded.pack.cards] == ["Tonic"]
+    assert [Path(f).name for f in loaded.left_out] == ["people.card", "weapons.card", "worn.card"]
+    codes = {(Path(d.span.file).name, d.code) for d in loaded.diagnostics}
+    assert ("people.card", "E0420") in codes and ("worn.card", "E0407") in codes
+    snapshot = build_snapshot(folder, None, Pictures(tmp_path / "pictures"), 1)
+    page = snapshot.pages["/"]
+    assert snapshot.cards == 1 and "error[E0420]" in page and "Lone Patient" in page
+    # A command about one card leaves out no more than before.
+    assert load_checked(folder, only="Tonic").pack is None
 
 
 def _get(port: int, path: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:

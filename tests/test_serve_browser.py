@@ -1,6 +1,7 @@
 """`pillbox serve` in a real browser: Playwright drives Debian's Chromium on the page of a small
 pack served from a copy in tmp_path; a saved edit shows on the page, an error appears with its
-code and goes away when fixed, and Ctrl-C stops the server quietly. One browser launch.
+code beside the other card's face and goes away when fixed, and Ctrl-C stops the server
+quietly. One browser launch.
 Skipped, saying why, where there is no Chromium (as tests/test_report_browser.py is)."""
 
 from __future__ import annotations
@@ -125,7 +126,13 @@ def test_the_page_follows_edits_and_errors_in_chromium(
             rooms.write_text(ROOM.replace("    number 2", "    numbr 2"))
             page.wait_for_selector("text=error[E0211]", timeout=WAIT_MS)
             assert "rooms.card:2:5" in page.inner_text("#diagnostics")
-            page.screenshot(path=str(tmp_path / "broken.png"))
+            # Only the broken file is left out: the other card's face stays, drawn.
+            figure = page.locator("img.r-face[alt^='hallucination']")
+            assert figure.count() == 1 and page.locator(".r-face").count() == 1
+            assert figure.evaluate("i => i.complete && i.naturalWidth > 0")
+            marked = page.inner_text("#left-out")
+            assert "Chapel" in marked and "error[E0211]" in marked
+            page.screenshot(path=str(tmp_path / "broken.png"), full_page=True)
 
             rooms.write_text(ROOM)
             until(page, drawn_pictures)

@@ -83,6 +83,7 @@ class Live:
     pictures: Mapping[str, str] = field(default_factory=dict)
     pages: Mapping[str, str] = field(default_factory=dict)
     panels: Mapping[str, Markup] = field(default_factory=dict)
+    notice: Markup | None = None  # above everything: what is left out of the pack, and why
 
 
 def make_report(

@@ -5,8 +5,11 @@ saved change, each card's page on its first request, both from what that check f
 request never sees a page half made or two states mixed. A pack that checks is shown as
 `pillbox report` shows it (the report's own analysis, charts and templates), with each face as
 print lays it out (`pictures`), and beside each card its rules text and the results of its
-tests. A pack that does not check is shown as its diagnostics, on every page, until it checks
-again. Pack text reaches the pages only as data of autoescaped templates.
+tests. A card file with errors is left out, as `play` and `print --only` leave it out: the pack
+page shows every card that checks, and above them the files left out, each card of theirs with
+its diagnostics (and its own page says the same). Only errors that stop every card (pack.yaml,
+the ruleset) make every page the pack's diagnostics, until it checks again. Pack text reaches
+the pages only as data of autoescaped templates.
 """
 
 from __future__ import annotations
@@ -26,12 +29,13 @@ from compiler import __version__
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
+from compiler.ir import Card
 from compiler.playing import with_runtime_problems
 from compiler.printing.faces import TemplateProblem
 from compiler.printing.refusals import refusal_diagnostics
 from compiler.printing.sheets import slug
 from compiler.printing.sizes import OptionError, PrintOptions, resolve_options
-from compiler.render import plain, render_text
+from compiler.render import counted, plain, render_text
 from compiler.report.analysis import Analysis, CardReport, analyse
 from compiler.report.faces import FACE_POLICY, FaceRenderer
 from compiler.report.report import (
@@ -65,12 +69,14 @@ class Snapshot:
     generation: int
     pages: dict[str, str]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    broken: bool = False  # the pack does not check: every page shows its errors
+    broken: bool = False  # no card loads: every page shows the pack's errors
     redrawn: int = 0  # faces laid out anew (or taken from the face cache) for it
     pending: Callable[[int], Snapshot] | None = None
     """Lays out the faces this snapshot shows in frames for want of a picture: the snapshot of
     that generation with every picture."""
     later: dict[str, Callable[[], str]] = field(default_factory=dict)  # pages made when asked
+    left_out: tuple[str, ...] = ()  # the files with errors, whose cards are not shown
+    cards: int = 0  # the cards shown
     _made: dict[str, str] = field(default_factory=dict)
     _making: threading.Lock = field(default_factory=threading.Lock)
 
@@ -101,7 +107,7 @@ def build_snapshot(
     """Check, compile and analyse the pack, and make its pages at once: faces not drawn
     before are shown in frames, as the report shows them, until `pending` draws them."""
     try:
-        loaded = with_runtime_problems(load_checked(path, ruleset))
+        loaded = with_runtime_problems(load_checked(path, ruleset, rest=True))
     except UsageError as error:  # pack.yaml removed or renamed since the server started
         problem = Diagnostic(
             "E0470",
@@ -122,7 +128,11 @@ def build_snapshot(
         return _broken(compiled.checked.name, [problem], loaded.sources, generation)
     checked = check_paths([path], ruleset)
     state = _State(compiled, options, analyse(compiled, ()), pictures)
-    state.executable, state.checked = checked.executable, checked.diagnostics
+    state.executable, state.checked = checked.executable, list(checked.diagnostics)
+    # What leaving a file out broke in the rest (a card naming one of its cards), if anything.
+    reported = set(state.checked)
+    state.checked += [d for d in loaded.diagnostics if d not in reported]
+    state.left_out = _LeftOut(loaded.left_out, loaded.left_out_cards, loaded.sources)
     return state.snapshot(generation, lay_out=False)
 
 
@@ -136,6 +146,7 @@ class _State:
     pictures: Pictures
     executable: float = 0.0
     checked: list[Diagnostic] = field(default_factory=list)  # what `pillbox check` reports
+    left_out: _LeftOut = field(default_factory=lambda: _LeftOut((), {}, {}))
     _panels: dict[str, Markup] = field(default_factory=dict)
 
     def snapshot(self, generation: int, lay_out: bool) -> Snapshot:
@@ -166,7 +177,17 @@ class _State:
         if framed and names is not None and not lay_out:
             pending = functools.partial(self.snapshot, lay_out=True)
         redrawn = self.pictures.redrawn
-        return Snapshot(generation, pages, share.diagnostics, False, redrawn, pending, later)
+        return Snapshot(
+            generation,
+            pages,
+            share.diagnostics,
+            False,
+            redrawn,
+            pending,
+            later,
+            self.left_out.files,
+            len(reports),
+        )
 
     def _pages(
         self,
@@ -184,7 +205,10 @@ class _State:
             results = _test_results(compiled, reports)
             self._panels = {r.anchor: _panel(compiled, r, results[r.anchor]) for r in reports}
         anchors = [report.anchor for report in reports]
-        slugs = _unique([slug(report.ir) for report in reports])
+        left_out = self.left_out
+        slugs = _unique([slug(report.ir) for report in reports] + left_out.slugs())
+        slugs, left_slugs = slugs[: len(reports)], slugs[len(reports) :]
+        left = left_out.cards(share.diagnostics, left_slugs)
         live = Live(
             script=SCRIPT,
             policy=LIVE_POLICY,
@@ -192,10 +216,13 @@ class _State:
             pictures={a: f"/faces/{n}" for a, n in zip(anchors, names, strict=True) if n},
             pages={a: f"/card/{s}" for a, s in zip(anchors, slugs, strict=True)},
             panels=self._panels,
+            notice=left_out.section(share.diagnostics, left) if left_out.files else None,
         )
         css = frame_css + _SERVE_CSS
         pages = {"/": render_page(compiled, analysis, faces, css, share, live)}
-        card_live = dataclasses.replace(live, home="/")
+        card_live = dataclasses.replace(
+            live, home="/", notice=left_out.note() if left_out.files else None
+        )
 
         def card_page(index: int) -> str:
             report = reports[index]
@@ -206,7 +233,86 @@ class _State:
         later: dict[str, Callable[[], str]] = {
             f"/card/{name}": functools.partial(card_page, i) for i, name in enumerate(slugs)
         }
+        for card in left:  # a card left out keeps its page: its file's errors
+            page = functools.partial(left_out.page, compiled.checked.name, card, generation)
+            later[card["page"]] = page
         return pages, later
+
+
+@dataclass(frozen=True)
+class _LeftOut:
+    """The card files left out for their errors, with the IR of the cards each holds."""
+
+    files: tuple[str, ...]
+    cards_by_file: dict[str, list[Card]]
+    sources: dict[str, str]
+
+    def slugs(self) -> list[str]:
+        """The page name of each card left out, in file order."""
+        return [slug(ir) for file in self.files for ir in self.cards_by_file.get(file, [])]
+
+    def cards(
+        self, diagnostics: Sequence[Diagnostic], slugs: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Each card left out, with its page and the diagnostics of its file."""
+        named = iter(slugs)
+        cards = []
+        for file in self.files:
+            problems = [d for d in diagnostics if d.span.file == file]
+            for ir in self.cards_by_file.get(file, []):
+                first, last = ir["at"][0], ir["at"][2]
+                cards.append(
+                    {
+                        "file": file,
+                        "kind": ir["kind"],
+                        "title": ir["title"],
+                        "variant": ir.get("variant"),
+                        "where": f"{file}:{first}",
+                        "page": f"/card/{next(named)}",
+                        "own": [d for d in problems if first <= d.span.line <= last],
+                        "file_diagnostics": problems,
+                    }
+                )
+        return cards
+
+    def section(self, diagnostics: Sequence[Diagnostic], cards: Sequence[dict[str, Any]]) -> Markup:
+        """The pack page's account of the files left out: each card with its diagnostics, and
+        under its file those of no card (all of them, when no card of it could be read)."""
+        files = []
+        for file in self.files:
+            own = [card for card in cards if card["file"] == file]
+            in_cards = {id(d) for card in own for d in card["own"]}
+            rest = [d for d in diagnostics if d.span.file == file and id(d) not in in_cards]
+            files.append(
+                {
+                    "name": file,
+                    "cards": [{**card, "diagnostics": self._shown(card["own"])} for card in own],
+                    "rest": self._shown(rest),
+                }
+            )
+        errors = sum(1 for d in diagnostics if d.span.file in self.files and d.is_error)
+        return Markup(
+            _templates()
+            .get_template("left_out.html")
+            .render(files=files, errors=counted(errors, "error"))
+        )
+
+    def note(self) -> Markup:
+        """A card page's line about the files left out of the pack page."""
+        return Markup(_templates().get_template("left_out_note.html").render(files=self.files))
+
+    def page(self, pack: str, card: dict[str, Any], generation: int) -> str:
+        """The page of a card left out: its file's diagnostics, until it checks again."""
+        diagnostics = card["file_diagnostics"]
+        errors = sum(1 for d in diagnostics if d.severity == "error")
+        heading = f"{card['title']} is left out"
+        summary = f"{card['file']} does not check ({counted(errors, 'error')})"
+        return _broken_page(
+            pack, heading, summary, "the card comes back", diagnostics, self.sources, generation
+        )
+
+    def _shown(self, diagnostics: Sequence[Diagnostic]) -> list[dict[str, str]]:
+        return [_shown(d, self.sources) for d in diagnostics]
 
 
 def _within(diagnostic: Diagnostic, report: CardReport) -> bool:
@@ -267,7 +373,32 @@ def _panel(compiled: CompiledPack, report: CardReport, results: list[TestResult]
 def _broken(
     pack: str, diagnostics: Sequence[Diagnostic], sources: dict[str, str], generation: int
 ) -> Snapshot:
-    """The page of a pack that does not check: its diagnostics, each with its source line."""
+    """The snapshot of a pack no card of which loads: every page its diagnostics."""
+    errors = sum(1 for d in diagnostics if d.severity == "error")
+    page = _broken_page(
+        pack,
+        "The pack does not check",
+        counted(errors, "error"),
+        "the cards come back",
+        diagnostics,
+        sources,
+        generation,
+        home=None,
+    )
+    return Snapshot(generation, {"/": page}, list(diagnostics), broken=True)
+
+
+def _broken_page(
+    pack: str,
+    heading: str,
+    summary: str,
+    back: str,
+    diagnostics: Sequence[Diagnostic],
+    sources: dict[str, str],
+    generation: int,
+    home: str | None = "/",
+) -> str:
+    """A page of diagnostics, each with its source line: what stops the pack, or a card."""
     context: dict[str, Any] = {
         "pack": pack,
         "version": __version__,
@@ -275,21 +406,27 @@ def _broken(
         "script": SCRIPT,
         "policy": Markup(LIVE_POLICY),
         "css": Markup(_report_css() + _SERVE_CSS),
-        "diagnostics": [
-            {
-                "severity": d.severity,
-                "code": d.code,
-                "where": f"{d.span.file}:{d.span.line}:{d.span.column}",
-                "message": d.message,
-                # the source line and help; the line above says where and what
-                "text": render_text(d, sources, plain).partition("\n")[2],
-            }
-            for d in diagnostics
-        ],
+        "home": home,
+        "heading": heading,
+        "summary": summary,
+        "back": back,
+        "diagnostics": [_shown(d, sources) for d in diagnostics],
     }
-    context["errors"] = sum(1 for d in diagnostics if d.severity == "error")
-    page = _templates().get_template("broken.html").render(**context)
-    return Snapshot(generation, {"/": page}, list(diagnostics), broken=True)
+    page: str = _templates().get_template("broken.html").render(**context)
+    return page
+
+
+def _shown(diagnostic: Diagnostic, sources: dict[str, str]) -> dict[str, str]:
+    """A diagnostic as the serve templates show it: where, what, its source line and help."""
+    span = diagnostic.span
+    return {
+        "severity": diagnostic.severity,
+        "code": diagnostic.code,
+        "where": f"{span.file}:{span.line}:{span.column}",
+        "message": diagnostic.message,
+        # the source line and help; the line above says where and what
+        "text": render_text(diagnostic, sources, plain).partition("\n")[2],
+    }
 
 
 def _templates() -> Any:

@@ -5,8 +5,9 @@ interrupt it); the server answers from an event loop in a thread of its own, and
 waits for changes to the pack's folder in another, from before the first check, so no save is
 missed. Each batch of changes makes a new snapshot, published at once with the faces that
 changed in frames (as the report shows them), then again once they are laid out as print lays
-them out: the page's script hears of each through `/events` and swaps the new page in. Ctrl-C
-stops it all and removes the face pictures.
+them out: the page's script hears of each through `/events` and swaps the new page in. A card
+file with errors is left out of the snapshot, its errors printed on the terminal as on the
+page. Ctrl-C stops it all and removes the face pictures.
 """
 
 from __future__ import annotations
@@ -114,11 +115,18 @@ def _rebuild(
             emit(render_text(diagnostic, {}, style))
         emit(f"[{generation}] the pack does not check: {counted(len(errors), 'error')}")
     else:
-        cards = sum(1 for page in snapshot.paths if page.startswith("/card/"))
-        emit(
-            f"[{generation}] {counted(cards, 'card')} checked in {took:.0f} ms, "
+        left_out = snapshot.left_out
+        for diagnostic in errors:
+            if diagnostic.span.file in left_out:
+                emit(render_text(diagnostic, {}, style))
+        line = (
+            f"[{generation}] {counted(snapshot.cards, 'card')} checked in {took:.0f} ms, "
             f"{counted(len(snapshot.diagnostics), 'diagnostic')}"
         )
+        if left_out:
+            which = "has errors" if len(left_out) == 1 else "have errors"
+            line += f"; left out {', '.join(left_out)}, which {which}"
+        emit(line)
     return snapshot
 
 
