@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import IO, Any
 import pytest
 
 from compiler.check import check_paths
+from tests.conftest import ROOT
 
 PACK_YAML = "pack: desk\ntitle: Desk\nversion: 0.1.0\nruleset: coma-ward\n"
 ITEM = """item "Iron Pole" {
@@ -122,6 +124,7 @@ def serving(pack: Path) -> Iterator[Client]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=pack,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # this checkout's code, not an install's
     )
     talk = Client(process)
     talk.request("initialize", {"processId": None, "rootUri": pack.as_uri(), "capabilities": {}})
