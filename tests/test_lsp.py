@@ -241,7 +241,7 @@ def test_hover_tells_what_a_word_means(pack: Path, client: Client) -> None:
     assert "`charges {charges}`" not in (_hover(client, uri, 1, 6) or "")
     assert "`type {item_type}`" in (_hover(client, uri, 1, 6) or "")  # on `type`
     gain = _hover(client, uri, 2, 12) or ""  # on `gain`
-    assert gain.startswith("`gain {stat") and ": raise a stat" in gain
+    assert gain.startswith("verb `gain {stat") and ": raise a stat" in gain
     assert "stat **health**, from 0 to 5" in (_hover(client, uri, 2, 18) or "")
     assert "card kind **item**" in (_hover(client, uri, 0, 1) or "")
     assert _hover(client, uri, 0, 8) is None  # in the title: no word of the ruleset
