@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import IO, Any
 import pytest
 
 from compiler.check import check_paths
+from tests.conftest import ROOT
 
 PACK_YAML = "pack: desk\ntitle: Desk\nversion: 0.1.0\nruleset: coma-ward\n"
 ITEM = """item "Iron Pole" {
@@ -122,6 +124,7 @@ def serving(pack: Path) -> Iterator[Client]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=pack,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # this checkout's code, not an install's
     )
     talk = Client(process)
     talk.request("initialize", {"processId": None, "rootUri": pack.as_uri(), "capabilities": {}})
@@ -238,7 +241,7 @@ def test_hover_tells_what_a_word_means(pack: Path, client: Client) -> None:
     assert "`charges {charges}`" not in (_hover(client, uri, 1, 6) or "")
     assert "`type {item_type}`" in (_hover(client, uri, 1, 6) or "")  # on `type`
     gain = _hover(client, uri, 2, 12) or ""  # on `gain`
-    assert gain.startswith("`gain {stat") and ": raise a stat" in gain
+    assert gain.startswith("verb `gain {stat") and ": raise a stat" in gain
     assert "stat **health**, from 0 to 5" in (_hover(client, uri, 2, 18) or "")
     assert "card kind **item**" in (_hover(client, uri, 0, 1) or "")
     assert _hover(client, uri, 0, 8) is None  # in the title: no word of the ruleset

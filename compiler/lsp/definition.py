@@ -1,5 +1,5 @@
 """Go to definition: a card title named in a test's `use`/`carry`/`play` to its card, and a
-word of the ruleset to its entry (`compiler.lsp.words`)."""
+phrase or word of the ruleset to its entry (`compiler.lsp.words`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
+from compiler.lsp.entries import matched_at
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import cursor, lsp_range
 from compiler.lsp.words import word_definitions
+from compiler.pack import display_path
 from dsl.spans import Span
 
 _NAMED = re.compile(r'(?:^|[\s;{])(?:use|carry|play)\s+"((?:[^"\\\n]|\\.)*)"')
@@ -26,7 +28,7 @@ def definitions(
     open_document: Callable[[str], TextDocument],
 ) -> list[types.Location]:
     """Where the card named under the cursor is defined (each variant of its title), or the
-    ruleset's word under it."""
+    ruleset's entry or word under it."""
     line, column = cursor(document, at)
     text = document.lines[line] if line < len(document.lines) else ""
     named = [m[1] for m in _NAMED.finditer(text) if m.start(1) <= column <= m.end(1)]
@@ -34,7 +36,9 @@ def definitions(
     if pack is None:
         return []
     if not named:
-        return word_definitions(pack.ruleset, document, at)
+        shown = display_path(Path(document.path))
+        matched = matched_at(pack.ruleset, shown, document.source, line, column)
+        return word_definitions(pack.ruleset, document, at, matched)
     found = []
     for card in pack.cards:
         if card.ir["title"] == named[0]:

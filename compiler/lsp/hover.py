@@ -1,5 +1,6 @@
-"""Hover: the explanation of a diagnostic at the cursor, else the summary of the word there
-and what its line prints (with a check's odds: `compiler.lsp.lines`)."""
+"""Hover: the explanation of a diagnostic at the cursor, else the entry of the ruleset the
+phrase there matched (`compiler.lsp.entries`: its pattern, summary and rules text) or the
+summary of the word there, and what its line prints (with a check's odds: `compiler.lsp.lines`)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from pygls.workspace import TextDocument
 from compiler.errors import UsageError
 from compiler.lsp.completion import leading_words
 from compiler.lsp.context import place_at
+from compiler.lsp.entries import Matched, matched_at
 from compiler.lsp.lines import line_notes
 from compiler.lsp.packs import PackChecker
 from compiler.lsp.positions import contains, cursor, lsp_range
 from compiler.pack import display_path
+from compiler.ruleset import Ruleset
 from compiler.vocab import SECTIONS, vocabulary
 from dsl.spans import Diagnostic
 
@@ -33,33 +36,78 @@ def hover(
     at: types.Position,
     found: list[Diagnostic],
 ) -> types.Hover | None:
-    """What to show for the cursor: the diagnostics it is on, or what the word there means."""
+    """What to show for the cursor: the diagnostics it is on, then what the phrase or word
+    there means and what its line prints."""
     line, column = cursor(document, at)
     here = [d for d in found if contains(d.span, line, column)]
-    if here:
-        return types.Hover(
-            contents=types.MarkupContent(
-                kind=types.MarkupKind.Markdown,
-                value="\n\n---\n\n".join(_explained(d) for d in here),
-            ),
-            range=lsp_range(document, here[0].span),
-        )
-    word = document.word_at_position(at, _WORD_START, _WORD_END)
+    notes, matched = _notes(checker, document, at)
+    parts = [_explained(d) for d in here] + (["\n\n".join(notes)] if notes else [])
+    if not parts:
+        return None
+    span = here[0].span if here else None if matched is None else matched.span
+    return types.Hover(
+        contents=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)
+        ),
+        range=None if span is None else lsp_range(document, span),
+    )
+
+
+def _notes(
+    checker: PackChecker, document: TextDocument, at: types.Position
+) -> tuple[list[str], Matched | None]:
+    """The paragraphs on the entry the phrase at the cursor matched (else on each entry the
+    word there starts) and the word's stat, place or deck, then on what the line prints;
+    with the entry matched."""
     pack = checker.of_document(document)
     if pack is None:
-        return None
+        return [], None
+    line, column = cursor(document, at)
+    word = document.word_at_position(at, _WORD_START, _WORD_END)
     kind = place_at(document.source, document.offset_at_position(at)).kind
     try:
         words = vocabulary(pack.ruleset, kind)
     except UsageError:
         words = vocabulary(pack.ruleset)
-    lines = _meanings(word, words) if word else []
-    lines += line_notes(pack.ruleset, display_path(Path(document.path)), document.source, line + 1)
-    if not lines:
-        return None
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines))
-    )
+    shown = display_path(Path(document.path))
+    matched = matched_at(pack.ruleset, shown, document.source, line, column)
+    if matched is not None:
+        lines = _entry_notes(pack.ruleset, matched) + (_named(word, words) if word else [])
+    else:
+        lines = _meanings(word, words) if word else []
+    return lines + line_notes(pack.ruleset, shown, document.source, line + 1), matched
+
+
+_NOUNS = {
+    "verbs": "verb",
+    "conditions": "condition",
+    "values": "value",
+    "checks": "check",
+    "blocks": "block",
+    "properties": "property",
+    "modifiers": "modifier",
+}
+"""What an entry of each section of the ruleset is called."""
+
+
+def _entry_notes(ruleset: Ruleset, matched: Matched) -> list[str]:
+    """An entry a phrase matched: its pattern and summary, its rules text, and for a block
+    the event it answers to."""
+    pattern = getattr(ruleset, matched.section).by_name[matched.name]
+    lines = [
+        f"{_NOUNS[matched.section]} `{pattern.source}`"
+        + (f": {pattern.summary}" if pattern.summary else "")
+    ]
+    template = ruleset.wording.texts.get(matched.section, {}).get(matched.name)
+    if template:
+        lines.append(f"rules text: *{template}*")
+    entry = (ruleset.data.get(matched.section) or {}).get(matched.name)
+    trigger = entry.get("trigger") if isinstance(entry, dict) else None  # a block's event
+    if trigger:
+        event = (ruleset.data.get("triggers") or {}).get(trigger)
+        summary = event.get("summary") if isinstance(event, dict) else None
+        lines.append(f"trigger **{trigger}**" + (f": {summary}" if summary else ""))
+    return lines
 
 
 def _explained(found: Diagnostic) -> str:
@@ -97,6 +145,12 @@ def _meanings(word: str, words: dict[str, Any]) -> list[str]:
         for e in entries
         if leading_words(e["pattern"]).split()[:1] == [word]
     ]
+    return list(dict.fromkeys(lines + _named(word, words)))
+
+
+def _named(word: str, words: dict[str, Any]) -> list[str]:
+    """A line for the stat, place or deck a word names: what a slot of a phrase takes."""
+    lines = []
     if word in words["stats"]:
         stat = words["stats"][word]
         lines.append(f"stat **{word}**, from {stat['from']} to {stat['to']}")
@@ -104,4 +158,4 @@ def _meanings(word: str, words: dict[str, Any]) -> list[str]:
         lines.append(f"place **{word}**")
     if word in words["decks"]:
         lines.append(f"deck **{word}**: {', '.join(words['decks'][word])} cards")
-    return list(dict.fromkeys(lines))
+    return lines
