@@ -23,7 +23,7 @@ from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab
 from compiler.tune.knobs import Knob, edited, find_knobs
 from compiler.tune.search import Budget, Found, search
-from compiler.tune.targets import Target, TargetError, parse_target
+from compiler.tune.targets import Reading, Target, TargetError, parse_target
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def tune(pack: Path, ruleset: str | None, asked: TuneRequest, emit: Emit, report
     else:
         for line in _lines(answer, found):
             emit(line)
-    return EXIT_CLEAN if found.best.met else EXIT_CONTENT
+    return EXIT_CLEAN if found.met else EXIT_CONTENT
 
 
 def _targets(texts: Sequence[str]) -> list[Target]:
@@ -132,7 +132,7 @@ def _answer(
         for file, text in sorted(changed.items())
     )
     return {
-        "met": best.met,
+        "met": found.met,
         "interrupted": found.interrupted,
         "policies": list(lab.request.seats.split(",") if lab.request.seats else [])
         or [lab.request.policy or "random"],
@@ -156,9 +156,12 @@ def _answer(
                 "target": after.target.text,
                 "before": _figure(before),
                 "after": _figure(after),
-                "met": after.met,
+                "on fresh seeds": _figure(fresh) if fresh else None,
+                "met": after.met and fresh is not None and fresh.met,
             }
-            for before, after in zip(start.readings, best.readings, strict=True)
+            for before, after, fresh in zip(
+                start.readings, best.readings, _fresh(found, len(best.readings)), strict=True
+            )
         ],
         "effects": effects,
         "tests failing with the edit": failing,
@@ -173,7 +176,15 @@ def _answer(
     }
 
 
-def _figure(reading: Any) -> dict[str, Any]:
+def _fresh(found: Found, targets: int) -> list[Reading | None]:
+    """Each target's reading on the fresh seeds the best was confirmed on, if it was."""
+    confirmation = found.confirmation
+    if confirmation is None or not confirmation.playable:
+        return [None] * targets
+    return list(confirmation.readings)
+
+
+def _figure(reading: Reading) -> dict[str, Any]:
     return {
         "value": reading.value,
         "low": reading.low,
@@ -187,9 +198,11 @@ def _lines(answer: dict[str, Any], found: Found) -> list[str]:
     policies = ", ".join(answer["policies"])
     if not found.best.edits:
         lines.append(
-            "no edit found that comes nearer the targets"
+            "the pack meets every target as written"
+            if found.met
+            else "no edit found that meets the targets"
             if not found.best.met
-            else "the pack meets every target as written"
+            else "the pack meets every target as written, but not again on fresh seeds"
         )
     else:
         count = len(answer["edits"])
@@ -202,8 +215,10 @@ def _lines(answer: dict[str, Any], found: Found) -> list[str]:
     lines.append("")
     for row in answer["targets"]:
         mark = "met" if row["met"] else "not met"
+        fresh = row["on fresh seeds"]
+        again = f"; on fresh seeds {fresh['shown']}" if fresh and answer["edits"] else ""
         lines.append(
-            f"  {row['target']}: {row['before']['shown']} → {row['after']['shown']} ({mark})"
+            f"  {row['target']}: {row['before']['shown']} → {row['after']['shown']}{again} ({mark})"
         )
     if answer["effects"]:
         lines.append("")

@@ -8,6 +8,7 @@ bounds, a check that no longer covers every outcome) is kept with the reason, ne
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -23,6 +24,9 @@ from compiler.tune.targets import Reading, Target, distance, read
 from runtime.datagame import whole_game_of
 from runtime.simulation.figures import figures
 from runtime.testing import run_test
+
+FRESH_SEED = 1_000_003
+"""What a confirming sweep's seed adds to the search's: games none of the search's were."""
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,11 @@ class Lab:
         assert self._folder is not None, "a Lab is used in a with block"
         return self._folder
 
-    def trial(self, edits: Sequence[Edit], games: int) -> Trial:
-        """The candidate played on the sweep's first `games` seeds (remembered)."""
-        cached = self._results.get((key(edits), games))
+    def trial(self, edits: Sequence[Edit], games: int, fresh: bool = False) -> Trial:
+        """The candidate played on the sweep's first `games` seeds (remembered); `fresh`: on
+        as many games of another seed, which the search never chose by."""
+        remembered = (key(edits), games if not fresh else -games)
+        cached = self._results.get(remembered)
         if cached is not None:
             return cached
         compiled = self.compiled(edits)
@@ -107,8 +113,9 @@ class Lab:
         else:
             # A worker that compiles the pack itself (the compiled runtime's) reads the folder.
             self._write(edits)
-            result = Trial(tuple(edits), games, self._play(compiled, games))
-        self._results[(key(edits), games)] = result
+            seed = self.request.seed + FRESH_SEED if fresh else self.request.seed
+            result = Trial(tuple(edits), games, self._play(compiled, games, seed))
+        self._results[remembered] = result
         self.trials += 1
         return result
 
@@ -148,9 +155,9 @@ class Lab:
             if path.read_text(encoding="utf-8") != wanted:
                 path.write_text(wanted, encoding="utf-8")
 
-    def _play(self, compiled: CompiledPack, games: int) -> tuple[Reading, ...]:
+    def _play(self, compiled: CompiledPack, games: int, seed: int) -> tuple[Reading, ...]:
         whole = whole_game_of(compiled.rules, compiled.whole)
-        sweep = make_sweep(whole, self.request)
+        sweep = dataclasses.replace(make_sweep(whole, self.request), seed=seed)
         playing = Playing(whole, compiled.rules, compiled.cards)
         totals = run_sweep(
             playing, (self.folder, self.ruleset), sweep, games, self.request.workers or 1

@@ -16,6 +16,7 @@ when no candidate comes nearer, or at the edit limit.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,10 @@ from compiler.tune.evaluate import Lab, Trial, key
 from compiler.tune.knobs import Edit, Knob, moves
 
 Report = Callable[[str], None]
+
+MORE_GAMES = 4
+"""A candidate that meets its bands on the search's seeds but not on fresh ones is played on
+twice the games, and again, up to this many times the budget, before it is given up."""
 
 
 @dataclass
@@ -36,6 +41,12 @@ class Found:
     dropped: int = 0  # candidates dropped after a short sweep
     candidates: int = 0
     interrupted: bool = False
+    confirmation: Trial | None = None  # the best played again on fresh seeds
+
+    @property
+    def met(self) -> bool:
+        """Every target met by the best, on the search's seeds and again on fresh ones."""
+        return self.best.met and self.confirmation is not None and self.confirmation.met
 
 
 @dataclass(frozen=True)
@@ -52,11 +63,28 @@ def search(lab: Lab, knobs: Sequence[Knob], budget: Budget, report: Report) -> F
     start = lab.trial((), budget.most_games)
     found = Found(start, start)
     report(f"as written: {_shown(start)}")
-    if start.met or not start.playable:
+    if not start.playable:
         return found
     current = start
+    most_games = budget.most_games
     try:
-        while len({e.knob for e in current.edits}) <= budget.most_edits:
+        while True:
+            if current.met:
+                # Chosen for meeting the bands on these seeds, it is a little lucky by choice:
+                # it must meet them again on games the search never saw.
+                found.confirmation = lab.trial(current.edits, most_games, fresh=True)
+                report(f"  on fresh seeds: {_shown(found.confirmation)}")
+                if found.confirmation.met or most_games >= budget.most_games * MORE_GAMES:
+                    break
+                # Too near a band's edge to tell on this many games: play more, and go on.
+                most_games *= 2
+                budget = dataclasses.replace(budget, most_games=most_games)
+                current = lab.trial(current.edits, most_games)
+                found.best = current
+                report(f"  on {most_games} games: {_shown(current)}")
+                continue
+            if len({e.knob for e in current.edits}) > budget.most_edits:
+                break
             candidates = _candidates(current.edits, knobs, budget.most_edits)
             if not candidates:
                 break
@@ -73,8 +101,6 @@ def search(lab: Lab, knobs: Sequence[Knob], budget: Budget, report: Report) -> F
             if best.distance >= current.distance:
                 break
             current = found.best = best
-            if best.met:
-                break
     except KeyboardInterrupt:
         found.interrupted = True
     return found
