@@ -240,7 +240,13 @@ class _Lineage:
                 self.pack_bytes += _size(key)
             if self.pack_bytes > MAX_YAML_BYTES:
                 raise RulesetError(
-                    [_problem("E0412", f"the ruleset files {path.name} combines are too large")]
+                    [
+                        _problem(
+                            "E0412",
+                            f"the ruleset files {(seen[0] if seen else key).name} combines "
+                            "are too large",
+                        )
+                    ]
                 )
             self.documents[key] = _read(path)
         document = self.documents[key]
