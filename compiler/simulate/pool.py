@@ -181,14 +181,14 @@ def _play_in_pool(
     pool = ProcessPoolExecutor(
         min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
     )
-    left = list(parts)
+    playing: dict[Future[Totals], range] = {}  # the batches handed out and not added up yet
     try:
-        playing: dict[Future[Totals], range] = {}
         # Spawned workers start while the build is first on the path; a worker that dies
         # while the batches are handed out breaks the pool, and the rest stay left.
         with first_on_path(compiled), suppress(BrokenProcessPool):
             for part in parts:
                 playing[pool.submit(_play_batch, sweep, part)] = part
+        left = list(parts[len(playing) :])
         waiting = set(playing)
         while waiting:
             done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
@@ -196,12 +196,13 @@ def _play_in_pool(
                 # A dead worker breaks the whole pool: every batch not done fails with it.
                 if not isinstance(future.exception(), BrokenProcessPool):
                     totals.merge(future.result())
-                    left.remove(playing[future])
+                    del playing[future]
             if progress:
                 progress(totals.games, games)
     except BaseException:
         _stop(pool)  # Ctrl-C or SIGTERM: stop the workers now
         raise
+    left += playing.values()
     if left:
         _stop(pool)
     else:
@@ -212,7 +213,7 @@ def _play_in_pool(
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Stop the pool's workers now rather than wait for the batches they are playing (the
     executor would, on its way out)."""
-    processes = list(pool._processes.values())
+    processes = list((pool._processes or {}).values())
     for process in processes:
         process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
