@@ -6,7 +6,9 @@ card with its required properties (the pattern's own example) and a test; an eff
 kind has options or a `use` block. The pack is checked and tested before it is written, and a
 kind whose example does not come out clean is left out and named in the pack's README (so the
 promise "checks and tests clean" holds for any ruleset). The pack is made in a temporary
-folder beside DIR and renamed into place: nothing half-written is ever left.
+folder beside DIR and renamed into place (inside DIR, when it is an empty folder already, and
+moved up into it, a rename a file): nothing half-written is left (short of a SIGKILL among
+those renames), and nothing there already is touched.
 
 With `--game`, the pack is a whole game of its own on the base ruleset instead: the starter
 game `compiler.newgame` writes, its own ruleset beside its cards.
@@ -14,13 +16,14 @@ game `compiler.newgame` writes, its own ruleset beside its cards.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -135,7 +138,9 @@ def new_pack(
         # Made beside a link and renamed onto it, the pack would replace the link, not fill
         # the folder it names: make it there instead.
         target = target.resolve()
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is a file, not a folder: name a new one")
+    if target.exists() and not _empty(target):
         raise UsageError(f"{target} exists and is not an empty folder: name a new one")
     if bundled is not None and ruleset_name is not None:
         raise UsageError("--from copies a bundled pack with its ruleset: give --ruleset or --from")
@@ -181,6 +186,14 @@ def new_pack(
     return 0
 
 
+def _empty(folder: Path) -> bool:
+    """Whether a folder holds nothing; a UsageError if it cannot be read."""
+    try:
+        return not any(folder.iterdir())
+    except OSError as error:
+        raise UsageError(f"cannot make {folder}: {error.strerror or error}") from None
+
+
 def _refuse_a_game_on(ruleset_name: str | None, bundled: str | None) -> None:
     """`--game` starts a game of its own on the base ruleset, and on nothing else."""
     if bundled is not None:
@@ -206,24 +219,55 @@ def _pack_name(target: Path) -> str:
 
 @contextmanager
 def _made_beside(target: Path) -> Iterator[Path]:
-    """A temporary folder beside the target, renamed to it when the block ends cleanly."""
-    parent = target.resolve().parent
+    """A temporary folder beside the target, renamed to it when the block ends cleanly; or,
+    when the target is an empty folder already, inside it, what it holds moved up into it at
+    the end, so that the folder itself stays (its permissions; `pillbox new .` in a shell)."""
+    filled = target.is_dir()
+    home = target if filled else target.resolve().parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+        _folders_above(home)
+        home.mkdir(parents=True, exist_ok=True)
+        prefix = f".{target.resolve().name or 'pack'}."
+        work = Path(tempfile.mkdtemp(prefix=prefix, dir=home))
         os.chmod(work, 0o777 & ~current_umask())  # as a new folder gets, not mkdtemp's 0700
     except OSError as error:
         raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
     try:
         yield work
-        if target.exists():
-            target.rmdir()  # it was empty: checked before anything was made
-        work.rename(target)
+        if filled:
+            _move_up(work, target)
+        else:
+            work.rename(target)
     except OSError as error:
         raise UsageError(f"cannot make {target}: {error.strerror or error}") from None
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _folders_above(folder: Path) -> None:
+    """An OSError that names the first of the folders above `folder` that is a file."""
+    for above in reversed([folder, *folder.parents]):
+        if above.exists() and not above.is_dir():
+            raise OSError(errno.ENOTDIR, f"{above} is a file, not a folder", str(above))
+
+
+def _move_up(work: Path, target: Path) -> None:
+    """Move what `work` holds up into `target`, its parent, which holds nothing else: all of
+    it, or (when a move fails) none of it."""
+    if any(entry.name != work.name for entry in target.iterdir()):
+        # Checked empty when the command began: something was put there since.
+        raise OSError(errno.ENOTEMPTY, "files were put in it meanwhile", str(target))
+    moved: list[str] = []
+    try:
+        for entry in sorted(work.iterdir()):
+            entry.rename(target / entry.name)
+            moved.append(entry.name)
+    except BaseException:
+        for name in reversed(moved):
+            with suppress(OSError):
+                (target / name).rename(work / name)
+        raise
 
 
 def _write(path: Path, text: str) -> None:

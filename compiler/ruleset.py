@@ -189,6 +189,23 @@ def _base_wording() -> dict[str, Any]:
 MAX_EXTENDS_DEPTH = 32
 """The most rulesets one chain of `extends` may pass through below the pack's own (E0447)."""
 
+MAX_RULESET_FILES = 64
+"""The most ruleset files (bundled ones too) a ruleset may combine (E0447): lists of eight,
+each extending eight more, would otherwise reach thousands within the depth and the bytes."""
+
+
+def _cycle(parent: str, chain: tuple[Path, ...], again: Path) -> str:
+    """What is wrong with extending `parent`, the file `again`, which is on the `chain` of
+    rulesets that led to this one (the pack's own first): it extends this one, or is it."""
+    loop = [*chain[chain.index(again) :], again]
+    if len(loop) == 2 and parent == loop[0].name:
+        return f"ruleset {parent!r} extends itself"
+    folder = chain[0].parent
+    shown = [str(p.relative_to(folder)) if p.is_relative_to(folder) else p.name for p in loop]
+    if len(loop) == 2:
+        return f"extends {parent!r}, which is this file ({shown[0]}) itself"
+    return f"extends {parent!r}, which extends this one: a cycle {' → '.join(shown)}"
+
 
 class _Lineage:
     """A ruleset and every one it extends, read once each, and the order they merge in."""
@@ -205,11 +222,31 @@ class _Lineage:
         if key in self.orders:
             return self.orders[key]
         if key not in self.documents:
+            if len(self.documents) >= MAX_RULESET_FILES:
+                top = self.documents[seen[0]]
+                raise RulesetError(
+                    [
+                        Diagnostic(
+                            "E0447",
+                            "error",
+                            f"the rulesets {seen[0].name} extends are more than "
+                            f"{MAX_RULESET_FILES} files ({path.name} is one more)",
+                            top.span(("extends",)),
+                            "merge the pack's ruleset files into fewer",
+                        )
+                    ]
+                )
             if not _is_bundled(key):
                 self.pack_bytes += _size(key)
             if self.pack_bytes > MAX_YAML_BYTES:
                 raise RulesetError(
-                    [_problem("E0412", f"the ruleset files {path.name} combines are too large")]
+                    [
+                        _problem(
+                            "E0412",
+                            f"the ruleset files {(seen[0] if seen else key).name} combines "
+                            "are too large",
+                        )
+                    ]
                 )
             self.documents[key] = _read(path)
         document = self.documents[key]
@@ -230,7 +267,8 @@ class _Lineage:
                     )
                 ]
             )
-        lineages, parents = [], []
+        lineages: list[list[Path]] = []
+        parents: list[Path] = []
         for index, parent in enumerate(names):
             where = document.span(("extends", index) if isinstance(written, list) else ("extends",))
             parent_path = self.parent_file(parent, key, seen, where)
@@ -239,10 +277,16 @@ class _Lineage:
                 hint = did_you_mean(parent, known) or f"bundled rulesets: {', '.join(known)}"
                 message = f"extends {parent!r}, which is not a bundled ruleset"
                 raise RulesetError([Diagnostic("E0410", "error", message, where, hint)])
-            if parent_path.resolve() in (*seen, key):
-                raise RulesetError([_problem("E0412", f"ruleset {parent!r} extends itself", where)])
+            resolved = parent_path.resolve()
+            if resolved in (*seen, key):
+                cycle = _cycle(parent, (*seen, key), resolved)
+                raise RulesetError([_problem("E0412", cycle, where)])
+            if resolved in parents:
+                again = names[parents.index(resolved)]
+                same = " twice" if again == parent else f", the same file as {again!r} before it"
+                raise RulesetError([_problem("E0412", f"extends {parent!r}{same}", where)])
             lineages.append(self.walk(parent_path, (*seen, key)))
-            parents.append(parent_path.resolve())
+            parents.append(resolved)
         self.parents[key] = parents
         order = linearize(key, lineages)
         if order is None:

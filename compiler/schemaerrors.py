@@ -107,9 +107,36 @@ def _pattern(error: Any) -> Explanation:
 
 def _bounds(error: Any) -> Explanation:
     described = error.schema.get("description")
-    return f"{error.instance!r} is out of range in {_where(error)}", (
-        f"{error.message}: {described[:1].lower()}{described[1:]}" if described else error.message
-    )
+    if isinstance(error.instance, list):  # not the whole list, which may be long
+        bound = "at most" if error.validator == "maxItems" else "at least"
+        message = f"{_where(error)} lists {len(error.instance)} items"
+        said = f"{bound} {error.validator_value} may be listed"
+    else:
+        message = f"{error.instance!r} is out of range in {_where(error)}"
+        said = error.message
+    return message, f"{said}: {described[:1].lower()}{described[1:]}" if described else said
+
+
+def _unique(error: Any) -> Explanation:
+    seen: list[Any] = []
+    for item in error.instance:
+        if item in seen:
+            return f"{_where(error)} lists {item!r} twice", "each may be listed once"
+        seen.append(item)
+    return f"{_where(error)}: {error.message}", None
+
+
+def _one_of(error: Any) -> Explanation:
+    """A list that fits none of the alternatives is told by what the list alternative says of
+    it (that it is not the other alternatives' text or number goes without saying)."""
+    branches = error.validator_value
+    if isinstance(error.instance, list) and isinstance(branches, list):
+        for index, branch in enumerate(branches):
+            if isinstance(branch, dict) and branch.get("type") == "array":
+                within = [e for e in error.context if list(e.relative_schema_path)[:1] == [index]]
+                if within:
+                    return explain(within[0])
+    return f"{_where(error)}: {error.message}", None
 
 
 _EXPLAINERS: dict[str, Callable[[Any], Explanation]] = {
@@ -126,6 +153,8 @@ _EXPLAINERS: dict[str, Callable[[Any], Explanation]] = {
     "maxLength": _bounds,
     "minItems": _bounds,
     "maxItems": _bounds,
+    "uniqueItems": _unique,
+    "oneOf": _one_of,
 }
 
 

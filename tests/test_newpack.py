@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import compiler.ruleset as ruleset_module
+from compiler import newpack
 from compiler.newpack import default_ruleset
 from compiler.ruleset import bundled_games, bundled_names
 from tests.helpers import run
@@ -105,3 +106,82 @@ def test_new_fills_the_empty_folder_a_link_names(tmp_path: Path) -> None:
     code, output = run("new", str(tmp_path / "link"))
     assert code == 0, output
     assert (tmp_path / "link").is_symlink() and (tmp_path / "real" / "pack.yaml").is_file()
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    """Every path under a folder (itself included) and a file's bytes; a folder's are None."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes() if path.is_file() else None
+        for path in [folder, *sorted(folder.rglob("*"))]
+    }
+
+
+@pytest.mark.parametrize(
+    ("files", "target", "message"),
+    [
+        ({"mine/notes.txt": "mine"}, "mine", "mine exists and is not an empty folder"),
+        ({"mine/.hidden": ""}, "mine", "mine exists and is not an empty folder"),
+        ({"mine/pack.yaml": "pack: mine\n"}, "mine", "mine exists and is not an empty folder"),
+        ({"mine": "a file"}, "mine", "mine exists and is a file, not a folder"),
+        ({"mine": "a file"}, "mine/pack", "mine is a file, not a folder"),
+        ({"mine": "a file"}, "mine/a/b", "mine is a file, not a folder"),
+    ],
+)
+def test_new_from_into_what_is_there_already_is_refused_and_loses_nothing(
+    tmp_path: Path, files: dict[str, str], target: str, message: str
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    before = _tree(tmp_path)
+    code, output = run("new", str(tmp_path / target), "--from", "cool-name")
+    assert code == 2 and message in output, output
+    assert "Traceback" not in output and _tree(tmp_path) == before
+
+
+def test_new_from_fills_an_empty_folder_in_place(tmp_path: Path) -> None:
+    # It was removed and a new one renamed in its place: its permissions were lost, and
+    # `pillbox new .` in an empty folder failed with "cannot make .: Invalid argument".
+    mine = tmp_path / "Night Shift"
+    mine.mkdir()
+    mine.chmod(0o700)
+    code, output = run("new", str(mine), "--from", "cool-name")
+    assert code == 0, output
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o700
+    assert "\npack: night-shift\n" in "\n" + (mine / "pack.yaml").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Night Shift"]
+    assert not [p for p in mine.iterdir() if p.name.startswith(".Night")]
+
+
+def test_new_dot_fills_the_empty_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / "wards"
+    mine.mkdir()
+    monkeypatch.chdir(mine)
+    code, output = run("new", ".", "--from", "cool-name")
+    assert code == 0, output
+    assert "\npack: wards\n" in "\n" + (mine / "pack.yaml").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wards"]
+    assert sorted(p.name for p in mine.iterdir() if p.name.startswith(".")) == [
+        ".github",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+    ]
+
+
+def test_files_put_in_the_empty_folder_meanwhile_are_kept_and_nothing_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    real = newpack._copy_bundled
+
+    def and_someone_saves_a_file(name: str, folder: Path, pack_name: str) -> None:
+        real(name, folder, pack_name)
+        (mine / "pack.yaml").write_text("pack: theirs\n")
+
+    monkeypatch.setattr(newpack, "_copy_bundled", and_someone_saves_a_file)
+    code, output = run("new", str(mine), "--from", "cool-name")
+    assert code == 2 and "files were put in it meanwhile" in output, output
+    assert _tree(mine) == {".": None, "pack.yaml": b"pack: theirs\n"}

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from compiler.lineage import linearize
-from compiler.ruleset import MAX_EXTENDS_DEPTH, RulesetError, load_ruleset
+from compiler.ruleset import (
+    MAX_EXTENDS_DEPTH,
+    MAX_RULESET_FILES,
+    RulesetError,
+    lineage_documents,
+    load_ruleset,
+)
 from tests.helpers import compiled, house_rules_pack, run
 
 HEADER = "ruleset: {name}\ntitle: {name}\nversion: 1\n"
@@ -136,7 +142,8 @@ def test_the_files_a_pack_ruleset_combines_weigh_no_more_than_one(tmp_path: Path
     ruleset_file(tmp_path, "house-b", "cool-name", padding * 1_500)
     ruleset_file(tmp_path, "rules", "[house-a.yaml, house-b.yaml]")
     ((code, _, _, message),) = problems(tmp_path)
-    assert code == "E0412" and "too large" in message
+    # It named the file read last (house-b.yaml), which combines nothing.
+    assert code == "E0412" and message == "the ruleset files rules.yaml combines are too large"
 
 
 def _chain(folder: Path, files: int) -> None:
@@ -210,3 +217,142 @@ def test_a_dice_check_whose_base_is_malformed_is_explained(tmp_path: Path, base:
     ruleset_file(tmp_path, "rules", "coma-ward", check)
     ((code, line, _, message),) = problems(tmp_path)
     assert code == "E0412" and line == 12 and "its base" in message, message
+
+
+def placed(folder: Path, file: str = "rules.yaml") -> list[tuple[str, str, int, int, str]]:
+    """Each problem of loading a ruleset: its code, the file it is in, line, column, message."""
+    with pytest.raises(RulesetError) as caught:
+        load_ruleset(file, base_dir=folder)
+    return [
+        (d.code, Path(d.span.file).name, d.span.line, d.span.column, d.message)
+        for d in caught.value.diagnostics
+    ]
+
+
+def test_a_cycle_of_two_is_told_as_a_cycle_where_it_closes(tmp_path: Path) -> None:
+    # It was "ruleset 'rules.yaml' extends itself", said in b.yaml, which does not.
+    ruleset_file(tmp_path, "rules", "b.yaml")
+    ruleset_file(tmp_path, "b", "rules.yaml")
+    assert placed(tmp_path) == [
+        (
+            "E0412",
+            "b.yaml",
+            4,
+            10,
+            "extends 'rules.yaml', which extends this one: "
+            "a cycle rules.yaml → b.yaml → rules.yaml",
+        )
+    ]
+
+
+def test_a_cycle_of_three_below_the_pack_ruleset_is_told_with_each_file(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "b.yaml")
+    ruleset_file(tmp_path, "b", "c.yaml")
+    ruleset_file(tmp_path, "c", "d.yaml")
+    ruleset_file(tmp_path, "d", "[cool-name, b.yaml]")
+    ((code, file, line, column, message),) = placed(tmp_path)
+    assert (code, file, line, column) == ("E0412", "d.yaml", 4, 22)
+    assert message.endswith("a cycle b.yaml → c.yaml → d.yaml → b.yaml")
+
+
+def test_a_file_extending_a_link_to_itself_is_told_so(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "same.yaml")
+    (tmp_path / "same.yaml").symlink_to(tmp_path / "rules.yaml")
+    assert placed(tmp_path) == [
+        (
+            "E0412",
+            "rules.yaml",
+            4,
+            10,
+            "extends 'same.yaml', which is this file (rules.yaml) itself",
+        )
+    ]
+
+
+def test_a_diamond_merges_its_shared_ruleset_once_after_both_sides(tmp_path: Path) -> None:
+    ruleset_file(tmp_path, "rules", "[b.yaml, c.yaml]")
+    ruleset_file(tmp_path, "b", "d.yaml", SNEER_A)
+    ruleset_file(tmp_path, "c", "d.yaml")
+    ruleset_file(tmp_path, "d", "cool-name", SNEER_B)
+    ruleset = load_ruleset("rules.yaml", base_dir=tmp_path)
+    order = [Path(document.file).name for _, document in lineage_documents(ruleset)]
+    assert order == ["rules.yaml", "b.yaml", "c.yaml", "d.yaml", "ruleset.yaml", "ruleset.yaml"]
+    assert ruleset.verbs.by_name["sneer"].source == "sneer at {subject}"  # b's over d's
+
+
+def test_a_diamond_whose_sides_list_their_parents_in_opposite_orders_cannot_merge(
+    tmp_path: Path,
+) -> None:
+    ruleset_file(tmp_path, "rules", "[b.yaml, c.yaml]")
+    ruleset_file(tmp_path, "b", "[d.yaml, e.yaml]")
+    ruleset_file(tmp_path, "c", "[e.yaml, d.yaml]")
+    ruleset_file(tmp_path, "d", "cool-name")
+    ruleset_file(tmp_path, "e", "cool-name")
+    assert [(code, file, line, column) for code, file, line, column, _ in placed(tmp_path)] == [
+        ("E0446", "rules.yaml", 4, 10)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extends", "column", "message"),
+    [
+        ("[b.yaml, b.yaml]", 10, "ruleset: 'extends' lists 'b.yaml' twice"),
+        ("[cool-name, cool-name]", 10, "ruleset: 'extends' lists 'cool-name' twice"),
+        ("[b.yaml, ./b.yaml]", 19, "extends './b.yaml', the same file as 'b.yaml' before it"),
+        ("[b.yaml, link.yaml]", 19, "extends 'link.yaml', the same file as 'b.yaml' before it"),
+    ],
+)
+def test_extends_naming_one_ruleset_twice_says_so(
+    tmp_path: Path, extends: str, column: int, message: str
+) -> None:
+    # Twice as written, the schema said "is not valid under any of the given schemas"; twice
+    # by another path, "one is listed before a ruleset that extends it" (E0446).
+    ruleset_file(tmp_path, "rules", extends)
+    ruleset_file(tmp_path, "b", "cool-name")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "b.yaml")
+    assert placed(tmp_path) == [("E0412", "rules.yaml", 4, column, message)]
+
+
+def test_a_list_of_extends_too_long_is_told_by_its_length_not_quoted_whole(
+    tmp_path: Path,
+) -> None:
+    ruleset_file(tmp_path, "rules", "[" + ", ".join(f"r{index}.yaml" for index in range(500)) + "]")
+    ((code, file, line, column, message),) = placed(tmp_path)
+    assert (code, file, line, column, message) == (
+        "E0412",
+        "rules.yaml",
+        4,
+        10,
+        "ruleset: 'extends' lists 500 items",
+    )
+
+
+def test_rulesets_extending_eight_each_stop_at_the_bound_of_files(tmp_path: Path) -> None:
+    # Layers of eight files, each extending the eight of the next layer: within the depth and
+    # the bytes, thirty layers made 240 files and took ten seconds; a few thousand, minutes.
+    layers, width = 30, 8
+
+    def layer(number: int) -> str:
+        return "[" + ", ".join(f"l{number}w{index}.yaml" for index in range(width)) + "]"
+
+    ruleset_file(tmp_path, "rules", layer(0))
+    for number in range(layers):
+        for index in range(width):
+            parent = layer(number + 1) if number + 1 < layers else "cool-name"
+            ruleset_file(tmp_path, f"l{number}w{index}", parent)
+    ((code, file, line, column, message),) = placed(tmp_path)
+    assert (code, file, line, column) == ("E0447", "rules.yaml", 4, 10)
+    assert f"are more than {MAX_RULESET_FILES} files" in message
+
+
+def test_a_cycle_checked_from_the_command_line_exits_1_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    folder = house_rules_pack(
+        tmp_path, "fantasy", HEADER.format(name="f") + "extends: b.yaml\n", CARD
+    )
+    ruleset_file(folder, "b", "c.yaml")
+    ruleset_file(folder, "c", "rules.yaml")
+    code, output = run("check", str(folder))
+    assert code == 1 and "c.yaml:4:10: error[E0412]" in output and "a cycle" in output, output
+    assert "Traceback" not in output

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import shutil
 import signal
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from fractions import Fraction
@@ -20,7 +22,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from compiler.errors import UsageError
-from compiler.simulate import command
+from compiler.simulate import command, pool
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, batches, run_sweep
 from compiler.simulate.text import figure_lines
@@ -413,3 +415,62 @@ def test_a_records_turns_per_phase_are_the_seated_turns_its_log_shows(pack: Comp
             elif event.kind == "turn" and event.data.get("actor") in seats:
                 logged[whole.phases[min(part, len(whole.phases) - 1)]] += 1
         assert record.turns == dict(logged) and sum(logged.values()) > 0
+
+
+_PLAY_BATCH = pool._play_batch
+"""The workers' own batch player, which `_play_or_die` stands in for."""
+
+_DIE_AT: list[tuple[Path | None, int]] = []
+"""Where a worker kills itself: at the batch holding this game, once (when the file is not
+there yet, which it then makes) or, with no file, every time."""
+
+
+def _play_or_die(sweep: Sweep, indices: range) -> Totals:
+    """A worker's batch, unless it is the one to die at (SIGKILL: nothing to clean up)."""
+    for marker, index in _DIE_AT:
+        if index in indices and (marker is None or not marker.exists()):
+            if marker is not None:
+                marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+    return _PLAY_BATCH(sweep, indices)
+
+
+@pytest.fixture
+def dying(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Path | None, int]]]:
+    """Workers that kill themselves where the list says (workers are forked: they see it)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the workers see the list only when forked")
+    monkeypatch.setattr(pool, "_play_batch", _play_or_die)
+    monkeypatch.setattr(pool, "usable_build", lambda: None)  # forked, not spawned afresh
+    _DIE_AT.clear()
+    yield _DIE_AT
+    _DIE_AT.clear()
+
+
+def test_a_worker_killed_in_a_sweep_has_its_games_played_again_to_the_same_figures(
+    tmp_path: Path, dying: list[tuple[Path | None, int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = compiled(ITEMS_ONLY)
+    playing = Playing(whole_game_of(pack.rules, pack.whole), pack.rules, pack.cards)
+    alone = run_sweep(playing, (ITEMS_ONLY, None), ITEMS_SWEEP, 48, 1)
+    dying.append((tmp_path / "died", 30))
+    replayed: list[int] = []
+    totals = run_sweep(playing, (ITEMS_ONLY, None), ITEMS_SWEEP, 48, 2, None, replayed.append)
+    assert (tmp_path / "died").exists() and len(replayed) == 1 and 0 < replayed[0] <= 48
+    assert figures(ITEMS_SWEEP, totals) == figures(ITEMS_SWEEP, alone)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_that_dies_every_time_ends_the_sweep_with_e0462(
+    monkeypatch: pytest.MonkeyPatch,
+    dying: list[tuple[Path | None, int]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dying.append((None, 1))
+    request = SimulateRequest(8, 3, players=2, workers=2)
+    code, output = _simulate(compiled(ITEMS_ONLY), monkeypatch, request)
+    assert code == 1, output
+    assert "error[E0462]" in output and f"each of the {pool.RESTARTS + 1} pools" in output
+    notes = capsys.readouterr().err
+    assert notes.count("note: a worker process died") == pool.RESTARTS, notes
+    assert "Traceback" not in output + notes and multiprocessing.active_children() == []

@@ -302,7 +302,11 @@ def _set_aside(final: Path, token: str) -> Path | None:
     if not final.is_symlink() and (not final.exists() or final.is_dir()):
         return None
     aside = final.parent / f".{final.name}.{token}.old"
-    _rename(final, aside, shown=final)
+    try:
+        _rename(final, aside, shown=final)
+    except FileNotFoundError:
+        # Another print of the same file set it aside since it was seen: nothing is there.
+        return None
     return aside
 
 

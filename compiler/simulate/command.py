@@ -18,7 +18,7 @@ from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.pack import MANIFEST, display_path
 from compiler.playing import Emit, load_compiled
-from compiler.render import Style, plain, render_text
+from compiler.render import Style, counted, plain, render_text
 from compiler.report.report import check_html_output
 from compiler.simulate.cluster import run_on_cluster
 from compiler.simulate.compiled import stale_note
@@ -157,7 +157,15 @@ def play_sweep(
                 folder, ruleset, sweep, request.games, request.scheduler, workers, progress
             )
         else:
-            totals = run_sweep(playing, (path, ruleset), sweep, request.games, workers, progress)
+            totals = run_sweep(
+                playing,
+                (path, ruleset),
+                sweep,
+                request.games,
+                workers,
+                progress,
+                lambda games: echo(style, err=True)(_replayed(games, style)),
+            )
     except BrokenProcessPool as error:
         report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
         return None
@@ -235,6 +243,16 @@ def _not_whole(compiled: CompiledPack, error: NotWhole) -> Diagnostic:
         Span.whole_file(compiled.checked.ruleset.file),
         "a game is played whole when its ruleset has a `game:` section (seats, setup, actions, "
         "end: docs/adding-a-game.md, section 2)",
+    )
+
+
+def _replayed(games: int, style: Style) -> str:
+    """The note that a worker died and the games not yet added up are played again (on stderr,
+    so that --json stays data): the same games, so the same figures."""
+    return (
+        style("note:", "note")
+        + " a worker process died (killed, or out of memory?): playing the "
+        + f"{counted(games, 'game')} not yet counted again in new workers"
     )
 
 

@@ -8,6 +8,8 @@ batch of game indices and a reply the batch's totals (counts of values,
 `runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
 holds counts, never the games. Which worker plays which game changes nothing: a game's seed is
 derived from the sweep's seed and the game's index, and totals merged in any order are equal.
+So when a worker dies (killed, or out of memory), the batches not yet added up are played again
+in a new pool, and the figures are those of a sweep no worker left.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import os
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +43,14 @@ the progress bar moving, few enough that a batch's reply is worth its trip."""
 
 MAX_BATCH = 250
 """The most games one batch holds."""
+
+RESTARTS = 2
+"""How many times a sweep starts a new pool to play again the games of a worker that died. A
+game seeded by the sweep's seed and its index plays the same again, so the figures are those
+of a sweep no worker left; a worker that dies on every try (a game the system kills) ends it."""
+
+STOPPED_SECONDS = 5.0
+"""How long a worker killed may take to be gone (it is at once, unless the system is stuck)."""
 
 WORKER_MEMORY_MB = 512
 """How far a worker may grow past what it holds when it starts: a game takes a few MB, so
@@ -118,9 +130,15 @@ def run_sweep(
     games: int,
     workers: int,
     progress: Progress | None = None,
+    replayed: Callable[[int], None] | None = None,
 ) -> Totals:
     """Play every game of the sweep on `workers` processes (1: in this one) and add them up.
-    `source` is the pack and ruleset a worker compiles if it must."""
+    `source` is the pack and ruleset a worker compiles if it must.
+
+    When a worker dies (killed, or by the system out of memory), the games of the batches not
+    yet added up are played again in a new pool, up to RESTARTS times; `replayed` is told how
+    many games that is. After that, BrokenProcessPool.
+    """
     global _PLAYING
     parts = batches(games, workers)
     totals = Totals()
@@ -131,32 +149,73 @@ def run_sweep(
             if progress:
                 progress(totals.games, games)
         return totals
+    _PLAYING = playing
+    try:
+        for restart in range(RESTARTS + 1):
+            parts = _play_in_pool(parts, source, sweep, workers, totals, games, progress)
+            if not parts:
+                return totals
+            if restart < RESTARTS and replayed is not None:
+                replayed(sum(len(part) for part in parts))
+    finally:
+        _PLAYING = None
+    raise BrokenProcessPool(f"one died in each of the {RESTARTS + 1} pools it was played in")
+
+
+def _play_in_pool(
+    parts: Sequence[range],
+    source: tuple[Path, str | None],
+    sweep: Sweep,
+    workers: int,
+    totals: Totals,
+    games: int,
+    progress: Progress | None,
+) -> list[range]:
+    """Play these batches in a new pool, adding each one's totals up as it comes; the batches
+    left unplayed because a worker died (none when all were played)."""
     compiled = usable_build()
     methods = multiprocessing.get_all_start_methods()
     # A fork would bring the parent's pure runtime along: the compiled one needs a fresh start.
     fork = compiled is None and "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")
-    _PLAYING = playing
     pool = ProcessPoolExecutor(
         min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
     )
+    playing: dict[Future[Totals], range] = {}  # the batches handed out and not added up yet
     try:
-        with first_on_path(compiled):  # spawned workers start while it is first on the path
-            waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
+        # Spawned workers start while the build is first on the path; a worker that dies
+        # while the batches are handed out breaks the pool, and the rest stay left.
+        with first_on_path(compiled), suppress(BrokenProcessPool):
+            for part in parts:
+                playing[pool.submit(_play_batch, sweep, part)] = part
+        left = list(parts[len(playing) :])
+        waiting = set(playing)
         while waiting:
             done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
             for future in done:
-                totals.merge(future.result())
+                # A dead worker breaks the whole pool: every batch not done fails with it.
+                if not isinstance(future.exception(), BrokenProcessPool):
+                    totals.merge(future.result())
+                    del playing[future]
             if progress:
                 progress(totals.games, games)
     except BaseException:
-        # Ctrl-C, SIGTERM or a broken pool: stop the workers now rather than wait for the
-        # batches they are playing (the executor would, on its way out).
-        for process in list(pool._processes.values()):
-            process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        _stop(pool)  # Ctrl-C or SIGTERM: stop the workers now
         raise
-    finally:
-        _PLAYING = None
-    pool.shutdown()
-    return totals
+    left += playing.values()
+    if left:
+        _stop(pool)
+    else:
+        pool.shutdown()
+    return left
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's workers now rather than wait for the batches they are playing (the
+    executor would, on its way out)."""
+    processes = list((pool._processes or {}).values())
+    for process in processes:
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(STOPPED_SECONDS)  # so that none is left running past the sweep
