@@ -29,6 +29,10 @@ FRESH_SEED = 1_000_003
 """What a confirming sweep's seed adds to the search's: games none of the search's were."""
 
 
+POOLED_GAMES = 200
+"""A sweep of fewer games is played in this process, whatever --workers says."""
+
+
 @dataclass(frozen=True)
 class Trial:
     """A candidate's sweep: each target's reading, or why it could not be played."""
@@ -159,9 +163,9 @@ class Lab:
         whole = whole_game_of(compiled.rules, compiled.whole)
         sweep = dataclasses.replace(make_sweep(whole, self.request), seed=seed)
         playing = Playing(whole, compiled.rules, compiled.cards)
-        totals = run_sweep(
-            playing, (self.folder, self.ruleset), sweep, games, self.request.workers or 1
-        )
+        # A short sweep is played here: starting a pool of workers costs more than it saves.
+        workers = (self.request.workers or 1) if games >= POOLED_GAMES else 1
+        totals = run_sweep(playing, (self.folder, self.ruleset), sweep, games, workers)
         self.games_played += games
         summary = figures(sweep, totals)
         breakdown = compiled.whole.breakdown if compiled.whole is not None else None
