@@ -410,3 +410,38 @@ def test_art_drawn_safely_prints_without_its_hostile_part(tmp_path: Path) -> Non
         names = {str(obj.get("/S")) for obj in pdf.objects if isinstance(obj, pikepdf.Dictionary)}
     assert not keys & {"/JS", "/JavaScript", "/OpenAction", "/AA"}, keys
     assert not names & {"/JavaScript", "/Launch", "/URI"}, names
+
+
+LONG = "n" * 300
+"""A file name longer than any file system takes."""
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        ("missing/out.pdf", "does not exist"),
+        ("folder.pdf", "is a folder; name a .pdf file"),
+        ("out.txt", "the output is a PDF file"),
+        (f"{LONG}.pdf", "File name too long"),
+        (f"{LONG}/out.pdf", "File name too long"),
+    ],
+)
+def test_calibrate_refuses_an_output_it_cannot_write(
+    output: str, said: str, tmp_path: Path
+) -> None:
+    (tmp_path / "folder.pdf").mkdir()
+    code, printed = run("print", "--calibrate", "-o", str(tmp_path / output))
+    assert code == 2, printed
+    assert said in printed and "internal error" not in printed
+
+
+@pytest.mark.parametrize("option", ["-o", "--png", "--tts"])
+def test_print_refuses_a_name_too_long_for_the_system(option: str, tmp_path: Path) -> None:
+    # `-o`, `--png` and `--tts` of a 300-character name were exit 3 (an OSError).
+    pack = TESTS / "data" / "art"
+    target = tmp_path / (f"{LONG}.pdf" if option == "-o" else LONG)
+    pdf = [] if option == "-o" else ["-o", str(tmp_path / "out.pdf")]
+    code, output = run("print", str(pack), option, str(target), *pdf)
+    assert code == 2, output
+    assert "File name too long" in output and "internal error" not in output
+    assert list(tmp_path.iterdir()) == []
