@@ -1,6 +1,6 @@
-"""Hostile per-card art (issue 29): each is refused at the card's `art` line (or drawn without
-its hostile part); none is a traceback, reads outside the pack, reaches the network, hangs or
-takes gigabytes.
+"""Hostile per-card art and `print --calibrate` options (issue 29): art is refused at the card's
+`art` line (or drawn without its hostile part), an option is a one-line usage error; none is a
+traceback, reads outside the pack, reaches the network, hangs or takes gigabytes.
 
 The pack of hostile art is checked in a process held to 2 GB of address space: the SVG whose
 elements nested 20,000 deep stopped `check` and `print` with a RecursionError (exit 3), four
@@ -415,6 +415,38 @@ def test_art_drawn_safely_prints_without_its_hostile_part(tmp_path: Path) -> Non
 LONG = "n" * 300
 """A file name longer than any file system takes."""
 
+CALIBRATE_REFUSALS = {
+    "zero offset unit": (["--back-offset", "0,0"], "a length needs its unit"),
+    "negative past the range": (["--back-offset=-11mm,0mm"], "within ±10 mm"),
+    "huge": (["--back-offset", "9" * 400 + "mm,0mm"], "within ±10 mm"),
+    "exponent": (["--back-offset", "1e3mm,0mm"], "give x (right) and y (down)"),
+    "not a number": (["--back-offset", "nanmm,infmm"], "give x (right) and y (down)"),
+    "one part": (["--back-offset", "1mm"], "give x (right) and y (down)"),
+    "three parts": (["--back-offset", "1mm,2mm,3mm"], "give x (right) and y (down)"),
+    "other digits": (["--back-offset", "\u0661mm,\u0662mm"], "give x (right) and y (down)"),
+    "unknown paper": (["--paper", "a3"], "'a3' is not one of 'a4', 'letter'"),
+    "paper in capitals": (["--paper", "A4"], "'A4' is not one of 'a4', 'letter'"),
+    "dpi zero": (["--dpi", "0"], "0 is not in the range 30<=x<=600"),
+    "dpi not a number": (["--dpi", "many"], "'many' is not a valid integer range"),
+    "dpi given": (["--dpi", "300"], "not --dpi"),
+    "no cache given": (["--no-cache"], "not --no-cache"),
+    "card size": (["--card", "0x0mm"], "not --card"),
+    "negative bleed": (["--bleed=-3mm"], "not --bleed"),
+    "previews": (["--png", "previews"], "not --png"),
+    "tabletop": (["--tts", "decks"], "not --tts"),
+}
+"""`print --calibrate -o OUT.pdf` with these options: each a usage error that says this."""
+
+
+@pytest.mark.parametrize("case", sorted(CALIBRATE_REFUSALS))
+def test_calibrate_refuses_odd_options_in_one_line(case: str, tmp_path: Path) -> None:
+    options, said = CALIBRATE_REFUSALS[case]
+    out = tmp_path / "out.pdf"
+    code, output = run("print", "--calibrate", "-o", str(out), *options)
+    assert code == 2, output
+    assert said in output and "Traceback" not in output and "internal error" not in output
+    assert not out.exists()
+
 
 @pytest.mark.parametrize(
     ("output", "said"),
@@ -445,3 +477,11 @@ def test_print_refuses_a_name_too_long_for_the_system(option: str, tmp_path: Pat
     assert code == 2, output
     assert "File name too long" in output and "internal error" not in output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_calibrate_with_a_pack_or_without_its_pdf_is_a_usage_error(tmp_path: Path) -> None:
+    out = str(tmp_path / "out.pdf")
+    assert run("print", "--calibrate", str(TESTS / "data" / "art"), "-o", out)[0] == 2
+    assert run("print", "--calibrate")[0] == 2
+    code, output = run("print", "--calibrate", "--calibrate", "-o", out)
+    assert code == 0 and Path(out).exists(), output  # a flag given twice is the flag
