@@ -29,6 +29,7 @@ from compiler.printing.pdf import (
     refused_image,
 )
 from compiler.printing.svgcheck import (
+    MAX_HELD_IMAGES,
     MAX_SVG_DEPTH,
     MAX_SVG_NESTING,
     MAX_SVG_SHAPES,
@@ -62,7 +63,8 @@ REFUSED = {
     "reaches": ": an SVG that reaches for other files or the network (an href, url(), @import,"
     " xml:base or xml-stylesheet that is not a #fragment of itself): refused",
     "complex": f": an SVG that draws over {MAX_SVG_SHAPES:,} shapes once its <use> copies and"
-    " the SVG images it holds are counted (or declares entities): refused",
+    f" the SVG images it holds are counted, holds over {MAX_HELD_IMAGES:,} pictures, or declares"
+    " entities: refused",
     "deep": f": an SVG that nests its elements over {MAX_SVG_DEPTH} deep, or SVG images in SVG"
     f" images over {MAX_SVG_NESTING} deep: refused",
 }

@@ -36,6 +36,10 @@ MAX_SVG_DEPTH = 100
 """The deepest elements may nest: WeasyPrint draws an element within its parent's drawing, a
 few Python frames a level, so some thousands of levels stop it with a RecursionError."""
 
+MAX_HELD_IMAGES = 1_000
+"""The most pictures an SVG art file may hold as `data:` URLs, in all its SVGs: each different
+one is opened to judge it (a fifth of a millisecond), and a 20 MB SVG can hold 100,000."""
+
 MAX_SVG_NESTING = 3
 """How deep SVG images may hold SVG images (as `data:` URLs) in all, the art's own counted."""
 
@@ -65,10 +69,10 @@ class _Verdict:
 def svg_problem(data: bytes) -> str | None:
     """Why print would refuse this SVG (`unreadable`, `reaches`, `complex`, `deep`, `pixels`),
     or None."""
-    return _judged(data, 1).problem
+    return _judged(data, 1, _Opened()).problem
 
 
-def _judged(data: bytes, nesting: int) -> _Verdict:
+def _judged(data: bytes, nesting: int, opened: _Opened) -> _Verdict:
     """The verdict on an SVG that is the `nesting`th of SVGs holding one another."""
     if b"<svg" not in data[:4096]:
         return _Verdict("unreadable")
@@ -77,7 +81,7 @@ def _judged(data: bytes, nesting: int) -> _Verdict:
     elements, problem = _parsed(data)
     if problem is not None:
         return _Verdict(problem)
-    held = _HeldImages(nesting)
+    held = _HeldImages(nesting, opened)
     weights: dict[int, int] = {}
     for element in elements:
         problem, shapes = _element_problem(element, held)
@@ -138,12 +142,20 @@ def _read(
         yield cast("tuple[str, ElementTree.Element]", event)
 
 
+@dataclass
+class _Opened:
+    """How many pictures have been opened to judge one art file, in all of its SVGs."""
+
+    count: int = 0
+
+
 class _HeldImages:
     """The `data:` images an SVG holds, each judged once however often it is named, and the
     pixels of all of them."""
 
-    def __init__(self, nesting: int) -> None:
+    def __init__(self, nesting: int, opened: _Opened) -> None:
         self.nesting = nesting
+        self.opened = opened
         self.pixels = 0
         self._verdicts: dict[bytes, _Verdict] = {}
 
@@ -151,7 +163,9 @@ class _HeldImages:
         """The verdict on the image a `data:` URL holds."""
         key = hashlib.sha256(url.encode("utf-8", "surrogatepass")).digest()
         if key not in self._verdicts:
-            verdict = self._judge(url)
+            many = self.opened.count >= MAX_HELD_IMAGES
+            self.opened.count += 1
+            verdict = _Verdict("complex") if many else self._judge(url)
             self._verdicts[key] = verdict
             self.pixels += verdict.pixels
         return self._verdicts[key]
@@ -168,7 +182,7 @@ class _HeldImages:
             return _Verdict(None, 0, found[1])
         if self.nesting >= MAX_SVG_NESTING:
             return _Verdict("deep")
-        return _judged(data, self.nesting + 1)
+        return _judged(data, self.nesting + 1, self.opened)
 
 
 def _element_problem(element: ElementTree.Element, held: _HeldImages) -> tuple[str | None, int]:
