@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from compiler import cache
 from compiler.build import load_checked
@@ -112,7 +113,10 @@ def print_command(
     }
     if calibrate or pack is None:
         others: dict[str, Any] = {"only": only, "png": png, "tts": tts, "tts_url": tts_url}
-        others |= {"ruleset": ruleset, "strict": strict or None}
+        others |= {"ruleset": ruleset, "strict": strict or None, "no_cache": no_cache or None}
+        # --dpi has a default, so only where it came from tells whether it was given.
+        dpi_from = click.get_current_context().get_parameter_source("dpi")
+        others["dpi"] = dpi if dpi_from != ParameterSource.DEFAULT else None
         sys.exit(usage(lambda: _calibrate(pack, calibrate, output, overrides, others, echo())))
     request = PrintRequest(output, overrides, only, png, dpi, strict, tts, tts_url)
     progress = progress_bar if sys.stderr.isatty() else None

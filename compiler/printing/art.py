@@ -3,17 +3,16 @@
 A pack is untrusted, so an art file is found inside the pack folder only, named from it, and
 refused as print's fence refuses a template's image: a path that leads out of the pack (`..`,
 an absolute path, a symbolic link), a hard link, a file over 20 MB, an image of over 40
-million pixels (counted from its header, nothing decoded) or one that cannot be read as an
-image. `check`, `print` and `report` all refuse the same files, each at the line that names
-it: the card's `art` line (E0710, E0711) or pack.yaml's `print: art:` entry (E0712).
+million pixels (counted from its header, nothing decoded), one that cannot be read as an
+image, or an SVG that reaches for other files or draws too much (`svgcheck`). `check`,
+`print` and `report` all refuse the same files, each at the line that names it: the card's
+`art` line (E0710, E0711) or pack.yaml's `print: art:` entry (E0712).
 """
 
 from __future__ import annotations
 
 import difflib
-import io
 import mimetypes
-import warnings
 from base64 import b64encode
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -22,8 +21,20 @@ from typing import Any
 from compiler.ir import AnyCard, Card
 from compiler.pack import Pack, display_path, hard_linked, resolved
 from compiler.passes import kind_span
-from compiler.printing.pdf import MAX_IMAGE_PIXELS, MAX_RESOURCE_BYTES, image_url, refused_image
-from compiler.printing.svgcheck import MAX_SVG_SHAPES, svg_problem
+from compiler.printing.pdf import (
+    MAX_IMAGE_PIXELS,
+    MAX_RESOURCE_BYTES,
+    image_format,
+    image_url,
+    refused_image,
+)
+from compiler.printing.svgcheck import (
+    MAX_HELD_IMAGES,
+    MAX_SVG_DEPTH,
+    MAX_SVG_NESTING,
+    MAX_SVG_SHAPES,
+    svg_problem,
+)
 from dsl.spans import Diagnostic, Span
 
 ART = "art"
@@ -44,14 +55,18 @@ REFUSED = {
     "missing": ": there is no such file in the pack",
     "type": f": not an image print draws (it must end in {', '.join(IMAGE_SUFFIXES)})",
     "large": f": the file is over {MAX_RESOURCE_BYTES // 2**20} MB: refused",
-    "pixels": f": the image has over {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
+    "pixels": f": the image (or the pictures an SVG holds, in all) has over"
+    f" {MAX_IMAGE_PIXELS // 10**6} million pixels: refused",
     "unreadable": ": it cannot be read as an image, and nothing would be drawn in its place",
     "disguised": ": its bytes are another kind of image than its name says (a TIFF or BMP renamed"
     " .png, say): refused",
-    "reaches": ": an SVG that reaches for other files or the network (an href or url() that is"
-    " not a #fragment of itself): refused",
-    "complex": f": an SVG that draws over {MAX_SVG_SHAPES:,} shapes once its <use> copies are"
-    " counted (or declares entities): refused",
+    "reaches": ": an SVG that reaches for other files or the network (an href, url(), @import,"
+    " xml:base or xml-stylesheet that is not a #fragment of itself): refused",
+    "complex": f": an SVG that draws over {MAX_SVG_SHAPES:,} shapes once its <use> copies and"
+    f" the SVG images it holds are counted, holds over {MAX_HELD_IMAGES:,} pictures, or declares"
+    " entities: refused",
+    "deep": f": an SVG that nests its elements over {MAX_SVG_DEPTH} deep, or SVG images in SVG"
+    f" images over {MAX_SVG_NESTING} deep: refused",
 }
 """Why a file asked for is not drawn, as the end of the sentence that names it."""
 
@@ -96,17 +111,10 @@ def _unreadable(data: bytes, path: Path) -> str | None:
     """`unreadable` unless the bytes are an image of the kind the name says."""
     if path.suffix.lower() == ".svg":
         return svg_problem(data)
-    from PIL import Image
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            with Image.open(io.BytesIO(data)) as image:
-                found = image.format
-                image.verify()  # the structure and checksums; nothing is decoded
-        except Exception:  # whatever Pillow raises on a damaged or foreign file
-            return "unreadable"
-    return None if found == FORMATS.get(path.suffix.lower()) else "disguised"
+    found = image_format(data)
+    if found is None:
+        return "unreadable"
+    return None if found[0] == FORMATS.get(path.suffix.lower()) else "disguised"
 
 
 def card_art(card: AnyCard) -> str | None:

@@ -62,6 +62,13 @@ def _nested(one: Path, other: Path) -> bool:
 
 
 def _unwritable_pdf(target: Path) -> str | None:
+    try:
+        return _pdf_problem(target)
+    except OSError as error:  # a name the system cannot take: too long, say
+        return f"-o {target}: {error.strerror or error}"
+
+
+def _pdf_problem(target: Path) -> str | None:
     folder = target.parent
     if target.suffix.lower() != ".pdf":
         return f"-o {target}: the output is a PDF file, e.g. cards.pdf"
@@ -75,6 +82,13 @@ def _unwritable_pdf(target: Path) -> str | None:
 
 
 def _unwritable_folder(option: str, folder: Path) -> str | None:
+    try:
+        return _folder_problem(option, folder)
+    except OSError as error:  # a name the system cannot take: too long, say
+        return f"{option} {folder}: {error.strerror or error}"
+
+
+def _folder_problem(option: str, folder: Path) -> str | None:
     if folder.exists() and not folder.is_dir():
         return f"{option} {folder}: is a file, not a folder"
     existing = _nearest_folder(folder)

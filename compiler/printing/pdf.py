@@ -142,6 +142,22 @@ def too_many_pixels(data: bytes) -> bool:
     return width * height > MAX_IMAGE_PIXELS
 
 
+def image_format(data: bytes) -> tuple[str, int] | None:
+    """The format Pillow reads the bytes as and the image's pixels, once its structure and
+    checksums are checked (nothing is decoded); None if it reads no image there."""
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                found, (width, height) = image.format, image.size
+                image.verify()
+        except Exception:  # whatever Pillow raises on a damaged or foreign file
+            return None
+    return (found, width * height) if found else None
+
+
 _FAILED_IMAGE = "Failed to load image at"
 """How WeasyPrint's log line for an image it could not use begins (it draws nothing there)."""
 
