@@ -730,9 +730,11 @@ class Lowerer:
                     if isinstance(answer, n.Text)
                     else {"answer": "yes" if answer.text == "yes" else "no"}
                 )
-                steps.append({"choose": chosen, "at": where})
+                # a step that names an option or a card is at that name: a wrong one is pointed
+                # at, not the word before it
+                steps.append({"choose": chosen, "at": at(answer.span)})
             elif isinstance(step, n.Use):
-                steps.append(_use(step.action, step.card.value, where))
+                steps.append(_use(step.action, step.card.value, at(step.card.span)))
             elif isinstance(step, n.NextTurn):
                 steps.append({"next_turn": True, "at": where})
             elif isinstance(step, n.ForceDice):
