@@ -236,6 +236,31 @@ def _explain(
     )
 
 
+def scalar_span(span: Span, text: str) -> Span:
+    """A span at the first character of a scalar written on one line, widened to the whole
+    scalar: its quotes, or a plain one to its line's end (less a comment), or inside brackets
+    to the next `,` `]` or `}`."""
+    lines = text.split("\n")
+    if not 1 <= span.line <= len(lines):
+        return span
+    line = lines[span.line - 1]
+    start = span.column - 1
+    if start >= len(line):
+        return span
+    opener = line[start]
+    if opener in "'\"":
+        end = start + 1
+        while end < len(line) and line[end] != opener:
+            end += 2 if opener == '"' and line[end] == "\\" else 1
+        end = min(end + 1, len(line))
+    else:
+        end = _value_end(line, start)
+        before = line[:start]
+        if sum(map(before.count, "[{")) > sum(map(before.count, "]}")):  # inside brackets
+            end = min([end, *(i for c in ",]}" if (i := line.find(c, start)) >= 0)])
+    return Span(span.file, span.line, span.column, span.line, span.column + max(end - start, 1))
+
+
 def _value_start(text: str, line_start: int, index: int) -> int | None:
     """Where the value of a `key: value` line starts, if a key is written before `index`."""
     colon = text.find(": ", line_start, index)
