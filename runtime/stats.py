@@ -48,7 +48,7 @@ def polarity(rules: Iterable[StatRule]) -> dict[str, int]:
 
 def change_text(name: str, before: int, after: int, delta: int, cut: bool = True) -> str:
     """The log line of a bounded change: the change made, and what the bound cut off (when `cut`:
-    not where another line says where the rest went), as `terror 1 → 0 (-1; 1 more cut off at 0)`.
+    not where another line says where the rest went), as `gold 1 → 0 (-1; 1 more cut off at 0)`.
     """
     made = after - before
     if made == delta or not cut:
