@@ -206,9 +206,11 @@ def _explain(
     if problem.startswith("found character"):
         end = _value_end(text, index)
         quoted = json.dumps(text[index:end], ensure_ascii=False)
-        return index, end, f"a value that starts with {text[index]} goes in quotes: {quoted}"
+        first = text[index : index + 1]
+        return index, end, f"a value that starts with {first} goes in quotes: {quoted}"
     if context == "while scanning a quoted scalar":
-        return index, _value_end(text, index), f"close the text with a second {text[index]}"
+        quote = text[index : index + 1] if text[index : index + 1] in ("'", '"') else '"'
+        return index, _value_end(text, index), f"close the text with a second {quote}"
     if problem.startswith("expected ',' or"):
         closer = problem[len("expected ',' or '")]
         opened = f" (opened on line {text.count(chr(10), 0, began) + 1})" if began else ""
@@ -220,6 +222,19 @@ def _explain(
         )
     if problem.startswith("expected <block end>") and problem.endswith("'<scalar>'"):
         return index, _value_end(text, index), "put the whole value inside the quotes"
+    if problem.startswith("expected") and problem[-3:] in ("'['", "'{'", "']'", "'}'", "','"):
+        mark = problem[-2]
+        fix = "remove the extra comma" if mark == "," else "match the bracket"
+        return (
+            index,
+            _word_end(text, index),
+            (f"{mark} is read as YAML's own here: {fix}, or put the value in quotes"),
+        )
+    if problem.startswith("expected chomping or indentation indicators"):
+        end = _value_end(text, began if began is not None else index)
+        start = began if began is not None else index
+        quoted = json.dumps(text[start:end], ensure_ascii=False)
+        return start, end, f"a value that starts with | or > goes in quotes: {quoted}"
     if problem.startswith("expected <block end>") and problem.endswith("'-'"):
         return index, index + 1, "a list goes under its key, indented: `key:`, then `  - item`"
     if problem.startswith("expected <block end>"):

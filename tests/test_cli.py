@@ -175,6 +175,8 @@ def test_a_yaml_syntax_error_has_help_a_caret_under_the_whole_value_and_no_false
         ("pack: p\npack: q\n", "pack", "write each key once"),
         ("pack: p\ntitle: x\n  more: y\n", "more", "line this key up"),
         ("pack: p\nsources: [a, b\nversion: 1\n", ":", "close the [ (opened on line 2) with ]"),
+        ("pack: p\ntitle: ]x\n", "]x", "match the bracket, or put the value in quotes"),
+        ("pack: p\ntitle: |x\n", "|x", 'goes in quotes: "|x"'),
     ],
 )
 def test_each_yaml_syntax_error_underlines_the_wrong_word_and_says_how_to_write_it(
