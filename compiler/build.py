@@ -24,7 +24,7 @@ from compiler.printing.art import art_problems, art_references
 from compiler.ruleset import UNPLACED, Ruleset
 from compiler.sheets import expand_sheets, remap_results
 from compiler.wholegame import compile_whole
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game
 from runtime.games import game_module
@@ -56,6 +56,7 @@ class CheckedPack:
     print_settings: dict[str, Any] = field(default_factory=dict)  # pack.yaml's `print:`
     selected: set[str] | None = None  # shown paths of the files the command line named
     warnings: list[Diagnostic] = field(default_factory=list)
+    ruleset_span: Span | None = None  # where pack.yaml names the ruleset, if it does
 
     @property
     def cards(self) -> list[Card]:
@@ -155,6 +156,7 @@ def load_checked(
             dict(opened.pack.print_settings),
             selected,
             allow_warnings(diagnostics, opened.pack)[0],
+            opened.pack.ruleset_span,
         ),
         leaving if left_out else [],
         sources,

@@ -730,9 +730,11 @@ class Lowerer:
                     if isinstance(answer, n.Text)
                     else {"answer": "yes" if answer.text == "yes" else "no"}
                 )
-                steps.append({"choose": chosen, "at": where})
+                # a step that names an option or a card is at that name: a wrong one is pointed
+                # at, not the word before it
+                steps.append({"choose": chosen, "at": at(answer.span)})
             elif isinstance(step, n.Use):
-                steps.append(_use(step.action, step.card.value, where))
+                steps.append(_use(step.action, step.card.value, at(step.card.span)))
             elif isinstance(step, n.NextTurn):
                 steps.append({"next_turn": True, "at": where})
             elif isinstance(step, n.ForceDice):
@@ -781,15 +783,31 @@ class Lowerer:
                 )
                 return None
             return {"set": {"target": value, "to": last.text}, "at": where}
+        stats = [s for s in value["args"].values() if s in self.ruleset.stat_names]
+        bounds = self.ruleset.stat_range(stats[0]) if stats else None
+        if isinstance(last, n.Signed) and last.value < 0 and bounds is not None:
+            last = n.Integer(last.value, last.span)  # a stat's range says whether it can be
         if not isinstance(last, n.Integer):
-            self.error("E0241", f"expected a number, found {n.atom_source(last)!r}", last.span)
+            self.error("E0241", _not_a_setting(target.words, last, bounds), last.span)
             return None
-        for stat in value["args"].values():
-            if isinstance(stat, str) and stat in self.ruleset.stat_names:
-                low, high = self.ruleset.stat_range(stat)
-                if not low <= last.value <= high:
-                    self.report(out_of_range(last.value, low, high, stat, last.span))
+        if bounds is not None and not bounds[0] <= last.value <= bounds[1]:
+            self.report(out_of_range(last.value, *bounds, stats[0], last.span))
         return {"set": {"target": value, "to": last.value}, "at": where}
+
+
+def _not_a_setting(target: str, last: n.Atom, bounds: tuple[int, int] | None) -> str:
+    """What a `given` line's value should have been, said against what was written: `-3` and
+    `+3` are numbers, only not ones a test sets this value to."""
+    written = n.atom_source(last)
+    if isinstance(last, n.Signed) and last.value > 0:
+        return (
+            f"`given` sets {target} to a value, it does not add to it: "
+            f"write {last.value}, not {written}"
+        )
+    takes = f"a number from {bounds[0]} to {bounds[1]}" if bounds else "a number of 0 or more"
+    if isinstance(last, n.Signed):
+        takes += ", written without a sign"
+    return f"`given {target}` takes {takes}; found {written!r}"
 
 
 def _bounds(label: n.Integer | n.Range | n.OpenRange) -> tuple[int, int | None]:

@@ -15,7 +15,7 @@ from compiler.printing.sizes import print_problems
 from compiler.quickschema import Unsupported, is_valid
 from compiler.schemaerrors import schema_diagnostics
 from compiler.sources import SOURCES_HELP, SourceGlob, SourceLimit, search_sources
-from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml
+from compiler.yamlio import MAX_MANIFEST_BYTES, YamlDocument, load_valid_yaml, scalar_span
 from dsl.spans import Diagnostic, Span
 
 MANIFEST = "pack.yaml"
@@ -180,7 +180,7 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
             sources=sources,
             print_settings=dict(data.get("print", {})),
             allowed=dict(data.get("allow", {})),
-            ruleset_span=document.span(("ruleset",)),
+            ruleset_span=scalar_span(document.span(("ruleset",)), text),
             sources_spans=tuple(document.span(("sources", i)) for i in range(len(sources))),
             sheets=tuple(
                 SheetEntry(

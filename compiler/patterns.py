@@ -405,6 +405,8 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
             example = f"a number from {bounds[0]} to {bounds[1]}"
             if isinstance(atom, n.Signed):
                 example += ", written without a sign"
+        elif isinstance(atom, n.Integer) and bounds[0] <= atom.value <= bounds[1]:
+            example = f"a number with its sign, like +{atom.value}"  # `2` where `+2` goes
         else:
             example = "a signed number like +1"
         return Miss(

@@ -137,3 +137,12 @@ def summary_line(
         + (f" ({allowed} allowed by pack.yaml)" if allowed else "")
         + f", {round(executable * 100)}% of effect lines executable"
     )
+
+
+def unchecked_line(manifest: str, errors: int, warnings: int) -> str:
+    """The closing line of a pack whose pack.yaml or ruleset could not be read: no figures of
+    cards, which were never read."""
+    return (
+        f"{manifest}: {counted(errors, 'error')}, {counted(warnings, 'warning')}; "
+        "no card was checked: fix the errors above first"
+    )

@@ -157,13 +157,7 @@ def load_yaml(text: str, file: str) -> YamlDocument:
         _refuse_aliases_and_tags(yaml, text, file)
         raw = yaml.load(text)
     except MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        at_end = mark is not None and mark.index >= len(text.rstrip())
-        if at_end and error.context_mark is not None:
-            mark = error.context_mark  # "unexpected end" is best shown where the thing began
-        problem = error.problem or error.context or "malformed YAML"
-        where = Span.at_offset(file, text, mark.index) if mark else Span.whole_file(file)
-        raise _refusal(f"this YAML cannot be read: {problem}", where) from None
+        raise _unreadable(error, text, file) from None
     except (YAMLError, RecursionError, ValueError) as error:
         long_number = _long_number_at(yaml, text) if isinstance(error, ValueError) else None
         if long_number is not None:
@@ -172,6 +166,143 @@ def load_yaml(text: str, file: str) -> YamlDocument:
     document = YamlDocument(file, None)
     document.data = _Copier(document).plain(raw, (), depth=0)
     return document
+
+
+def _unreadable(error: Any, text: str, file: str) -> YamlError:
+    """What the YAML library could not read, said for whoever wrote the file: the whole wrong
+    word or value under the caret, and how such a line is written."""
+    problem = str(error.problem or error.context or "malformed YAML")
+    mark = error.problem_mark or error.context_mark
+    if mark is None:
+        return _refusal(f"this YAML cannot be read: {problem}", Span.whole_file(file))
+    began = error.context_mark.index if error.context_mark is not None else None
+    index = mark.index
+    if index >= len(text.rstrip()) and began is not None:
+        index = began  # "unexpected end" is best shown where the thing began
+    start, end, help_text = _explain(problem, str(error.context or ""), text, index, began)
+    where = Span.at_offset(file, text, start)
+    where = Span(file, where.line, where.column, where.line, where.column + max(end - start, 1))
+    return _refusal(f"this YAML cannot be read: {problem}", where, help_text)
+
+
+def _explain(
+    problem: str, context: str, text: str, index: int, began: int | None
+) -> tuple[int, int, str]:
+    """Where the wrong part of a line starts and ends, and the help for the mistake."""
+    line_start = text.rfind("\n", 0, index) + 1
+    if problem == "mapping values are not allowed here":
+        value = _value_start(text, line_start, index)
+        if value is None:  # `key: value` indented under a line that has a value already
+            start = line_start + len(text[line_start:index]) - len(text[line_start:index].lstrip())
+            return start, index, "line this key up with the keys above it"
+        end = _value_end(text, value)
+        key = text[line_start:value].strip()
+        quoted = json.dumps(text[value:end], ensure_ascii=False)
+        return value, end, f'a value with ": " in it goes in quotes: {key} {quoted}'
+    if problem == "could not find expected ':'" and began is not None:
+        return began, _value_end(text, began), "write this line as `key: value`"
+    if problem.startswith("found character '\\t'"):
+        return index, index + 1, "indent with spaces: YAML does not allow tabs"
+    if problem.startswith("found character"):
+        end = _value_end(text, index)
+        quoted = json.dumps(text[index:end], ensure_ascii=False)
+        first = text[index : index + 1]
+        return index, end, f"a value that starts with {first} goes in quotes: {quoted}"
+    if context == "while scanning a quoted scalar":
+        quote = text[index : index + 1] if text[index : index + 1] in ("'", '"') else '"'
+        return index, _value_end(text, index), f"close the text with a second {quote}"
+    if problem.startswith("expected ',' or"):
+        closer = problem[len("expected ',' or '")]
+        opened = f" (opened on line {text.count(chr(10), 0, began) + 1})" if began else ""
+        return (
+            index,
+            _word_end(text, index),
+            f"close the {'[' if closer == ']' else '{'}{opened} with {closer}, "
+            "with a comma between its items",
+        )
+    if problem.startswith("expected <block end>") and problem.endswith("'<scalar>'"):
+        return index, _value_end(text, index), "put the whole value inside the quotes"
+    if problem.startswith("expected") and problem[-3:] in ("'['", "'{'", "']'", "'}'", "','"):
+        mark = problem[-2]
+        fix = "remove the extra comma" if mark == "," else "match the bracket"
+        return (
+            index,
+            _word_end(text, index),
+            (f"{mark} is read as YAML's own here: {fix}, or put the value in quotes"),
+        )
+    if problem.startswith("expected chomping or indentation indicators"):
+        end = _value_end(text, began if began is not None else index)
+        start = began if began is not None else index
+        quoted = json.dumps(text[start:end], ensure_ascii=False)
+        return start, end, f"a value that starts with | or > goes in quotes: {quoted}"
+    if problem.startswith("expected <block end>") and problem.endswith("'-'"):
+        return index, index + 1, "a list goes under its key, indented: `key:`, then `  - item`"
+    if problem.startswith("expected <block end>"):
+        return index, _word_end(text, index), "indent this line as far as the lines beside it"
+    if problem.startswith("found duplicate key"):
+        return index, _word_end(text, index), "write each key once: keep one of the two"
+    return (
+        index,
+        _word_end(text, index),
+        (
+            "each line is `key: value`, indented with spaces under its parent key; "
+            'a value holding ": " or " #" goes in quotes'
+        ),
+    )
+
+
+def scalar_span(span: Span, text: str) -> Span:
+    """A span at the first character of a scalar written on one line, widened to the whole
+    scalar: its quotes, or a plain one to its line's end (less a comment), or inside brackets
+    to the next `,` `]` or `}`."""
+    lines = text.split("\n")
+    if not 1 <= span.line <= len(lines):
+        return span
+    line = lines[span.line - 1]
+    start = span.column - 1
+    if start >= len(line):
+        return span
+    opener = line[start]
+    if opener in "'\"":
+        end = start + 1
+        while end < len(line) and line[end] != opener:
+            end += 2 if opener == '"' and line[end] == "\\" else 1
+        end = min(end + 1, len(line))
+    else:
+        end = _value_end(line, start)
+        before = line[:start]
+        if sum(map(before.count, "[{")) > sum(map(before.count, "]}")):  # inside brackets
+            end = min([end, *(i for c in ",]}" if (i := line.find(c, start)) >= 0)])
+    return Span(span.file, span.line, span.column, span.line, span.column + max(end - start, 1))
+
+
+def _value_start(text: str, line_start: int, index: int) -> int | None:
+    """Where the value of a `key: value` line starts, if a key is written before `index`."""
+    colon = text.find(": ", line_start, index)
+    if colon < 0:
+        return None
+    start = colon + 2
+    while start < index and text[start] == " ":
+        start += 1
+    return start
+
+
+def _value_end(text: str, start: int) -> int:
+    """The end of a plain value: its line's end, less a comment and the spaces before it."""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    comment = text.find(" #", start, end)
+    end = comment if comment >= 0 else end
+    return max(len(text[start:end].rstrip()) + start, start + 1)
+
+
+def _word_end(text: str, start: int) -> int:
+    """The end of the word that starts at `start` (at least its first character); a key's
+    colon is not part of it."""
+    end = start + 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return end - 1 if end - start > 1 and text[end - 1] == ":" else end
 
 
 def yaml_scalar(text: str) -> str:

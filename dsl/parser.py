@@ -511,6 +511,11 @@ def _translate(error: Any, ctx: _ParseContext, text: str) -> Diagnostic:
     shown = str(token).replace("\n", "\\n") if token.type != "_SEP" else "a new line"
     message = f"unexpected {shown!r}" if token.type != "_SEP" else "unexpected end of line"
     help_text = _expected_help(error.expected)
+    if token.type == "SIGNED" and "INT" in error.expected:
+        # `repeat -2`: a number, only not one with a sign; "expected a number" would be untrue
+        help_text = f"a number here is written without a sign, like {shown[1:]}"
+    elif _word_before(text, token) == "choose" and token.type != "_SEP":
+        help_text = "a test chooses an option by its title in quotes, or answers yes or no"
     if str(token) == "else":
         help_text = "write `else` on the same line as the `}` that closes the `if` block"
     return Diagnostic("E0101", "error", message, span, help=help_text)
@@ -602,6 +607,15 @@ def _unmatched_block(text: str, card_brace: int) -> tuple[int, int] | None:
     if suspect is None or suspect == card_brace:
         return None
     return suspect, len(stack)
+
+
+def _word_before(text: str, token: Any) -> str:
+    """The word just before a token on its line (the step or statement it belongs to)."""
+    start = getattr(token, "start_pos", None)
+    if start is None:
+        return ""
+    before = text[text.rfind("\n", 0, start) + 1 : start].split()
+    return before[-1] if before else ""
 
 
 def _expected_help(expected: Any) -> str | None:

@@ -41,7 +41,7 @@ from runtime.module import GameModule, Modifier
 from runtime.native import mypyc_attr
 from runtime.rules import BlockRule, GameRules, ProcedureRule
 from runtime.state import Actor, GameState, Player
-from runtime.stats import Stats
+from runtime.stats import Stats, change_text
 from runtime.world import ActorKind, Phase, TrackRule
 
 DEFAULT_BUDGET = 10_000
@@ -836,7 +836,7 @@ class Game:
         before = self.state.tracks[track]
         after = max(rule.low, min(rule.high, before + delta))
         self.state.tracks[track] = after
-        self.event("track", f"{track} {before} → {after} ({delta:+d})", track=track)
+        self.event("track", change_text(track, before, after, delta), track=track)
         reaction = self.module.on_track.get(track)
         if reaction is not None and after != before:
             reaction(self, before, after)

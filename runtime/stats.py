@@ -46,6 +46,18 @@ def polarity(rules: Iterable[StatRule]) -> dict[str, int]:
     return signs
 
 
+def change_text(name: str, before: int, after: int, delta: int, cut: bool = True) -> str:
+    """The log line of a bounded change: the change made, and what the bound cut off (when `cut`:
+    not where another line says where the rest went), as `gold 1 → 0 (-1; 1 more cut off at 0)`.
+    """
+    made = after - before
+    if made == delta or not cut:
+        return f"{name} {before} → {after} ({made:+d})"
+    if made == 0:
+        return f"{name} {before} → {after} ({delta:+d} cut off at {after})"
+    return f"{name} {before} → {after} ({made:+d}; {abs(delta - made)} more cut off at {after})"
+
+
 @dataclass(frozen=True)
 class DerivedRule:
     """A stat read from a table by another stat's value (the player mat)."""
@@ -104,8 +116,9 @@ class Stats:
         wanted = before + delta
         after = max(rule.low, min(rule.high, wanted))
         self.values[name] = after
-        events = [f"{name} {before} → {after} ({delta:+d})"] if told else []
         overflow = wanted - rule.high
+        spilled = overflow > 0 and rule.above_max is not None  # the next line says where it went
+        events = [change_text(name, before, after, delta, cut=not spilled)] if told else []
         if overflow > 0 and rule.above_max is not None:
             if told:
                 events.append(f"{overflow} {name} past {rule.high} is lost as {rule.above_max}")

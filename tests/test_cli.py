@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.yamlio import YamlError, load_yaml
 from tests.conftest import TESTS
 from tests.helpers import make_pack, run
 
@@ -146,6 +147,48 @@ def test_broken_yaml_is_a_diagnostic(tmp_path: Path) -> None:
     code, output = run("check", "--color", "never", str(tmp_path))
     assert code == 1
     assert "pack.yaml:" in output and "cannot be read" in output
+
+
+def test_a_yaml_syntax_error_has_help_a_caret_under_the_whole_value_and_no_false_figures(
+    tmp_path: Path,
+) -> None:
+    make_pack(
+        tmp_path, "pack: p\ntitle: X: the game\nversion: 0.1.0\nruleset: coma-ward\n", a=GOOD_CARD
+    )
+    code, output = run("check", "--color", "never", str(tmp_path))
+    assert code == 1
+    assert "pack.yaml:2:8: error[E0401]" in output
+    assert "2 | title: X: the game\n  |        ^^^^^^^^^^^\n" in output
+    assert 'help: a value with ": " in it goes in quotes: title: "X: the game"' in output
+    assert "executable" not in output and "0 cards" not in output
+    assert "1 error, 0 warnings; no card was checked" in output
+
+
+@pytest.mark.parametrize(
+    ("text", "caret", "help"),
+    [
+        ("pack: p\ntitle foo\n", "title foo", "write this line as `key: value`"),
+        ("pack: p\n\ttitle: foo\n", "\t", "indent with spaces"),
+        ('pack: p\ntitle: "foo\n', '"foo', 'close the text with a second "'),
+        ("pack: p\ntitle: @foo # a note\n", "@foo", 'goes in quotes: "@foo"'),
+        ("pack: p\ntitle: x\n- a\n", "-", "a list goes under its key"),
+        ("pack: p\npack: q\n", "pack", "write each key once"),
+        ("pack: p\ntitle: x\n  more: y\n", "more", "line this key up"),
+        ("pack: p\nsources: [a, b\nversion: 1\n", ":", "close the [ (opened on line 2) with ]"),
+        ("pack: p\ntitle: ]x\n", "]x", "match the bracket, or put the value in quotes"),
+        ("pack: p\ntitle: |x\n", "|x", 'goes in quotes: "|x"'),
+    ],
+)
+def test_each_yaml_syntax_error_underlines_the_wrong_word_and_says_how_to_write_it(
+    text: str, caret: str, help: str
+) -> None:
+    with pytest.raises(YamlError) as raised:
+        load_yaml(text, "pack.yaml")
+    diagnostic = raised.value.diagnostic
+    span = diagnostic.span
+    line = text.splitlines()[span.line - 1]
+    assert line[span.column - 1 : span.end_column - 1] == caret
+    assert diagnostic.help is not None and help in diagnostic.help
 
 
 def test_ruleset_path_outside_the_pack_is_refused(tmp_path: Path) -> None:

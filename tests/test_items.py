@@ -191,3 +191,33 @@ def test_a_waiting_bonus_can_be_expected(tmp_path: Path) -> None:
     assert code == 0, output
     code, output = run("build", str(pack), "--text")
     assert "Use: Discard this item to add +1 to your next Focus check." in output
+
+
+def test_a_failed_test_s_log_says_a_drawn_item_was_kept_in_front_not_carried(
+    tmp_path: Path,
+) -> None:
+    pack = make_pack(
+        tmp_path / "p",
+        cards="""item "Tin" {
+    type medicine
+    charges 2
+    use { spend a use; gain health 1 }
+}
+item "Shawl" {
+    type clothing
+    protects 1
+}
+hallucination "A Cupboard" {
+    situation "A cupboard stands open."
+    option "Look inside" { draw item 2 }
+    test "a tin inside" {
+        choose "Look inside"
+        expect items carried == 2
+    }
+}""",
+    )
+    code, output = run("test", str(pack))
+    assert code == 1, output
+    assert "expected items carried == 2, but items carried is 0" in output
+    assert "Tin is kept in front of the player, not carried: medicine with charges" in output
+    assert "Shawl is clothing: it does not count toward the carry limit" in output

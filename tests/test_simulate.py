@@ -184,6 +184,8 @@ def test_a_game_the_runtime_fails_on_is_named_with_its_seed(
     assert f"error[E0460]: game 1 of the sweep (seed {game_seed(9, 1)}) failed: KeyError" in output
     assert f"--game --seed {game_seed(9, 1)} --players 2 --policy random --until" in output
     assert "failed: 1 of 3 games" in output and "Traceback" not in output
+    # a failure at no card line is told at the pack's ruleset line, not into a bundled ruleset
+    assert "coma-ward/pack.yaml:5:10: error[E0460]" in output and "ruleset.yaml" not in output
 
 
 def test_a_game_with_no_whole_game_rules_is_an_error(
@@ -199,6 +201,18 @@ def test_a_game_with_no_whole_game_rules_is_an_error(
     code, output = _simulate(pack, monkeypatch, SimulateRequest(2, 1))
     assert code == 1, output
     assert "error[E0461]" in output and "can play single cards only" in output
+
+
+def test_a_pack_of_a_game_that_is_not_whole_is_told_at_its_ruleset_line(tmp_path: Path) -> None:
+    folder = make_pack(
+        tmp_path / "b",
+        "pack: b\ntitle: B\nversion: 0.1.0\nruleset: base\n",
+    )
+    code, output = run("simulate", str(folder), "--games", "2", "--color", "never")
+    assert code == 1, output
+    assert "b/pack.yaml:4:10: error[E0461]: cannot simulate b" in output, output
+    assert "4 | ruleset: base\n  |          ^^^^\n" in output
+    assert "content/base" not in output
 
 
 def test_a_worker_that_died_is_told_at_the_pack_not_a_bundled_ruleset(

@@ -27,11 +27,21 @@ def test_scared_to_death() -> None:
     assert (stats.get("terror"), stats.get("health")) == (5, 0)
     assert stats.dead
     assert events == [
-        "terror 4 → 5 (+3)",
+        "terror 4 → 5 (+1)",
         "2 terror past 5 is lost as health",
         "health 2 → 0 (-2)",
         "health 0: the character dies",
     ]
+
+
+def test_the_log_says_the_change_made_and_what_the_bound_cut_off() -> None:
+    stats = coma_ward_stats()
+    stats.set("terror", 1)
+    assert stats.change("terror", -2) == ["terror 1 → 0 (-1; 1 more cut off at 0)"]
+    assert stats.change("terror", -2) == ["terror 0 → 0 (-2 cut off at 0)"]
+    assert stats.change("terror", 1) == ["terror 0 → 1 (+1)"]
+    stats.set("health", 4)
+    assert stats.change("health", 3) == ["health 4 → 5 (+1; 2 more cut off at 5)"]
 
 
 def test_bounds_hold_and_derived_stats_follow() -> None:

@@ -257,7 +257,7 @@ def test_scared_to_death_step_by_step(cards: CompiledPack) -> None:
     assert game.player.stats.get("health") == 0
     assert game.player.dead
     assert lines(game)[-6:] == [
-        "terror 4 → 5 (+3)",
+        "terror 4 → 5 (+1)",
         "2 terror past 5 is lost as health",
         "health 2 → 0 (-2)",
         "health 0: the character dies",

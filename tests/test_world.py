@@ -174,6 +174,8 @@ def test_verbs_act_on_the_subjects_they_name(tmp_path: Path) -> None:
     assert bell.tokens["charges"] == 1
     text = [event.text for event in game.log.events]
     assert "Wisp: hp 3 → 1 (-2)" in text
+    game.advance("dread", 5)  # the log says the change made, not the one asked for
+    assert "dread 2 → 3 (+1; 4 more cut off at 3)" in [event.text for event in game.log.events]
     assert game.subjects("the target") == []
     game.target(away)
     assert game.subjects("the target") == [away]

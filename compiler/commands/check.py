@@ -14,7 +14,15 @@ from compiler.commands.common import (
     style_of,
 )
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
-from compiler.render import plain, render_github, render_json, render_text, summary_line
+from compiler.pack import display_path
+from compiler.render import (
+    plain,
+    render_github,
+    render_json,
+    render_text,
+    summary_line,
+    unchecked_line,
+)
 from compiler.sarif import render_sarif
 from compiler.terminal import echo, terminal_safe
 
@@ -98,6 +106,10 @@ def check(
             emit(render_text(diagnostic, report.sources, style) + "\n")
     if output_format not in ("json", "sarif"):
         for result in report.packs:
+            if result.ruleset is None:  # its cards were never read: no figures of them
+                shown = display_path(result.pack.manifest)
+                emit(unchecked_line(shown, result.errors, result.warnings))
+                continue
             emit(
                 summary_line(
                     result.pack.name,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
-from compiler.pack import MANIFEST, display_path
+from compiler.pack import MANIFEST, display_path, read_manifest
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, counted, plain, render_text
 from compiler.report.report import check_html_output
@@ -109,7 +109,7 @@ def simulate(
         failed += len(one.totals.failures)
         for failure in one.totals.failures[:SHOWN_FAILURES]:
             diagnostic = game_failed(one.compiled, one.sweep, failure, source or path)
-            report_to(render_text(diagnostic, one.compiled.sources(), style))
+            report_to(render_text(diagnostic, _sources(one.compiled), style))
         if len(one.totals.failures) > SHOWN_FAILURES:
             report_to(f"... and {len(one.totals.failures) - SHOWN_FAILURES} more games failed")
     if request.report is not None:
@@ -145,7 +145,7 @@ def play_sweep(
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
-        report_to(render_text(_not_whole(compiled, error), compiled.sources(), style))
+        report_to(render_text(_not_whole(compiled, error), _sources(compiled), style))
         return None
     sweep = make_sweep(whole, request)
     playing = Playing(whole, compiled.rules, compiled.cards)
@@ -167,7 +167,7 @@ def play_sweep(
                 lambda games: echo(style, err=True)(_replayed(games, style)),
             )
     except BrokenProcessPool as error:
-        report_to(render_text(_pool_broke(compiled, error), compiled.sources(), style))
+        report_to(render_text(_pool_broke(compiled, error), _sources(compiled), style))
         return None
     return Swept(compiled, sweep, totals)
 
@@ -217,7 +217,7 @@ def game_failed(compiled: CompiledPack, sweep: Sweep, failure: Failure, path: Pa
         file, line, column = failure.at
         where = Span(file, line, column, line, column + 1)
     else:
-        where = Span.whole_file(compiled.checked.ruleset.file)
+        where = _the_ruleset_line(compiled)
     policies = set(sweep.policies)
     seats = (
         f"--policy {sweep.policies[0]}"
@@ -240,7 +240,7 @@ def _not_whole(compiled: CompiledPack, error: NotWhole) -> Diagnostic:
         "E0461",
         "error",
         f"cannot simulate {compiled.checked.name}: {error}",
-        Span.whole_file(compiled.checked.ruleset.file),
+        _the_ruleset_line(compiled),
         "a game is played whole when its ruleset has a `game:` section (seats, setup, actions, "
         "end: docs/adding-a-game.md, section 2)",
     )
@@ -265,6 +265,23 @@ def _pool_broke(compiled: CompiledPack, error: BrokenProcessPool) -> Diagnostic:
         _the_pack(compiled),
         "the system may have run out of memory: run again with fewer --workers or --games",
     )
+
+
+def _sources(compiled: CompiledPack) -> dict[str, str]:
+    """The card files' texts and the pack.yaml's, to show the lines a diagnostic points at."""
+    sources = compiled.sources()
+    root = compiled.checked.root
+    if root is not None:
+        text, _ = read_manifest(root / MANIFEST)
+        if text is not None:
+            sources[display_path(root / MANIFEST)] = text
+    return sources
+
+
+def _the_ruleset_line(compiled: CompiledPack) -> Span:
+    """Where a problem of the pack's game as a whole is told: the line of pack.yaml that names
+    its ruleset (not into a bundled ruleset, which the designer did not write)."""
+    return compiled.checked.ruleset_span or _the_pack(compiled)
 
 
 def _the_pack(compiled: CompiledPack) -> Span:

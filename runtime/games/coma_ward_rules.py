@@ -189,6 +189,18 @@ def counts_toward_limit(card: CardInstance) -> bool:
     return kind not in UNCOUNTED_TYPES and not (kind in KEPT_IN_FRONT and "charges" in properties)
 
 
+def uncounted_reason(card: CardInstance) -> str:
+    """Where an item that does not count toward the carry limit went, and why (for the log: a
+    test expecting `items carried` to count it is told)."""
+    kind = card.definition.properties.get("type")
+    if kind in KEPT_IN_FRONT:
+        return (
+            f"is kept in front of the player, not carried: {kind} with charges"
+            " does not count toward the carry limit"
+        )
+    return f"is {kind}: it does not count toward the carry limit"
+
+
 def items_carried(game: Game, card: CardInstance) -> int:
     """`items carried`: the items that count toward the carry limit."""
     return sum(1 for item in game.player.items if counts_toward_limit(item))
@@ -241,6 +253,8 @@ def phenomenon_revealed(game: Game, card: CardInstance) -> bool:
 def carry_within_limit(game: Game, card: CardInstance) -> bool:
     """Carry the item; past the carry limit the player drops items of their choice."""
     carry(game, card)
+    if game.hears("kept") and card in game.player.items and not counts_toward_limit(card):
+        game.event("kept", f"{card.title} {uncounted_reason(card)}", uid=card.uid)
     game.fire("item_drawn", list(game.player.owned))
     drop_to_limit(game, card)
     return True
