@@ -1,7 +1,7 @@
 """The numbers a tune may change, and the card files with some of them changed.
 
-A knob is one number written in a card: an amount (`gain terror 2`), a property (`health 3`),
-a threshold in a condition (`if terror >= 3`), a count (`repeat 2`). It is found in the card's
+A knob is one number written in a card: an amount (`gain gold 2`), a property (`health 3`),
+a threshold in a condition (`if gold >= 3`), a count (`repeat 2`). It is found in the card's
 syntax tree, so it has its exact place in the file, and an edit replaces those characters and
 nothing else: the file keeps its layout and comments, as `pillbox fmt` writes it. A card's tests
 are not knobs (they pin what the card should do), nor is a `variant` number or a die's faces.

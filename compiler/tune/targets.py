@@ -4,7 +4,8 @@ A target is written `[VALUE:] FIGURE LOW..HIGH[%]`:
 
 - `won 40..60%`: the share of games whose result is `won` (any result the game names);
 - `High Water: won 40..60%`: the same among the games whose breakdown value (the label the
-  ruleset's `game: breakdown:` names: a phenomenon, a first scenario) is `High Water`;
+  ruleset's `game: breakdown:` names, such as the card a game was played against) is
+  `High Water`;
 - `phases.game.rounds.mean 6..10`: any number of the sweep's JSON figures, by its path.
 
 A share is read with its 95 % Wilson interval, and met when the whole interval lies in the band;
