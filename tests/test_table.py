@@ -93,7 +93,7 @@ def test_a_whole_game_at_the_table_records_what_replay_plays_back(
     started.append(game)
     game.start()
     view = play_out(game)
-    assert view["outcome"].startswith("outcome after the game:")
+    assert view["outcome"]["text"].startswith("outcome after the game:")
     record = game.record()
     assert record is not None and record.seats == ("human", "random")
     # the record is the format `play --game --record` writes: `replay` plays it to its end

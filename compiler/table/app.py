@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import threading
 from importlib import resources
 from typing import Any
 
@@ -52,8 +53,9 @@ def _asset(name: str) -> str:
     return resources.files("compiler.table").joinpath("templates", name).read_text("utf-8")
 
 
-def table_app(game: TableGame, token: str) -> Starlette:
-    """The table's routes for one game, its POSTs guarded by `token`."""
+def table_app(game: TableGame, token: str, closing: threading.Event) -> Starlette:
+    """The table's routes for one game, its POSTs guarded by `token`; a `/state` waiting
+    for a newer view answers at once when `closing` is set."""
     page_text = (
         template_environment("compiler.table")
         .get_template("table.html")
@@ -76,7 +78,7 @@ def table_app(game: TableGame, token: str) -> Starlette:
         except ValueError:
             return PlainTextResponse("after: a number", status_code=400)
         waited = 0.0
-        while game.version <= after and waited < POLL_SECONDS:
+        while game.version <= after and waited < POLL_SECONDS and not closing.is_set():
             await asyncio.sleep(TICK_SECONDS)
             waited += TICK_SECONDS
         return JSONResponse(game.view(), headers={"Cache-Control": "no-store"})
@@ -161,5 +163,11 @@ class TableServer(LocalServer):
 
     def __init__(self, game: TableGame, port: int, token: str | None = None) -> None:
         self.token = token or secrets.token_urlsafe(24)
-        super().__init__(table_app(game, self.token), bind(port, HOST))
+        self.closing = threading.Event()
+        super().__init__(table_app(game, self.token, self.closing), bind(port, HOST))
         self.game = game
+
+    def stop(self) -> None:
+        """End the waiting requests, then the server."""
+        self.closing.set()
+        super().stop()

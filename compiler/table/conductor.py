@@ -278,7 +278,14 @@ class TableGame:
         self._version += 1
         outcome = None
         if run.finished and run.problem is None:
-            outcome = outcome_text(self.table.whole.outcome(run.game), self.table.until)
+            ended = self.table.whole.outcome(run.game)
+            outcome = {
+                "text": outcome_text(ended, self.table.until),
+                "result": ended.result,
+                "winners": list(ended.winners),
+                "labels": dict(ended.labels),
+                "stopped": ended.stopped,
+            }
         view = game_view(
             self.facts,
             run.game,

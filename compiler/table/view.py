@@ -105,9 +105,9 @@ def game_view(
     notes: Sequence[tuple[int, str]],
     finished: bool,
     problem: str | None,
-    outcome: str | None,
+    outcome: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """The page's view of the game now (`outcome`: how it ended, in one line)."""
+    """The page's view of the game now (`outcome`: how it ended, as plain data)."""
     state = game.state
     seeing = None if finished else viewer(facts, question, moves)
     secret = set()

@@ -93,15 +93,27 @@ function drawQuestion(view) {
   const choices = document.getElementById("choices");
   choices.replaceChildren();
   card.textContent = "";
+  delete ask.dataset.number;
   ask.className = "ask panel";
   ask.style.removeProperty("--seat");
   const question = view.question;
   if (view.status === "over") {
     ask.classList.add("over");
     who.textContent = view.problem ? "The game stopped" : "The game is over";
-    prompt.textContent = view.problem || view.outcome || "";
-    const again = el("p", "hint", "Download the record to play it back with pillbox replay.");
-    choices.append(again);
+    const outcome = view.outcome;
+    if (view.problem || !outcome) {
+      prompt.textContent = view.problem || "";
+      return;
+    }
+    prompt.textContent = outcome.winners.length
+      ? `Won by ${outcome.winners.join(" and ")}`
+      : outcome.result ? `The table ${outcome.result}` : "No one won";
+    const facts = el("dl", "outcome");
+    const shown = Object.entries(outcome.labels);
+    if (outcome.stopped) shown.push(["stopped", outcome.stopped]);
+    for (const [name, value] of shown) facts.append(el("dt", "", name), el("dd", "", value));
+    choices.append(facts);
+    choices.append(el("p", "hint", "Download the record to play it back with pillbox replay."));
     return;
   }
   if (!question) {
@@ -110,6 +122,7 @@ function drawQuestion(view) {
     return;
   }
   const seat = view.seats[question.seat];
+  ask.dataset.number = String(question.number);
   ask.style.setProperty("--seat", colourOf(question.seat));
   ask.classList.add(question.human ? "human" : "bot");
   who.textContent = question.human
