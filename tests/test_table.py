@@ -21,6 +21,7 @@ from compiler.cli import main
 from compiler.play.game import GameRequest, play_whole, settle, whole_rules
 from compiler.play.records import parse_record, state_digest
 from compiler.ruleset import load_ruleset
+from compiler.serve.server import bind
 from compiler.table.app import TOKEN_HEADER, TableServer
 from compiler.table.board import layout
 from compiler.table.conductor import NotAsked, TableGame
@@ -266,3 +267,10 @@ def test_the_command_line_refuses_what_does_not_fit(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "single cards only" in result.output
     result = runner.invoke(main, ["table", str(COOL), "--players", "9", "--port", "0"])
     assert result.exit_code == 2 and "--players 9" in result.output
+    taken = bind(0)
+    try:
+        port = str(taken.getsockname()[1])
+        result = runner.invoke(main, ["table", str(COOL), "--port", port])
+    finally:
+        taken.close()
+    assert result.exit_code == 2 and f"--port {port}: cannot listen" in result.output

@@ -7,7 +7,7 @@ in another; the main thread waits for Ctrl-C, which calls the game off and stops
 
 from __future__ import annotations
 
-import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,9 @@ from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame
 from runtime.datagame import whole_game_of
 from runtime.whole import NotWhole
+
+POLL_SECONDS = 0.5
+"""How often the main thread looks up from waiting (Ctrl-C is heard then)."""
 
 DEFAULT_BOT = "random"
 """Who plays the seats `--seats` does not name: the first is a person's."""
@@ -78,7 +81,8 @@ def table_pack(
         "Ctrl-C stops)"
     )
     try:
-        threading.Event().wait()
+        while True:  # Ctrl-C is heard between sleeps
+            time.sleep(POLL_SECONDS)
     finally:
         game.stop()
         server.stop()
