@@ -85,6 +85,13 @@ COMMANDS = {
         "compiler.commands.simulate:simulate",
         "Play many whole games with policies in the seats; print their figures.",
     ),
+    "table": (
+        "compiler.commands.table:table",
+        (
+            "Play a whole game of the pack in the browser (127.0.0.1 only): every rule enforced, "
+            "bots in the seats no person takes, undo, and the game's record to replay."
+        ),
+    ),
     "test": (
         "compiler.commands.test:test_command",
         "Run the `test` blocks written next to the cards; exit 1 if any fails.",

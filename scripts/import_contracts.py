@@ -14,8 +14,9 @@ The contracts:
 2. The generic runtime knows no game: of `runtime.games` it imports only the registry
    (`runtime.games` itself), never a game's module.
 3. The compiler's core (its root modules, less the commands) never imports a tool's
-   subpackage (`TOOLS`: `lsp`, `serve`, `report`, `simulate`, `play`), nor of `printing`
-   anything but the modules that say what a card's print would warn of (`PRINT_CHECKS`).
+   subpackage (`TOOLS`: `lsp`, `serve`, `report`, `simulate`, `play`, `tune`, `table`), nor
+   of `printing` anything but the modules that say what a card's print would warn of
+   (`PRINT_CHECKS`).
 4. No circles: the modules' import graph is a DAG, but for type-only imports among the
    runtime's modules of one recursive type (`RECURSIVE_TYPES`).
 5. No import inside a function, except of a heavy optional dependency (`DEFERRED`, each with
@@ -53,6 +54,7 @@ TOOLS = (
     "compiler.simulate",
     "compiler.play",
     "compiler.tune",
+    "compiler.table",
 )
 """The compiler's tool subpackages, each above the compile pipeline."""
 

@@ -1,0 +1,218 @@
+"""What the page of `pillbox table` shows of a game at one moment, as plain data: the seats
+with their stats, cards and tokens, the other actors, the board with the pieces on it, the
+game's tracks, the question asked, and the log in the game's words.
+
+What a seat must not see stays hidden until the game ends: the cards of the kinds the ruleset
+deals face down (`hidden: true`) that another seat holds are shown face down, and the log names
+them so too. The seat that sees is the human seat asked now, else the last one asked. A card
+is named by its title, never by the variant drawn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.build import CompiledPack
+from compiler.play.game import HUMAN, Table
+from compiler.play.records import Move
+from compiler.table.board import layout
+from runtime.cards import CardInstance
+from runtime.game import Game
+from runtime.state import Actor
+
+LOG_LINES = 400
+"""The log's last lines sent with each view; the earlier ones are counted."""
+
+FACE_DOWN = "(face down)"
+
+_VARIANT = re.compile(r'(")\s+variant\s+\d+')
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What does not change during a game: its name, seats, board and colours."""
+
+    title: str
+    pack: str
+    seed: int
+    seats: tuple[str, ...]
+    until: str
+    board: dict[str, Any] | None
+    colours: Mapping[str, str]
+    hidden: frozenset[str]
+
+    @classmethod
+    def of(cls, compiled: CompiledPack, table: Table, pack: str, seed: int) -> TableFacts:
+        """The facts of a game of this pack at this table."""
+        ruleset = compiled.checked.ruleset
+        drawn = layout(compiled.rules.world.board)
+        return cls(
+            title=str(ruleset.title or ruleset.name),
+            pack=pack,
+            seed=seed,
+            seats=table.seats,
+            until=table.until,
+            board=drawn.to_json() if drawn is not None else None,
+            colours=_colours(ruleset.data),
+            hidden=compiled.rules.hidden,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts as plain data."""
+        return {
+            "title": self.title,
+            "pack": self.pack,
+            "seed": self.seed,
+            "seats": list(self.seats),
+            "until": self.until,
+            "board": self.board,
+            "colours": dict(self.colours),
+        }
+
+
+def _colours(data: Any) -> dict[str, str]:
+    """Each stat's colour, where the ruleset gives one (`colour: "#b3261e"`)."""
+    stats = data.get("stats") if isinstance(data, dict) else None
+    found: dict[str, str] = {}
+    for name, rule in (stats or {}).items():
+        colour = rule.get("colour") if isinstance(rule, dict) else None
+        if isinstance(colour, str) and re.fullmatch(r"#[0-9a-fA-F]{3,8}", colour):
+            found[str(name)] = colour
+    return found
+
+
+def viewer(
+    facts: TableFacts, question: Mapping[str, Any] | None, moves: Sequence[Move]
+) -> int | None:
+    """The seat whose hidden cards are shown: the human seat asked now, else the last asked."""
+    if question is not None and question["human"]:
+        return int(question["seat"])
+    for move in reversed(moves):
+        if facts.seats[move.seat - 1] == HUMAN:
+            return move.seat - 1
+    humans = [index for index, name in enumerate(facts.seats) if name == HUMAN]
+    return humans[0] if humans else None
+
+
+def game_view(
+    facts: TableFacts,
+    game: Game,
+    question: dict[str, Any] | None,
+    moves: Sequence[Move],
+    notes: Sequence[tuple[int, str]],
+    finished: bool,
+    problem: str | None,
+    outcome: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The page's view of the game now (`outcome`: how it ended, as plain data)."""
+    state = game.state
+    seeing = None if finished else viewer(facts, question, moves)
+    secret = set()
+    if not finished:
+        for actor in state.players:
+            if actor.seat != seeing:
+                secret |= {c.definition.title for c in _cards(actor) if _hidden(facts, c)}
+    seats = [
+        _seat(facts, game, actor, index, finished or index == seeing)
+        for index, actor in enumerate(state.players)
+    ]
+    others = [_actor(game, actor) for actor in state.others]
+    return {
+        "facts": facts.to_json(),
+        "status": "over" if finished else "playing",
+        "round": state.round,
+        "phase": state.phase,
+        "turn": state.current,
+        "seeing": seeing,
+        "seats": seats,
+        "others": others,
+        "tracks": dict(sorted(state.tracks.items())),
+        "in_play": {place: _face(card, secret) for place, card in sorted(state.in_play.items())},
+        "floor": {
+            place: [_face(card, secret) for card in cards]
+            for place, cards in sorted(state.floor.items())
+            if cards
+        },
+        "question": question,
+        "moves": len(moves),
+        "undoable": any(facts.seats[m.seat - 1] == HUMAN for m in moves),
+        "log": _log(game, notes, secret),
+        "outcome": outcome,
+        "problem": problem,
+    }
+
+
+def _cards(actor: Actor) -> list[CardInstance]:
+    return [*actor.items, *actor.owned]
+
+
+def _hidden(facts: TableFacts, card: CardInstance) -> bool:
+    return card.definition.kind in facts.hidden
+
+
+def _face(card: CardInstance, secret: set[str]) -> dict[str, Any]:
+    title = card.definition.title
+    if title in secret and card.definition.kind:
+        return {"kind": card.definition.kind, "title": None}
+    return {"kind": card.definition.kind, "title": title, "tokens": dict(card.tokens)}
+
+
+def _seat(facts: TableFacts, game: Game, actor: Actor, index: int, sees: bool) -> dict[str, Any]:
+    cards = []
+    for card in _cards(actor):
+        down = _hidden(facts, card) and not sees
+        cards.append(
+            {
+                "kind": card.definition.kind,
+                "title": None if down else card.definition.title,
+                "hidden": _hidden(facts, card),
+                "carried": card in actor.items,
+                "tokens": {} if down else dict(sorted(card.tokens.items())),
+            }
+        )
+    return {
+        **_actor(game, actor),
+        "seat": index,
+        "who": facts.seats[index],
+        "cards": cards,
+        "turn_over": actor.turn_over,
+    }
+
+
+def _actor(game: Game, actor: Actor) -> dict[str, Any]:
+    return {
+        "name": actor.name,
+        "kind": actor.kind,
+        "stats": {name: game.stat(name, actor) for name in actor.stats.names()},
+        "dead": actor.dead,
+        "location": actor.location,
+        "keywords": sorted(actor.keywords),
+    }
+
+
+def _log(game: Game, notes: Sequence[tuple[int, str]], secret: set[str]) -> dict[str, Any]:
+    """The log's last lines, the table's own notes among them, hidden titles face down."""
+    events = game.log.events
+    lines: list[dict[str, Any]] = []
+    said = sorted(notes)
+    at = 0
+    for index, event in enumerate(events):
+        while at < len(said) and said[at][0] <= index:
+            lines.append({"text": said[at][1], "depth": 0, "kind": "table"})
+            at += 1
+        lines.append(
+            {"text": said_on_the_page(event.text, secret), "depth": event.depth, "kind": event.kind}
+        )
+    lines += [{"text": text, "depth": 0, "kind": "table"} for _, text in said[at:]]
+    return {"earlier": max(len(lines) - LOG_LINES, 0), "lines": lines[-LOG_LINES:]}
+
+
+def said_on_the_page(text: str, secret: set[str]) -> str:
+    """A log line with no variant named and no hidden title another seat holds."""
+    text = _VARIANT.sub(r"\1", text)
+    for title in secret:
+        text = text.replace(f'"{title}"', FACE_DOWN).replace(title, FACE_DOWN)
+    return text

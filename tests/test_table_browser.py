@@ -1,0 +1,116 @@
+"""`pillbox table` in a real browser: Playwright drives Debian's Chromium through a whole
+two-seat game of Coma Ward (a person in seat 1 clicking the first answer, `random` in seat 2),
+undoes an answer on the way, downloads the record and replays it to the same end. One browser
+launch, the server in this process. With PILLBOX_TABLE_SCREENSHOTS=1 its screenshots (the
+start, mid-game, the end) are written to docs/images/ for docs/table.md.
+Skipped, saying why, where there is no Chromium (as tests/test_report_browser.py is)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli import main
+from compiler.play.game import GameRequest, settle, whole_rules
+from compiler.table.app import TableServer
+from compiler.table.conductor import TableGame
+from tests.conftest import ROOT
+from tests.test_report_browser import BROWSER
+from tests.test_serve_browser import CHROMIUM_ARGS
+from tests.test_table import WARD, pack_of
+
+pytestmark = pytest.mark.skipif(
+    BROWSER is None,
+    reason="no headless Chromium on this machine: `apt-get install chromium` (as .ci/run does)",
+)
+
+SEED = 259
+"""A short game: seat 1 answering every question with its first answer wins in 16 answers."""
+
+WAIT_S = 20.0
+UNDO_AFTER = 3
+MID_AT = 9
+IMAGES = ROOT / "docs" / "images"
+
+
+def until(page: Any, expression: str) -> None:
+    """Wait until the expression is true on the page (polled through `evaluate`, which the
+    page's Content Security Policy lets through)."""
+    started = time.monotonic()
+    while not page.evaluate(expression):
+        if time.monotonic() - started > WAIT_S:
+            raise AssertionError(f"not within {WAIT_S} s: {expression}")
+        time.sleep(0.01)
+
+
+ASKED = "document.querySelector('#ask.human .choice:not([disabled])') !== null"
+OVER = "document.body.dataset.status === 'over'"
+
+
+def asked_or_over(page: Any) -> bool:
+    until(page, f"({ASKED}) || ({OVER})")
+    return not page.evaluate(OVER)
+
+
+def number(page: Any) -> int:
+    return int(page.evaluate("document.getElementById('ask').dataset.number"))
+
+
+def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pack = pack_of(WARD)
+    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=["human", "random"]))
+    # named as a designer would type it, from the repository's folder
+    game = TableGame(pack, table, SEED, "content/coma-ward", pace=0)
+    server = TableServer(game, 0)
+    shots = IMAGES if os.environ.get("PILLBOX_TABLE_SCREENSHOTS") else tmp_path
+    game.start()
+    server.start()
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=BROWSER, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1440, "height": 940})
+                problems: list[str] = []
+                page.on("console", lambda message: problems.append(message.text))
+                page.on("pageerror", lambda error: problems.append(str(error)))
+                page.goto(server.url)
+                assert asked_or_over(page)
+                assert page.locator("#undo").is_disabled()
+                page.screenshot(path=str(shots / "table-start.png"))
+                answers = 0
+                while asked_or_over(page):
+                    asked = number(page)
+                    page.locator("#ask.human .choice").first.click()
+                    answers += 1
+                    if answers == UNDO_AFTER:
+                        until(page, "!document.getElementById('undo').disabled")
+                        page.locator("#undo").click()
+                        until(page, "document.querySelector('#log .k-table') !== null")
+                        assert asked_or_over(page) and number(page) == asked
+                        assert "taken back" in page.locator("#log .k-table").last.inner_text()
+                        continue
+                    elif answers == MID_AT:
+                        assert asked_or_over(page)
+                        page.screenshot(path=str(shots / "table-mid.png"))
+                    until(page, f"document.getElementById('ask').dataset.number != '{asked}'")
+                assert page.locator("#ask-prompt").inner_text() == "Won by player 2"
+                page.screenshot(path=str(shots / "table-end.png"))
+                with page.expect_download() as download:
+                    page.locator("#record").click()
+                record = tmp_path / "table.json"
+                download.value.save_as(record)
+                assert not problems, problems
+            finally:
+                browser.close()
+    finally:
+        server.stop()
+        game.stop()
+    result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(WARD)])
+    assert result.exit_code == 0, result.output
+    assert "the same final state" in result.output
