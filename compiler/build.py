@@ -17,7 +17,7 @@ from compiler.errors import UsageError
 from compiler.gamerules import game_rules
 from compiler.ir import Card
 from compiler.opening import open_target, read_card_texts, resolve_targets
-from compiler.pack import display_path
+from compiler.pack import BalanceBand, display_path
 from compiler.passes import PACK_PASSES, run_passes
 from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
@@ -57,6 +57,7 @@ class CheckedPack:
     selected: set[str] | None = None  # shown paths of the files the command line named
     warnings: list[Diagnostic] = field(default_factory=list)
     ruleset_span: Span | None = None  # where pack.yaml names the ruleset, if it does
+    balance: tuple[BalanceBand, ...] = ()  # pack.yaml's bands, for `test --balance`
 
     @property
     def cards(self) -> list[Card]:
@@ -157,6 +158,7 @@ def load_checked(
             selected,
             allow_warnings(diagnostics, opened.pack)[0],
             opened.pack.ruleset_span,
+            opened.pack.balance,
         ),
         leaving if left_out else [],
         sources,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from compiler.bands import TargetError, parse_target
 from compiler.printing.sizes import print_problems
 from compiler.quickschema import Unsupported, is_valid
 from compiler.schemaerrors import schema_diagnostics
@@ -83,6 +85,22 @@ class SheetEntry:
     span: Span  # the entry in pack.yaml
 
 
+@dataclass(frozen=True)
+class BalanceBand:
+    """A band of `balance:` in pack.yaml: a figure's band, and the sweep that judges it."""
+
+    band: str
+    policy: str
+    players: int | None
+    games: int
+    seed: int
+    span: Span  # the band's text in pack.yaml
+
+
+BALANCE_GAMES = 400
+"""The most games a band is judged on unless it says."""
+
+
 @dataclass
 class Pack:
     """A loaded pack.yaml: the pack's identity, ruleset reference and source globs."""
@@ -101,6 +119,7 @@ class Pack:
     listed: tuple[Path, ...] | None = None  # loose packs name their files one by one
     sheets: tuple[SheetEntry, ...] = ()  # spreadsheets of cards, each with its template card
     art_spans: dict[str, Span] = field(default_factory=dict)  # `print: art:` kind -> its entry
+    balance: tuple[BalanceBand, ...] = ()  # the bands `test --balance` holds the pack to
 
     @classmethod
     def loose(cls, root: Path, ruleset: str, files: tuple[Path, ...] = ()) -> Pack:
@@ -192,6 +211,17 @@ def load_pack(manifest: Path, text: str) -> tuple[Pack | None, list[Diagnostic]]
                 str(kind): document.span(("print", "art", kind))
                 for kind in (data.get("print") or {}).get("art") or {}
             },
+            balance=tuple(
+                BalanceBand(
+                    entry["band"],
+                    entry.get("policy", "random"),
+                    entry.get("players"),
+                    entry.get("games", BALANCE_GAMES),
+                    entry.get("seed", 1),
+                    scalar_span(document.span(("balance", index, "band")), text),
+                )
+                for index, entry in enumerate(data.get("balance", []))
+            ),
         ),
         [],
     )
@@ -203,14 +233,29 @@ def _pack_problems(document: YamlDocument) -> list[Diagnostic]:
     problems = []
     if not isinstance(document.data, dict) or not _surely_valid(document.data):
         problems = schema_diagnostics(document, _pack_validator(), "E0403", "pack.yaml", shape)
-    settings = document.data.get("print") if isinstance(document.data, dict) else None
-    if problems or not isinstance(settings, dict):
+    if problems or not isinstance(document.data, dict):
         return problems
+    settings = document.data.get("print")
     # The values print would refuse, refused here at their line, so `check` gates them too.
-    return [
-        Diagnostic("E0403", "error", f"pack.yaml: print: {message}", document.span(("print", key)))
-        for key, message in print_problems(settings)
-    ]
+    if isinstance(settings, dict):
+        problems = [
+            Diagnostic(
+                "E0403", "error", f"pack.yaml: print: {message}", document.span(("print", key))
+            )
+            for key, message in print_problems(settings)
+        ]
+    return problems + list(_balance_problems(document))
+
+
+def _balance_problems(document: YamlDocument) -> Iterator[Diagnostic]:
+    """A band that does not read as one, at its line (its policy is checked when it is
+    played: naming every policy here would cost every check their imports)."""
+    for index, entry in enumerate(document.data.get("balance", [])):
+        try:
+            parse_target(entry["band"])
+        except TargetError as error:
+            where = document.span(("balance", index, "band"))
+            yield Diagnostic("E0403", "error", f"pack.yaml: balance: {error}", where)
 
 
 def find_manifest(start: Path) -> Path | None:

@@ -32,7 +32,8 @@ from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
 from runtime.simulation.compare import compare, mean_difference, share_difference
-from runtime.simulation.figures import figures, share_interval, spread
+from runtime.simulation.figures import figures, spread
+from runtime.simulation.intervals import share_interval
 from runtime.simulation.record import Sweep, play_game
 from runtime.simulation.totals import Totals, total
 from runtime.state import Actor

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler.bands import TargetError, parse_target, read
 from compiler.tune.knobs import Edit, edited, find_knobs
-from compiler.tune.targets import TargetError, parse_target, read
 from tests.helpers import run
 
 COIN = Path(__file__).parent / "tune" / "coin"

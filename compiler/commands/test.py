@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from compiler.balance import report as balance_report
+from compiler.balance.judge import failed, judge
 from compiler.build import CompiledPack
 from compiler.commands.common import (
     COLOR_OPTION,
@@ -20,7 +22,7 @@ from compiler.commands.common import (
     style_of,
     usage,
 )
-from compiler.errors import EXIT_CLEAN, EXIT_CONTENT
+from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.junit import render_junit
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain
@@ -39,10 +41,18 @@ EXIT_NO_TESTS = 4
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "junit"]),
+    type=click.Choice(["text", "json", "junit", "github"]),
     default="text",
     show_default=True,
-    help="How to report.",
+    help="How to report (github: workflow annotations, with --balance).",
+)
+@click.option(
+    "--balance",
+    is_flag=True,
+    help="Judge the bands of pack.yaml's balance: on their seeds instead; exit 1 if one is left.",
+)
+@click.option(
+    "--workers", type=click.IntRange(1, 512), help="Worker processes for --balance (default: 1)."
 )
 @RULESET_OPTION
 @COLOR_OPTION
@@ -51,15 +61,47 @@ def test_command(
     pattern: str | None,
     verbose: bool,
     output_format: str,
+    balance: bool,
+    workers: int | None,
     ruleset: str | None,
     color: str,
 ) -> None:
     """Run the `test` blocks written next to the cards; exit 1 if any fails."""
 
     style = style_of(color)
-    sys.exit(
-        usage(lambda: run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style))
-    )
+
+    def run() -> int:
+        if balance:
+            return run_balance(pack, ruleset, output_format, workers or 1, echo(style), style)
+        if output_format == "github":
+            raise UsageError("--format github reports the bands of --balance: add --balance")
+        return run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style)
+
+    sys.exit(usage(run))
+
+
+def run_balance(
+    path: Path, ruleset: str | None, output_format: str, workers: int, emit: Emit, style: Style
+) -> int:
+    """Judge the pack's balance bands; report them; 1 if one was left or could not be judged."""
+    compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
+    if compiled is None:
+        return EXIT_CONTENT
+    if not compiled.checked.balance:
+        raise UsageError(f"{path}: pack.yaml states no balance: bands to judge")
+    progress = echo(style, err=True)
+    verdicts = judge(compiled, (path, ruleset), workers, progress)
+    if output_format == "json":
+        emit(balance_report.as_json(verdicts))
+    elif output_format == "junit":
+        emit(balance_report.as_junit(compiled.checked.name, verdicts).rstrip("\n"))
+    elif output_format == "github":
+        for line in balance_report.as_github(verdicts):
+            emit(line)
+    else:
+        for line in balance_report.as_text(verdicts, style):
+            emit(line)
+    return EXIT_CONTENT if failed(verdicts) else EXIT_CLEAN
 
 
 def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compiler.bands import Reading, Target, TargetError, parse_target
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.playing import Emit
 from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab
 from compiler.tune.knobs import Knob, edited, find_knobs
 from compiler.tune.search import Budget, Found, search
-from compiler.tune.targets import Reading, Target, TargetError, parse_target
 
 
 @dataclass(frozen=True)

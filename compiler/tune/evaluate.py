@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.bands import Reading, Target, distance, read
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.playing import with_runtime_problems
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, run_sweep
 from compiler.tune.knobs import Edit, edited
-from compiler.tune.targets import Reading, Target, distance, read
 from runtime.datagame import whole_game_of
 from runtime.simulation.figures import figures
 from runtime.testing import run_test

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from runtime.simulation.figures import DIGITS, Figures, share_interval
+from runtime.simulation.figures import DIGITS, Figures
+from runtime.simulation.intervals import share_interval
 
 Z95 = 1.959964
 """Standard deviations of a two-sided 95 % interval."""

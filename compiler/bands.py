@@ -1,4 +1,4 @@
-"""What a tune aims at: a figure of a sweep and the band it should fall in.
+"""A figure of a sweep and its band: what tune aims at, and what test --balance holds a pack to.
 
 A target is written `[VALUE:] FIGURE LOW..HIGH[%]`:
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.simulation.figures import share_interval
+from runtime.simulation.intervals import share_interval
 
 Z95 = 1.96
 """Standard deviations of a 95 % interval."""
@@ -68,6 +68,11 @@ class Reading:
     def met(self) -> bool:
         """Whether the interval lies inside the band."""
         return self.target.low <= self.low and self.high <= self.target.high
+
+    @property
+    def left(self) -> bool:
+        """Whether the figure is outside the band with confidence: its whole interval is."""
+        return self.high < self.target.low or self.low > self.target.high
 
     @property
     def distance(self) -> float:
