@@ -6,7 +6,9 @@ mypyc-compiled runtime (`compiler.simulate.compiled`), the workers are spawned a
 first on their path, so that they play on it: the same games, about twice as fast. A task is a
 batch of game indices and a reply the batch's totals (counts of values,
 `runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
-holds counts, never the games. Which worker plays which game changes nothing: a game's seed is
+holds counts, never the games; batches are cut and sent a few at a time (`as_they_come`), so
+what is waiting in the pool is the same size for a sweep of any length: its memory stays flat
+however many games it plays. Which worker plays which game changes nothing: a game's seed is
 derived from the sweep's seed and the game's index, and totals merged in any order are equal.
 """
 
@@ -16,10 +18,12 @@ import gc
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import TypeVar
 
 from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
@@ -32,6 +36,7 @@ from runtime.simulation.totals import Totals, total
 from runtime.whole import WholeGame
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 BATCHES_PER_WORKER = 8
 """Batches a sweep is cut into per worker: enough to keep every worker busy to the end and
@@ -39,6 +44,10 @@ the progress bar moving, few enough that a batch's reply is worth its trip."""
 
 MAX_BATCH = 250
 """The most games one batch holds."""
+
+IN_FLIGHT_PER_WORKER = 2
+"""Batches sent to the pool and not yet replied to, per worker: one played, one waiting, so a
+worker never idles between batches while the parent holds a few futures, not one a batch."""
 
 WORKER_MEMORY_MB = 512
 """How far a worker may grow past what it holds when it starts: a game takes a few MB, so
@@ -97,10 +106,31 @@ def play_batch(playing: Playing, sweep: Sweep, indices: range) -> Totals:
     return total(play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices)
 
 
-def batches(games: int, workers: int) -> list[range]:
-    """The game indices cut into batches of about the same size."""
+def batches(games: int, workers: int) -> Iterator[range]:
+    """The game indices cut into batches of about the same size, cut as they are taken."""
     size = max(1, min(MAX_BATCH, -(-games // (workers * BATCHES_PER_WORKER))))
-    return [range(start, min(start + size, games)) for start in range(0, games, size)]
+    return (range(start, min(start + size, games)) for start in range(0, games, size))
+
+
+def as_they_come(
+    submit: Callable[[range], Future[T]], parts: Iterator[range], most: int
+) -> Iterator[T]:
+    """The replies to the batches, as they come, with at most `most` submitted and not yet
+    replied to: the first are submitted now, each of the others when a reply makes room."""
+    waiting = {submit(part) for part in islice(parts, most)}
+    return _replies(submit, parts, waiting)
+
+
+def _replies(
+    submit: Callable[[range], Future[T]], parts: Iterator[range], waiting: set[Future[T]]
+) -> Iterator[T]:
+    while waiting:
+        done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield future.result()
+            following = next(parts, None)
+            if following is not None:
+                waiting.add(submit(following))
 
 
 def default_workers() -> int:
@@ -124,7 +154,7 @@ def run_sweep(
     global _PLAYING
     parts = batches(games, workers)
     totals = Totals()
-    if workers <= 1 or len(parts) <= 1:
+    if workers <= 1 or games <= 1:
         keep_loaded()
         for part in parts:
             totals.merge(play_batch(playing, sweep, part))
@@ -137,16 +167,19 @@ def run_sweep(
     fork = compiled is None and "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")
     _PLAYING = playing
-    pool = ProcessPoolExecutor(
-        min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
-    )
+    size = min(workers, games)
+    pool = ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=source)
     try:
-        with first_on_path(compiled):  # spawned workers start while it is first on the path
-            waiting: set[Future[Totals]] = {pool.submit(_play_batch, sweep, part) for part in parts}
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            for future in done:
-                totals.merge(future.result())
+
+        def submit(part: range) -> Future[Totals]:
+            return pool.submit(_play_batch, sweep, part)
+
+        # Spawned workers start while the build is first on the path: the first batches
+        # (one a worker at least) start them all.
+        with first_on_path(compiled):
+            replies = as_they_come(submit, parts, IN_FLIGHT_PER_WORKER * size)
+        for reply in replies:
+            totals.merge(reply)
             if progress:
                 progress(totals.games, games)
     except BaseException:
