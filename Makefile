@@ -110,6 +110,7 @@ fuzz: $(STAMP)
 		tests/test_fuzz_commands.py tests/test_quickschema.py -q -p no:cacheprovider
 	PILLBOX_WHOLE_GAMES=1000 $(BIN)/python -m pytest tests/test_cool_name_whole.py \
 		tests/test_lobotomy_whole.py tests/test_comanauts_whole.py -q -p no:cacheprovider
+	PILLBOX_SOAK=1 $(BIN)/python -m pytest tests/test_simulate_soak.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.
