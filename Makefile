@@ -113,6 +113,7 @@ fuzz: $(STAMP)
 		tests/test_lobotomy_whole.py tests/test_comanauts_whole.py -q -p no:cacheprovider
 	PILLBOX_SERVE_SOAK_SECONDS=60 PILLBOX_SERVE_SOAK_BUSY=50 PILLBOX_SERVE_SOAK_PACK=content/coma-ward \
 		$(BIN)/python -m pytest tests/test_serve_soak.py -q -s -p no:cacheprovider
+	PILLBOX_SOAK=1 $(BIN)/python -m pytest tests/test_simulate_soak.py -q -p no:cacheprovider
 
 # Regenerate the standalone parser after editing dsl/grammar.lark.
 # The first line records the grammar's hash; a test fails when the two drift apart.

@@ -107,7 +107,7 @@ def test_spreads_and_intervals() -> None:
 
 
 def test_batches_cover_every_game_once() -> None:
-    parts = batches(1001, 2)
+    parts = list(batches(1001, 2))
     assert [i for part in parts for i in part] == list(range(1001))
     assert len(parts) >= 2 * 8 - 1
 

@@ -15,13 +15,14 @@ import hashlib
 import importlib
 import tempfile
 from collections.abc import Mapping
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from compiler.build import compile_pack, load_checked
 from compiler.errors import UsageError
-from compiler.simulate.pool import Playing, Progress, batches, play_batch
+from compiler.simulate.pool import IN_FLIGHT_PER_WORKER, Playing, Progress, batches, play_batch
 from runtime.datagame import whole_game_of
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Totals
@@ -129,13 +130,22 @@ def run_on_cluster(
         raise UsageError(f"--scheduler {scheduler}: cannot reach it ({error})") from None
     try:
         [sent] = client.scatter([files], broadcast=True, hash=False)  # the dict as one
-        parts = batches(games, max(1, len(client.scheduler_info()["workers"])))
-        futures = [
-            client.submit(play_remote, sent, digest, ruleset, sweep, part, pure=False)
-            for part in parts
-        ]
+        size = max(1, len(client.scheduler_info()["workers"]))
+        parts = batches(games, size)
+
+        def submit(part: range) -> Any:
+            return client.submit(play_remote, sent, digest, ruleset, sweep, part, pure=False)
+
+        # A few batches a worker at a time, as the pool sends them: the futures held (here
+        # and on the scheduler) do not grow with the sweep.
+        running = distributed.as_completed(
+            [submit(part) for part in islice(parts, IN_FLIGHT_PER_WORKER * size)]
+        )
         totals = Totals()
-        for future in distributed.as_completed(futures):
+        for future in running:
+            following = next(parts, None)
+            if following is not None:
+                running.add(submit(following))
             totals.merge(future.result())
             if progress:
                 progress(totals.games, games)

@@ -106,12 +106,12 @@ def simulate(
                 emit(line)
     failed = 0
     for one, source in zip(swept, (path, request.compare), strict=False):
-        failed += len(one.totals.failures)
+        failed += one.totals.failed
         for failure in one.totals.failures[:SHOWN_FAILURES]:
             diagnostic = game_failed(one.compiled, one.sweep, failure, source or path)
             report_to(render_text(diagnostic, _sources(one.compiled), style))
-        if len(one.totals.failures) > SHOWN_FAILURES:
-            report_to(f"... and {len(one.totals.failures) - SHOWN_FAILURES} more games failed")
+        if one.totals.failed > SHOWN_FAILURES:
+            report_to(f"... and {one.totals.failed - SHOWN_FAILURES} more games failed")
     if request.report is not None:
         write_page(request.report, compiled, summary)
         report_to(f"wrote {request.report}")

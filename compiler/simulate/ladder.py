@@ -84,7 +84,7 @@ def simulate_ladder(
             return EXIT_CONTENT
         compiled = swept.compiled
         played.append((rung, figures(swept.sweep, swept.totals)))
-        if swept.totals.failures:  # each names its seed and the command that plays it again
+        if swept.totals.failed:  # each names its seed and the command that plays it again
             for failure in swept.totals.failures[:SHOWN_FAILURES]:
                 diagnostic = game_failed(compiled, swept.sweep, failure, path)
                 report_to(render_text(diagnostic, compiled.sources(), style))

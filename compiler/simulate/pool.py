@@ -6,7 +6,9 @@ mypyc-compiled runtime (`compiler.simulate.compiled`), the workers are spawned a
 first on their path, so that they play on it: the same games, about twice as fast. A task is a
 batch of game indices and a reply the batch's totals (counts of values,
 `runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
-holds counts, never the games. Which worker plays which game changes nothing: a game's seed is
+holds counts, never the games; batches are cut and sent a few at a time (`as_they_come`), so
+what is waiting in the pool is the same size for a sweep of any length: its memory stays flat
+however many games it plays. Which worker plays which game changes nothing: a game's seed is
 derived from the sweep's seed and the game's index, and totals merged in any order are equal.
 So when a worker dies (killed, or out of memory), the batches not yet added up are played again
 in a new pool, and the figures are those of a sweep no worker left.
@@ -14,16 +16,19 @@ in a new pool, and the figures are those of a sweep no worker left.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import TypeVar
 
 from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
@@ -36,6 +41,7 @@ from runtime.simulation.totals import Totals, total
 from runtime.whole import WholeGame
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 BATCHES_PER_WORKER = 8
 """Batches a sweep is cut into per worker: enough to keep every worker busy to the end and
@@ -51,6 +57,10 @@ of a sweep no worker left; a worker that dies on every try (a game the system ki
 
 STOPPED_SECONDS = 5.0
 """How long a worker killed may take to be gone (it is at once, unless the system is stuck)."""
+
+IN_FLIGHT_PER_WORKER = 2
+"""Batches sent to the pool and not yet replied to, per worker: one played, one waiting, so a
+worker never idles between batches while the parent holds a few futures, not one a batch."""
 
 WORKER_MEMORY_MB = 512
 """How far a worker may grow past what it holds when it starts: a game takes a few MB, so
@@ -69,13 +79,23 @@ class Playing:
 _PLAYING: Playing | None = None
 """The compiled pack of this process: set in the parent before a fork, or by `_start`."""
 
+_MALLOC_TRIM: Callable[[int], int] | None
+try:
+    _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+except (AttributeError, OSError, TypeError):  # a C library without it (glibc has it)
+    _MALLOC_TRIM = None
+
 
 def keep_loaded() -> None:
     """Take what is alive now, the compiled pack above all, out of the cyclic collector's
     sight: it lives as long as the process, and every collection of an older generation walked
     its hundreds of thousands of objects again (8% of a sweep's time). Games still free
-    themselves; a game's cycles are still collected."""
+    themselves; a game's cycles are still collected. What loading freed goes back to the
+    system: left in the C heap (as much as 10 MB, or none, as its layout falls), it counted in
+    every forked worker's memory."""
     gc.collect()
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
     gc.freeze()
 
 
@@ -109,10 +129,34 @@ def play_batch(playing: Playing, sweep: Sweep, indices: range) -> Totals:
     return total(play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices)
 
 
-def batches(games: int, workers: int) -> list[range]:
-    """The game indices cut into batches of about the same size."""
+def batches(games: int, workers: int) -> Iterator[range]:
+    """The game indices cut into batches of about the same size, cut as they are taken."""
     size = max(1, min(MAX_BATCH, -(-games // (workers * BATCHES_PER_WORKER))))
-    return [range(start, min(start + size, games)) for start in range(0, games, size)]
+    return (range(start, min(start + size, games)) for start in range(0, games, size))
+
+
+def as_they_come(
+    submit: Callable[[range], Future[T]], parts: Iterator[range], most: int
+) -> Iterator[tuple[range, T]]:
+    """Each batch with its reply, as they come, with at most `most` submitted and not yet
+    replied to: the first are submitted now, each of the others when a reply makes room."""
+    waiting = {submit(part): part for part in islice(parts, most)}
+    return _replies(submit, parts, waiting)
+
+
+def _replies(
+    submit: Callable[[range], Future[T]],
+    parts: Iterator[range],
+    waiting: dict[Future[T], range],
+) -> Iterator[tuple[range, T]]:
+    while waiting:
+        done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+        for future in done:
+            part = waiting.pop(future)
+            yield part, future.result()
+            following = next(parts, None)
+            if following is not None:
+                waiting[submit(following)] = following
 
 
 def default_workers() -> int:
@@ -140,9 +184,9 @@ def run_sweep(
     many games that is. After that, BrokenProcessPool.
     """
     global _PLAYING
-    parts = batches(games, workers)
+    parts = list(batches(games, workers))  # a few hundred ranges: kept, to play again
     totals = Totals()
-    if workers <= 1 or len(parts) <= 1:
+    if workers <= 1 or games <= 1:
         keep_loaded()
         for part in parts:
             totals.merge(play_batch(playing, sweep, part))
@@ -178,31 +222,30 @@ def _play_in_pool(
     # A fork would bring the parent's pure runtime along: the compiled one needs a fresh start.
     fork = compiled is None and "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")
-    pool = ProcessPoolExecutor(
-        min(workers, len(parts)), mp_context=context, initializer=_start, initargs=source
-    )
-    playing: dict[Future[Totals], range] = {}  # the batches handed out and not added up yet
+    keep_loaded()  # before the fork: the workers start without the loading's garbage
+    size = min(workers, len(parts))
+    pool = ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=source)
+    added: set[range] = set()
     try:
-        # Spawned workers start while the build is first on the path; a worker that dies
-        # while the batches are handed out breaks the pool, and the rest stay left.
-        with first_on_path(compiled), suppress(BrokenProcessPool):
-            for part in parts:
-                playing[pool.submit(_play_batch, sweep, part)] = part
-        left = list(parts[len(playing) :])
-        waiting = set(playing)
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            for future in done:
-                # A dead worker breaks the whole pool: every batch not done fails with it.
-                if not isinstance(future.exception(), BrokenProcessPool):
-                    totals.merge(future.result())
-                    del playing[future]
-            if progress:
-                progress(totals.games, games)
+
+        def submit(part: range) -> Future[Totals]:
+            return pool.submit(_play_batch, sweep, part)
+
+        # Spawned workers start while the build is first on the path: the first batches
+        # (one a worker at least) start them all. A dead worker breaks the whole pool: every
+        # batch not added up yet is left to the next.
+        with suppress(BrokenProcessPool):
+            with first_on_path(compiled):
+                replies = as_they_come(submit, iter(parts), IN_FLIGHT_PER_WORKER * size)
+            for part, reply in replies:
+                totals.merge(reply)
+                added.add(part)
+                if progress:
+                    progress(totals.games, games)
     except BaseException:
         _stop(pool)  # Ctrl-C or SIGTERM: stop the workers now
         raise
-    left += playing.values()
+    left = [part for part in parts if part not in added]
     if left:
         _stop(pool)
     else:

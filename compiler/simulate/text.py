@@ -59,8 +59,9 @@ def figure_lines(summary: Figures) -> list[str]:
         )
         lines.append(f"wins ({seats['games']} games): {rates}; balance {seats['balance']:.3f}")
     lines += _card_lines(summary["cards"], played)
-    if summary["failed"]:
-        lines.append(f"failed: {len(summary['failed'])} of {summary['games']} games")
+    failed = summary["games"] - summary["played"]  # all of them; "failed" names the first
+    if failed:
+        lines.append(f"failed: {failed} of {summary['games']} games")
     return lines
 
 

@@ -71,6 +71,8 @@ def figures(sweep: Sweep, totals: Totals) -> Figures:
         "policies": list(sweep.policies),
         "until": sweep.until,
         "to the end": bool(sweep.phases) and sweep.until == sweep.phases[-1],
+        # the first failed games (games - played counts them all), so a sweep whose every
+        # game fails does not print, nor hold, one entry a game
         "failed": [{"index": f.index, "seed": f.seed, "error": f.error} for f in totals.failures],
         "phases": {
             phase: {

@@ -2,8 +2,11 @@
 
 A `Totals` holds, for every figure, how many games (or seats, or deaths) gave each value: its
 size grows with the number of different values, not with the number of games, so a sweep of
-millions of games fits where one of thousands does. Adding and merging are sums of counts, so
-totals added up in any order, or merged from any split of the games among workers, are equal.
+millions of games fits where one of thousands does. The games that failed are counted, and only
+the first `KEPT_FAILURES` of them kept whole (a pack whose every game fails would otherwise keep
+a record of each). Adding and merging are sums of counts (and the first failures of a union
+are the first of its parts' first), so totals added up in any order, or merged from any split
+of the games among workers, are equal.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from runtime.simulation.record import GameRecord
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+KEPT_FAILURES = 100
+"""The failed games kept whole (index, seed, error), the first by index: enough to replay any
+of them; the others are only counted."""
 
 NO_RESULT = "none"
 """The result of a game played to a phase that has no winner."""
@@ -55,7 +62,8 @@ class Totals:
 
     games: int = 0
     played: int = 0
-    failures: list[Failure] = field(default_factory=list)
+    failed: int = 0  # games - played: every failed game, kept whole or not
+    failures: list[Failure] = field(default_factory=list)  # the first KEPT_FAILURES, by index
     results: Counter[str] = field(default_factory=Counter)
     stopped: Counter[str] = field(default_factory=Counter)
     rounds: dict[str, Counter[int]] = field(default_factory=dict)  # phase -> games by rounds
@@ -76,7 +84,9 @@ class Totals:
         """Count one game."""
         self.games += 1
         if record.error is not None:
-            self.failures.append(Failure(record.index, record.seed, record.error, record.error_at))
+            self.failed += 1
+            failure = Failure(record.index, record.seed, record.error, record.error_at)
+            self._keep([failure])
             return
         self.played += 1
         self.results[record.result or NO_RESULT] += 1
@@ -108,6 +118,15 @@ class Totals:
             card.changes.update(tally.changes)
             card.deaths += tally.deaths
 
+    def _keep(self, failures: list[Failure]) -> None:
+        """Keep the first of these failures and of those kept, by index."""
+        kept = self.failures
+        if len(kept) >= KEPT_FAILURES and all(f.index > kept[-1].index for f in failures):
+            return  # the common case of a pack whose every game fails: nothing to sort
+        kept += failures
+        kept.sort(key=lambda failure: failure.index)
+        del kept[KEPT_FAILURES:]
+
     def _add_stats(self, record: GameRecord) -> None:
         for stat, rounds in record.stat_rounds.items():
             by_round = self.stat_rounds.setdefault(stat, {})
@@ -124,8 +143,8 @@ class Totals:
         """Add another's counts (another batch of the same sweep) to these."""
         self.games += other.games
         self.played += other.played
-        self.failures += other.failures
-        self.failures.sort(key=lambda failure: failure.index)
+        self.failed += other.failed
+        self._keep(other.failures)
         self.results.update(other.results)
         self.stopped.update(other.stopped)
         _merge(self.rounds, other.rounds)
@@ -158,5 +177,4 @@ def total(records: Iterable[GameRecord]) -> Totals:
     totals = Totals()
     for record in records:
         totals.add(record)
-    totals.failures.sort(key=lambda failure: failure.index)
     return totals
