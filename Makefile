@@ -51,7 +51,7 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py --pack content/lobotomy --build build \
 		--play "Fire Axe" --against "Orderly Husk"
 	$(BIN)/python scripts/demo.py --pack content/cool-name --build build \
-		--play "Notched Falchion" --against "Goblin Cutthroat"
+		--play "Notched Falchion" --against "Goblin Cutthroat" --balance
 	$(BIN)/python scripts/demo.py --pack content/comanauts --build build --play "Hull Breach" \
 		--choose "3 dice"
 	$(BIN)/python scripts/demo.py --pack content/supply-room --build build --play "Cup of Cocoa"

@@ -34,9 +34,11 @@ def steps(
     answers: list[str],
     against: str | None = None,
     games: int = 0,
+    balance: bool = False,
 ) -> list[Step]:
     """The main job: check, test, play one card (facing an actor, if one is named), print,
-    report; and, for a game played whole, a sweep of `games` simulated games."""
+    report; and, for a game played whole, a sweep of `games` simulated games, and the balance
+    bands its pack.yaml states, judged as CI would."""
     stem = Path(pack).name
     chosen = tuple(arg for answer in answers for arg in ("--choose", answer))
     chosen += ("--against", against) if against else ()
@@ -89,6 +91,7 @@ def steps(
             if games
             else []
         ),
+        *([Step("balance", ("test", "--balance", pack, "--workers", "2"))] if balance else []),
     ]
 
 
@@ -101,6 +104,7 @@ def main() -> int:
     parser.add_argument("--choose", action="append", help="its answers, in order")
     parser.add_argument("--against", help="the card of the actor it faces (a monster)")
     parser.add_argument("--simulate", type=int, default=0, help="whole games to simulate")
+    parser.add_argument("--balance", action="store_true", help="judge pack.yaml's balance bands")
     arguments = parser.parse_args()
     Path(ROOT / arguments.build).mkdir(parents=True, exist_ok=True)
     done: list[tuple[Step, float]] = []
@@ -115,6 +119,7 @@ def main() -> int:
         answers,
         arguments.against,
         arguments.simulate,
+        arguments.balance,
     )
     for step in plan:
         command = [sys.executable, "-m", "compiler", *step.args]

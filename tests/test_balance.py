@@ -1,0 +1,85 @@
+"""`pillbox test --balance`: the bands a pack states in pack.yaml, judged on their seeds.
+
+The bundled Cool Name pack states three bands that hold; made all but unwinnable (every foe
+given a body and a toughness few weapons get through), its win-rate bands are left, and the
+verdict is told at the band's line of pack.yaml in every format."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers import run
+
+COOL_NAME = ROOT / "content" / "cool-name"
+
+
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(COOL_NAME, tmp_path / "cool-name"))
+
+
+def _band_line(pack: Path, band: str) -> int:
+    lines = (pack / "pack.yaml").read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if band in line)
+
+
+def _unwinnable(pack: Path) -> None:
+    foes = pack / "cards" / "foes.card"
+    text = re.sub(r"(?m)^    body \d+$", "    body 10", foes.read_text())
+    foes.write_text(re.sub(r"(?m)^    toughness \d+$", "    toughness 10", text))
+
+
+def test_the_bundled_pack_s_bands_hold_and_the_same_seed_says_the_same_twice(pack: Path) -> None:
+    code, output = run("test", "--balance", str(pack))
+    assert code == 0 and "balance: 3 held" in output, output
+    first = run("test", "--balance", str(pack), "--format", "json")
+    assert first == run("test", "--balance", str(pack), "--format", "json")
+    bands = json.loads(first[1][first[1].index("{") :])["bands"]
+    assert [band["state"] for band in bands] == ["held", "held", "held"]
+
+
+def test_a_pack_made_unwinnable_leaves_its_band_and_fails_at_the_band_s_line(pack: Path) -> None:
+    _unwinnable(pack)
+    assert run("test", str(pack))[0] == 1  # its own card tests pin the bodies too
+    line = _band_line(pack, '"won 15..50%"')
+    code, output = run("test", "--balance", str(pack), "--format", "github")
+    assert code == 1, output
+    left = [row for row in output.splitlines() if row.startswith("::error ")]
+    assert (
+        len(left) >= 1
+        and f"pack.yaml,line={line},col=11::balance band LEFT: won 15..50%" in left[0]
+    )
+    code, output = run("test", "--balance", str(pack), "--format", "junit")
+    assert code == 1 and '<testcase classname="balance" name="won 15..50%"' in output
+    assert "<failure" in output
+
+
+def test_a_band_that_cannot_be_read_is_an_error_at_its_line(pack: Path) -> None:
+    manifest = pack / "pack.yaml"
+    manifest.write_text(manifest.read_text().replace('"won 15..50%"', '"won fifteen percent"'))
+    line = _band_line(pack, "won fifteen percent")
+    code, output = run("check", str(pack))
+    assert code == 1 and f"pack.yaml:{line}:11: error[E0403]: pack.yaml: balance:" in output
+
+
+def test_a_band_whose_policy_is_unknown_or_figure_missing_fails_saying_so(pack: Path) -> None:
+    manifest = pack / "pack.yaml"
+    text = manifest.read_text().replace("policy: greedy", "policy: psychic")
+    manifest.write_text(text.replace("phases.game.rounds.mean", "phases.game.naps.mean"))
+    code, output = run("test", "--balance", str(pack))
+    assert code == 1 and "unknown policy 'psychic'" in output
+    assert "the figures have no 'phases.game.naps.mean'" in output
+
+
+def test_a_pack_with_no_bands_is_a_usage_error(tmp_path: Path) -> None:
+    pack = Path(shutil.copytree(ROOT / "content" / "supply-room", tmp_path / "supply"))
+    code, output = run("test", "--balance", str(pack))
+    assert code == 2 and "states no balance: bands" in output
+    code, output = run("test", "--format", "github", str(pack))
+    assert code == 2 and "add --balance" in output
