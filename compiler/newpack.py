@@ -1,12 +1,16 @@
 """`pillbox new DIR [--ruleset NAME] [--from BUNDLED_PACK] [--game]`: a pack that checks and tests
 clean at once, with what a content repository needs beside its cards.
 
-Without `--from`, the example cards are made from the ruleset's own words: for each kind, a
-card with its required properties (the pattern's own example) and a test; an effect where the
-kind has options or a `use` block. The pack is checked and tested before it is written, and a
-kind whose example does not come out clean is left out and named in the pack's README (so the
-promise "checks and tests clean" holds for any ruleset). The pack is made in a temporary
-folder beside DIR and renamed into place: nothing half-written is ever left.
+Without `--from`, a bundled game's pack starts as its starter: the smallest pack that plays a
+whole game, a pack of its own in the game's content folder (`content/<game>/starter/`, whose
+tests check, test and simulate it as it is), copied under the new pack's name. A game with no
+starter gets example cards made from the ruleset's own words instead: for each kind, a card
+with its required properties (the pattern's own example) and a test; an effect where the kind
+has options or a `use` block. The pack is checked and tested before it is written, and a kind whose
+example does not come out clean is left out and named in the pack's README (so the promise
+"checks and tests clean" holds for any ruleset); such a pack may lack what a whole game needs,
+which `check` says (W0324). The pack is made in a temporary folder beside DIR and renamed into
+place: nothing half-written is ever left.
 
 With `--game`, the pack is a whole game of its own on the base ruleset instead: the starter
 game `compiler.newgame` writes, its own ruleset beside its cards.
@@ -19,6 +23,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,14 +34,20 @@ from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
-from compiler.newgame import GAME_BASE, RULESET_FILE, write_starter_game
+from compiler.newgame import GAME_BASE, RULESET_FILE, set_top_key, write_starter_game
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from compiler.yamlio import yaml_scalar
 from runtime.testing import run_test
 
-LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
+STARTER = "starter"
+"""The folder of a bundled game's starter pack, beside its showcase pack's cards."""
+
+LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design", STARTER)
 """A bundled pack's copy of its bundled ruleset and the game's card design: the new pack names
-the ruleset instead, and prints with its design through it."""
+the ruleset instead, and prints with its design through it; and the game's starter pack."""
+
+NOT_AN_EXAMPLE = frozenset({"W0324"})
+"""Warnings an example card is not left out for: one card of each kind is no whole game."""
 
 GITIGNORE = """\
 # What pillbox writes: prints, previews, reports, recorded games.
@@ -136,6 +147,7 @@ def new_pack(
     if game:
         _refuse_a_game_on(ruleset_name, bundled)
     name = _pack_name(target)
+    plays_whole = game  # a game of its own, or a bundled game's starter: say how to play it
     with _made_beside(target) as folder:
         if bundled is not None:
             _copy_bundled(bundled, folder, name)
@@ -149,10 +161,16 @@ def new_pack(
             )
         else:
             ruleset = _ruleset(ruleset_name or default_ruleset())
-            left_out = _write_examples(folder, name, ruleset)
-            made = f"one example card of each kind of {ruleset.name}"
-            if left_out:
-                made += f" (no example of {', '.join(left_out)})"
+            starter = resources.files("content").joinpath(ruleset.name, STARTER)
+            if starter.joinpath("pack.yaml").is_file():
+                _copy_starter(starter, folder, name, ruleset)
+                made = f"the smallest {ruleset.title} pack that plays a whole game"
+                plays_whole = True
+            else:
+                left_out = _write_examples(folder, name, ruleset)
+                made = f"one example card of each kind of {ruleset.name}"
+                if left_out:
+                    made += f" (no example of {', '.join(left_out)})"
         _write(folder / ".gitignore", GITIGNORE)
         _write(folder / ".github" / "workflows" / "cards.yml", WORKFLOW)
         _write(folder / ".pre-commit-config.yaml", PRE_COMMIT)
@@ -163,10 +181,64 @@ def new_pack(
     emit(f"made {target}: {made}")
     folder_arg = shlex.quote(str(target))  # the commands are pasted into a shell
     emit(f"next: pillbox check {folder_arg} && pillbox test {folder_arg}")
-    if game:
+    if plays_whole:
         emit(f"play one game: pillbox play {folder_arg} --game --seed 1")
         emit(f"simulate many: pillbox simulate {folder_arg} --games 1000")
     return 0
+
+
+STARTER_README = """\
+# {title}
+
+{about}
+
+```
+pillbox check --strict . && pillbox test .
+pillbox play . --game --seed 1       # one whole game, every action and roll printed
+pillbox simulate . --games 1000      # how often it is won and lost, and what goes with it
+pillbox report . -o report.html      # each card's odds, and what stands out
+```
+{others}"""
+
+
+def _copy_starter(
+    starter: resources.abc.Traversable, folder: Path, name: str, ruleset: Ruleset
+) -> None:
+    """The game's starter pack under the pack's name, with a README of what it holds."""
+    _copy_tree(starter, folder)
+    manifest = folder / "pack.yaml"
+    # Its opening comment is about the starter; the README says what the new pack holds.
+    text = re.sub(r"\A(#[^\n]*\n)+", "", manifest.read_text(encoding="utf-8"))
+    text = set_top_key(set_top_key(text, "pack", name), "title", pack_title(name))
+    manifest.write_text(text, encoding="utf-8")
+    counts = _kinds_written(folder / "cards")
+    cards = ", ".join(f"{n} {kind} card{'' if n == 1 else 's'}" for kind, n in counts.items())
+    others = [kind for kind in ruleset.kinds if kind not in counts]
+    about = (
+        f"The smallest {ruleset.title} pack that plays a whole game: {cards}. Each card has "
+        "its tests, and each is a sound card to copy: change its words and numbers, and add "
+        "cards beside it."
+    )
+    note = (
+        f"Its ruleset has other kinds of card too: {', '.join(others)}. `pillbox vocab KIND` "
+        f"lists what a card of one may say, and `pillbox new FOLDER --from {ruleset.name}` "
+        "copies the whole bundled pack, to read."
+    )
+    readme = STARTER_README.format(
+        title=pack_title(name),
+        about=textwrap.fill(about, 96),
+        others=f"\n{textwrap.fill(note, 96)}\n" if others else "",
+    )
+    _write(folder / "README.md", readme)
+
+
+def _kinds_written(cards: Path) -> dict[str, int]:
+    """How many cards of each kind the starter's card files write, kind by kind as met."""
+    counts: dict[str, int] = {}
+    for path in sorted(cards.rglob("*.card")):
+        for kind in re.findall(r'(?m)^([a-z_][a-z0-9_]*) "', path.read_text(encoding="utf-8")):
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _refuse_a_game_on(ruleset_name: str | None, bundled: str | None) -> None:
@@ -301,7 +373,7 @@ def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
 def _clean(folder: Path) -> bool:
     """Whether the pack checks with no error or warning and every test passes."""
     report = check_paths([folder], use_cache=False)
-    if report.errors or report.warnings:
+    if any(d.code not in NOT_AN_EXAMPLE for d in report.diagnostics):
         return False
     loaded = load_checked(folder)
     if loaded.pack is None:

@@ -28,7 +28,25 @@ def test_a_new_pack_checks_strictly_and_its_tests_pass(tmp_path: Path, ruleset: 
     code, output = run("test", str(folder))
     assert code == 0 and " 0 failed" in output, output
     cards = sorted(p.stem for p in (folder / "cards").glob("*.card"))
-    assert len(cards) >= 5  # an example of (nearly) every kind; the rest named in README.md
+    assert len(cards) >= 5  # the game's starter: a file for each kind it holds
+    readme = " ".join((folder / "README.md").read_text().split())
+    assert "The smallest" in readme and "pillbox vocab KIND" in readme  # the other kinds
+    assert not (folder / "starter").exists()
+
+
+@pytest.mark.parametrize("game", [*bundled_games(), "--game"])
+def test_a_new_pack_plays_whole_games_that_end(tmp_path: Path, game: str) -> None:
+    """Each game's new pack is the smallest that plays whole: its games end, won or lost,
+    never cut off by the round limit (as one example card of each kind once did)."""
+    folder = tmp_path / "mine"
+    how = ["--game"] if game == "--game" else ["--ruleset", game]
+    code, output = run("new", str(folder), *how)
+    assert code == 0, output
+    assert "simulate many: pillbox simulate" in output
+    code, output = run("simulate", str(folder), "--games", "10", "--seed", "1", "--workers", "1")
+    assert code == 0, output
+    results = next(line for line in output.splitlines() if line.startswith("results: "))
+    assert "none" not in results and "round limit" not in output, output
 
 
 @pytest.mark.parametrize("name", ["123", "null"])
