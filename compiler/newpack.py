@@ -6,7 +6,8 @@ whole game, a pack of its own in the game's content folder (`content/<game>/star
 tests check, test and simulate it as it is), copied under the new pack's name. A game with no
 starter gets example cards made from the ruleset's own words instead: for each kind, a card
 with its required properties (the pattern's own example) and a test; an effect where the kind
-has options or a `use` block. The pack is checked and tested before it is written, and a kind whose
+has options or a `use` block, each a sound card (options that are not worse than one another,
+a use that is spent). The pack is checked and tested before it is written, and a kind whose
 example does not come out clean is left out and named in the pack's README (so the promise
 "checks and tests clean" holds for any ruleset); such a pack may lack what a whole game needs,
 which `check` says (W0324). The pack is made in a temporary folder beside DIR and renamed into
@@ -37,6 +38,7 @@ from compiler.files import current_umask
 from compiler.newgame import GAME_BASE, RULESET_FILE, set_top_key, write_starter_game
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from compiler.yamlio import yaml_scalar
+from runtime.stats import StatRule, polarity
 from runtime.testing import run_test
 
 STARTER = "starter"
@@ -386,43 +388,80 @@ def _clean(folder: Path) -> bool:
 
 
 def _examples(ruleset: Ruleset, kind: Kind) -> Iterator[Example]:
-    """Example cards of a kind, the richest first: with an effect, then without one."""
+    """Example cards of a kind, the richest first: with an effect, then without one. Each is
+    a sound card: its options help in different ways (a stat, or a card drawn: neither is
+    worse than the other), and its use is spent (it is discarded)."""
     properties = [
         ruleset.properties.by_name[name].example().replace('"..."', f'"{PLACEHOLDER}"')
         for name, required in kind.properties.items()
         if required and name in ruleset.properties.by_name
     ]
-    stat = next(iter(ruleset.stats.values()), None)
+    stats = list(ruleset.stats.values())
     title = f"Example {kind.name.replace('_', ' ').title()}"
     head = f'{kind.name} "{title}" {{\n' + "".join(f"    {line}\n" for line in properties)
-    if stat is not None:
-        low, high = stat.low, stat.high
-        given = min(max(stat.start, low), high - 1)
-        gain = f"gain {stat.name} 1"
-        check = f"given {stat.name} {given}"
-        if kind.options:
+    if stats:
+        signs = polarity(stats)
+        helps = [_Help(stat, signs.get(stat.name, 1)) for stat in stats]
+        # A stat the change shows on as a game starts, so the report sees what it does.
+        first = next((h for h in helps if h.room_at_start), helps[0])
+        check = f"given {first.stat.name} {first.given}"
+        deck = next((d for d in ruleset.decks if d != kind.deck), kind.deck)
+        if kind.options and deck is not None:
             yield Example(
                 kind.name,
                 head
-                + f'    option "Steady yourself" {{ {gain} }}\n'
-                + f'    option "Hold still" {{ lose {stat.name} 1 }}\n'
-                + f'    test "steadying raises {stat.name}" {{\n'
+                + f'    option "Steady yourself" {{ {first.effect} }}\n'
+                + f'    option "Look around" {{ draw {deck} }}\n'
+                + f'    test "steadying helps {first.stat.name}" {{\n'
                 + f'        {check}\n        choose "Steady yourself"\n'
-                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+                + f"        expect {first.expect}\n    }}\n}}\n",
             )
         if "use" in kind.blocks:
             yield Example(
                 kind.name,
                 head
-                + f"    use {{ {gain} }}\n"
-                + f'    test "using it raises {stat.name}" {{\n'
+                + f"    use {{\n        {first.effect}\n        discard this\n    }}\n"
+                + f'    test "using it helps {first.stat.name}, once" {{\n'
                 + f'        {check}\n        use "{title}"\n'
-                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+                + f"        expect {first.expect}\n    }}\n}}\n",
             )
+        low = first.stat.low
         yield Example(
             kind.name,
             head
             + f'    test "it is a card of the pack" {{\n        {check}\n'
-            + f"        expect {stat.name} >= {low}\n    }}\n}}\n",
+            + f"        expect {first.stat.name} >= {low}\n    }}\n}}\n",
         )
     yield Example(kind.name, head + "}\n")
+
+
+@dataclass(frozen=True)
+class _Help:
+    """A stat changed by 1 the way that helps: raised, or lowered where more is worse."""
+
+    stat: StatRule
+    sign: int  # +1: more is better (or neither); -1: less is better
+
+    @property
+    def room_at_start(self) -> bool:
+        """Whether the stat can move the way that helps from its start."""
+        stat = self.stat
+        return stat.start > stat.low if self.sign < 0 else stat.start < stat.high
+
+    @property
+    def given(self) -> int:
+        """A value the change can be seen from: within the stat's range, room to move."""
+        stat = self.stat
+        if self.sign < 0:
+            return max(min(stat.start, stat.high), stat.low + 1)
+        return min(max(stat.start, stat.low), stat.high - 1)
+
+    @property
+    def effect(self) -> str:
+        """The line that helps."""
+        return f"{'lose' if self.sign < 0 else 'gain'} {self.stat.name} 1"
+
+    @property
+    def expect(self) -> str:
+        """What a test expects after it."""
+        return f"{self.stat.name} == {self.given + self.sign}"

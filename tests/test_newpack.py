@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
+import compiler.newpack as newpack
 import compiler.ruleset as ruleset_module
 from compiler.newpack import default_ruleset
 from compiler.ruleset import bundled_games, bundled_names
@@ -47,6 +49,25 @@ def test_a_new_pack_plays_whole_games_that_end(tmp_path: Path, game: str) -> Non
     assert code == 0, output
     results = next(line for line in output.splitlines() if line.startswith("results: "))
     assert "none" not in results and "round limit" not in output, output
+
+
+def test_a_game_with_no_starter_gets_sound_example_cards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a starter, each kind's example: options that help in different ways, a use
+    that is spent. They are no whole game, and `check` says so (W0324), but nothing else."""
+    monkeypatch.setattr(newpack, "STARTER", "no-starter")
+    folder = tmp_path / "mine"
+    code, output = run("new", str(folder), "--ruleset", "coma-ward")
+    assert code == 0 and "one example card of each kind" in output, output
+    item = (folder / "cards" / "item.card").read_text()
+    assert "discard this" in item
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 0 and {d["code"] for d in json.loads(output)["diagnostics"]} == {"W0324"}
+    code, output = run("test", str(folder))
+    assert code == 0, output
+    code, output = run("report", str(folder), "-o", str(tmp_path / "r.html"))
+    assert code == 0 and ", 0 flags," in output, output
 
 
 @pytest.mark.parametrize("name", ["123", "null"])
