@@ -3,17 +3,18 @@ limit, which the report flags ("endless").
 
 Using the card is walked as a game would use it (`runtime.odds.walk` through `Game.use`, so a
 game module's own rule for using a card, which may take action points or a charge, is part of
-the walk), every way it can go. The card is flagged when on every path nothing of its user's is
-spent (no stat the worse for it, no death), the card is still held, usable and as it was
+the walk), every way it can go. The card is flagged when on every path nothing of its user's
+is spent (no stat the worse for it, no death), the card is still held, usable and as it was
 (not discarded, no token put on it or taken off: charges, wear, a cooldown; no block of it
-spent `once`), and on some path its user is the better for it (a stat, or a card drawn): it
-could be used again at once, as often as the turn allows. The walk is made at the stats the
-report is given, and, where it gains nothing there (a heal at full health), again with every
-stat halfway up its range. A stat that neither kills at its
-lowest nor says `better:` counts as more is better (action points, dice in a pool). A
-ruleset whose turn makes every use of a card cost something (`game: actions:` with the base
-module's `use_card` procedure and a cost, or taken once a turn, or a main action) limits
-every use itself, and no card of it is flagged.
+spent `once`), nothing else in the game changed (a track, a token, a move, a blow: whether
+that is a price the engine cannot tell), and on some path its user is the better for it (a
+stat, a card drawn, a bonus waiting for a later check): it could be used again at once, as
+often as the turn allows. The walk is made at the stats the report is given, and, where it
+gains nothing there (a heal at full health), again with every stat halfway up its range. A
+stat that neither kills at its lowest nor says `better:` counts as more is better (action
+points, dice in a pool). A ruleset whose turn makes every use of a card cost something
+(`game: actions:` with the base module's `use_card` procedure and a cost, or taken once a
+turn, or a main action) limits every use itself, and no card of it is flagged.
 """
 
 from __future__ import annotations
@@ -24,10 +25,14 @@ from typing import Any
 from compiler.ruleset import Ruleset
 from runtime.cards import CardDef, CardInstance
 from runtime.game import Game
-from runtime.odds import Budget, Table, walk
+from runtime.odds import ALSO_EVENTS, Budget, Table, walk
 
 USE_TRIGGER = "use"
 """The trigger the engine fires when a card is used."""
+
+BONUS = "bonus"
+BESIDES = ALSO_EVENTS - {BONUS}
+"""What else a use may do to the game (a bonus on a later check is a gain, as a stat is)."""
 
 USE_PROCEDURE = "use_card"
 """The base module's procedure of an action that uses a card the seat holds."""
@@ -67,23 +72,26 @@ def halfway(ruleset: Ruleset) -> dict[str, int]:
 
 def _gained(table: Table, card: CardDef, signs: Mapping[str, int], budget: Budget) -> str | None:
     """What one use from the table's start gains when it spends nothing and has no limit."""
-    ready: list[bool] = []
+    paths: list[tuple[bool, bool]] = []  # each path: could it be used again as it was; a bonus
 
     def use(game: Game, instance: CardInstance) -> None:
-        tokens = dict(instance.tokens)
+        tokens, seen = dict(instance.tokens), len(game.log.events)
         game.use(instance)
         held = any(instance in (*p.items, *p.owned) for p in game.state.players)
         again = held and instance.tokens == tokens and not instance.spent
-        ready.append(again and game.usable(instance))
+        kinds = {event.kind for event in game.log.events[seen:]}
+        # A track moved, a token, a move, a blow: what it costs besides is not this flag's to
+        # weigh (an enemy a step nearer may be the price), so only a plain gain is flagged.
+        paths.append((again and not kinds & BESIDES and game.usable(instance), BONUS in kinds))
 
     try:
         odds = walk(table, card, USE_TRIGGER, use, carried=True, budget=budget)
     except Exception:  # a card whose walk fails has its charts' error; it is no flag's
         return None
-    if not odds.outcomes or len(ready) != len(odds.outcomes) or not all(ready):
+    if not odds.outcomes or len(paths) != len(odds.outcomes) or not all(p[0] for p in paths):
         return None
     gains: dict[str, None] = {}
-    for outcome in odds.outcomes:
+    for outcome, (_, bonus) in zip(odds.outcomes, paths, strict=True):
         if outcome.death:
             return None
         for stat, change in outcome.changes.items():
@@ -94,6 +102,8 @@ def _gained(table: Table, card: CardDef, signs: Mapping[str, int], budget: Budge
                 gains[stat] = None
         for deck in outcome.draws:
             gains[f"a card of the {deck} deck"] = None
+        if bonus:
+            gains["a bonus on a later check"] = None
     return ", ".join(gains) or None
 
 
