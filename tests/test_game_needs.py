@@ -140,3 +140,17 @@ def test_errors_come_first_and_allow_silences_it(tmp_path: Path) -> None:
 def test_the_bundled_games_and_their_starters_have_what_a_game_needs(pack: str) -> None:
     for folder in (ROOT_PACKS / pack, ROOT_PACKS / pack / "starter"):
         assert warnings(folder) == [], folder
+
+
+def test_simulate_says_what_the_pack_lacks_before_it_plays_to_the_round_limit(
+    tmp_path: Path,
+) -> None:
+    manifest = MANIFEST.replace("coma-ward", "comanauts")
+    folder = make_pack(tmp_path / "dive", manifest, pages='page "Elsewhere" {\n}\n')
+    code, output = run("simulate", str(folder), "--games", "1", "--seed", "1", "--workers", "1")
+    assert code == 0, output
+    warning = output.index("warning[W0324]: a game cannot reach its end: the game's setup table")
+    assert warning < output.index("results: none 100.0 %") and "round limit" in output
+    (folder / "pack.yaml").write_text(manifest + 'allow:\n  W0324: "pages for another book"\n')
+    code, output = run("simulate", str(folder), "--games", "1", "--seed", "1", "--workers", "1")
+    assert code == 0 and "W0324" not in output, output

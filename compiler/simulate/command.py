@@ -16,6 +16,7 @@ from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.gameneeds import CODE as NO_END
 from compiler.pack import MANIFEST, display_path
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain, render_text
@@ -142,6 +143,7 @@ def play_sweep(
         compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return None
+    _warn_of_no_end(compiled, report_to, style)
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
@@ -247,6 +249,18 @@ def _pool_broke(compiled: CompiledPack, error: BrokenProcessPool) -> Diagnostic:
         _the_pack(compiled),
         "the system may have run out of memory: run again with fewer --workers or --games",
     )
+
+
+def _warn_of_no_end(compiled: CompiledPack, report_to: Emit, style: Style) -> None:
+    """What the pack lacks to reach a game's end (W0324), said before its games are played
+    to the round limit; pack.yaml's `allow:` silences it as it does in `check`."""
+    root = compiled.checked.root
+    sources = compiled.sources()
+    if root is not None and (root / MANIFEST).is_file():
+        sources[display_path(root / MANIFEST)] = (root / MANIFEST).read_text(encoding="utf-8")
+    for warning in compiled.checked.warnings:
+        if warning.code == NO_END:
+            report_to(render_text(warning, sources, style))
 
 
 def _the_pack(compiled: CompiledPack) -> Span:
