@@ -14,6 +14,7 @@ from typing import Any
 from compiler.check import allow_warnings
 from compiler.codegen import CompiledFile, compile_file
 from compiler.errors import UsageError
+from compiler.gameneeds import game_needs_problems, pack_counts
 from compiler.gamerules import game_rules
 from compiler.ir import Card
 from compiler.opening import open_target, read_card_texts, resolve_targets
@@ -140,6 +141,10 @@ def load_checked(
         lowered = [card for r in results for card in r.cards]
     if errors or any(card.has_errors for card in lowered):
         return LoadResult(None, errors, sources)
+    if not left_out:  # the whole pack: what its game lacks (W0324), as `check` says
+        diagnostics += game_needs_problems(
+            opened.pack, ruleset, *pack_counts(card.ir for card in lowered)
+        )
     files = [
         CheckedFile(shown, text, [card.ir for card in result.cards], shown in sheets)
         for (shown, text), result in zip(texts.items(), results, strict=True)

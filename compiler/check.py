@@ -11,6 +11,7 @@ from typing import Any
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
 from compiler.errors import UsageError
+from compiler.gameneeds import game_needs_problems, pack_counts
 from compiler.ir import CardFacts
 from compiler.opening import Target, card_size_of, open_target, read_card_texts, resolve_targets
 from compiler.pack import (
@@ -228,11 +229,14 @@ def _check_pack_files(
     # The art files are looked at every time: the cache knows the card text, not the images.
     art = art_problems(pack, ruleset.kinds, summary.get("art", []))
     whole = whole_game_problems(ruleset, report.sources)
+    diagnostics = [Diagnostic.from_json(d) for d in summary["diagnostics"]] + art + whole
+    if not any(d.is_error for d in diagnostics):  # cards that did not read are not counted
+        diagnostics += game_needs_problems(pack, ruleset, summary["kinds"], summary["titles"])
     return PackResult(
         pack,
         ruleset,
         files=[FileStats(**f) for f in summary["files"]],
-        diagnostics=[Diagnostic.from_json(d) for d in summary["diagnostics"]] + art + whole,
+        diagnostics=diagnostics,
         untested=[Diagnostic.from_json(d) for d in summary.get("untested", [])],
     )
 
@@ -285,8 +289,11 @@ def _run_checks(
         if d.span.file not in texts and d.code in UNREADABLE_FILE_CODES
     ]
     untested = [_untested(card.ir) for card in cards if card.effect_lines and not card.ir["tests"]]
+    kinds, titles = pack_counts(card.ir for card in cards)
     return {
         "files": files,
+        "kinds": kinds,
+        "titles": titles,
         "diagnostics": [d.to_json() for d in diagnostics],
         "untested": [d.to_json() for d in untested],
         "art": art_references(card.ir for card in cards),

@@ -49,9 +49,9 @@ COMMANDS = {
     "new": (
         "compiler.commands.new:new",
         (
-            "Make a new pack that checks and tests clean: pack.yaml, an example card of each "
-            "kind (with --game, a whole game of its own), templates/, .gitignore, a CI workflow "
-            "and a pre-commit config."
+            "Make a new pack that checks and tests clean: the game's smallest pack that plays a "
+            "whole game (with --game, a whole game of its own), templates/, .gitignore, a CI "
+            "workflow and a pre-commit config."
         ),
     ),
     "odds": (

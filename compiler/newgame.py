@@ -44,8 +44,8 @@ def write_starter_game(folder: Path, name: str, title: str) -> None:
     """Write the starter game's ruleset, cards and README into the pack folder, its ruleset
     named after the pack."""
     text = STARTER.joinpath(RULESET_FILE).read_text(encoding="utf-8")
-    text = _set(text, "ruleset", ruleset_name(name))
-    text = _set(text, "title", title)
+    text = set_top_key(text, "ruleset", ruleset_name(name))
+    text = set_top_key(text, "title", title)
     (folder / RULESET_FILE).write_text(text, encoding="utf-8")
     cards = folder / "cards"
     cards.mkdir()
@@ -61,7 +61,7 @@ def ruleset_name(pack: str) -> str:
     return pack if pack[:1].isalpha() else f"game-{pack}"[:64].rstrip("-")
 
 
-def _set(text: str, key: str, value: str) -> str:
-    """The ruleset's text with its top-level `key:` line given this value."""
+def set_top_key(text: str, key: str, value: str) -> str:
+    """A YAML file's text with its top-level `key:` line given this value."""
     line = f"{key}: {yaml_scalar(value)}"
     return re.sub(rf"(?m)^{key}: .*$", lambda _: line, text, count=1)

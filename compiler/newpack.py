@@ -1,14 +1,19 @@
 """`pillbox new DIR [--ruleset NAME] [--from BUNDLED_PACK] [--game]`: a pack that checks and tests
 clean at once, with what a content repository needs beside its cards.
 
-Without `--from`, the example cards are made from the ruleset's own words: for each kind, a
-card with its required properties (the pattern's own example) and a test; an effect where the
-kind has options or a `use` block. The pack is checked and tested before it is written, and a
-kind whose example does not come out clean is left out and named in the pack's README (so the
-promise "checks and tests clean" holds for any ruleset). The pack is made in a temporary
-folder beside DIR and renamed into place (inside DIR, when it is an empty folder already, and
-moved up into it, a rename a file): nothing half-written is left (short of a SIGKILL among
-those renames), and nothing there already is touched.
+Without `--from`, a bundled game's pack starts as its starter: the smallest pack that plays a
+whole game, a pack of its own in the game's content folder (`content/<game>/starter/`, whose
+tests check, test and simulate it as it is), copied under the new pack's name. A game with no
+starter gets example cards made from the ruleset's own words instead: for each kind, a card
+with its required properties (the pattern's own example) and a test; an effect where the kind
+has options or a `use` block, each a sound card (options that are not worse than one another,
+a use that is spent). The pack is checked and tested before it is written, and a kind whose
+example does not come out clean is left out and named in the pack's README (so the promise
+"checks and tests clean" holds for any ruleset); such a pack may lack what a whole game needs,
+which `check` says (W0324). The pack is made in a temporary folder beside DIR and renamed into
+place (inside DIR, when it is an empty folder already, and moved up into it, a rename a
+file): nothing half-written is left (short of a SIGKILL among those renames), and nothing
+there already is touched.
 
 With `--game`, the pack is a whole game of its own on the base ruleset instead: the starter
 game `compiler.newgame` writes, its own ruleset beside its cards.
@@ -22,6 +27,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -33,14 +39,21 @@ from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
 from compiler.installsource import Source, install_step, installed_source
-from compiler.newgame import GAME_BASE, RULESET_FILE, write_starter_game
+from compiler.newgame import GAME_BASE, RULESET_FILE, set_top_key, write_starter_game
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from compiler.yamlio import yaml_scalar
+from runtime.stats import StatRule, polarity
 from runtime.testing import run_test
 
-LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design")
+STARTER = "starter"
+"""The folder of a bundled game's starter pack, beside its showcase pack's cards."""
+
+LEFT_BEHIND = ("ruleset.yaml", "ruleset.compiled.json", "design", STARTER)
 """A bundled pack's copy of its bundled ruleset and the game's card design: the new pack names
-the ruleset instead, and prints with its design through it."""
+the ruleset instead, and prints with its design through it; and the game's starter pack."""
+
+NOT_AN_EXAMPLE = frozenset({"W0324"})
+"""Warnings an example card is not left out for: one card of each kind is no whole game."""
 
 GITIGNORE = """\
 # What pillbox writes: prints, previews, reports, recorded games.
@@ -150,6 +163,7 @@ def new_pack(
     if game:
         _refuse_a_game_on(ruleset_name, bundled)
     name = _pack_name(target)
+    plays_whole = game  # a game of its own, or a bundled game's starter: say how to play it
     with _made_beside(target) as folder:
         if bundled is not None:
             _copy_bundled(bundled, folder, name)
@@ -163,10 +177,16 @@ def new_pack(
             )
         else:
             ruleset = _ruleset(ruleset_name or default_ruleset())
-            left_out = _write_examples(folder, name, ruleset)
-            made = f"one example card of each kind of {ruleset.name}"
-            if left_out:
-                made += f" (no example of {', '.join(left_out)})"
+            starter = resources.files("content").joinpath(ruleset.name, STARTER)
+            if starter.joinpath("pack.yaml").is_file():
+                _copy_starter(starter, folder, name, ruleset)
+                made = f"the smallest {ruleset.title} pack that plays a whole game"
+                plays_whole = True
+            else:
+                left_out = _write_examples(folder, name, ruleset)
+                made = f"one example card of each kind of {ruleset.name}"
+                if left_out:
+                    made += f" (no example of {', '.join(left_out)})"
         _write(folder / ".gitignore", GITIGNORE)
         source = installed_source()
         _write(folder / ".github" / "workflows" / "cards.yml", workflow(source))
@@ -183,7 +203,7 @@ def new_pack(
             f"note: {source.why_not}; fill in the install step of "
             ".github/workflows/cards.yml before CI can run"
         )
-    if game:
+    if plays_whole:
         emit(f"play one game: pillbox play {folder_arg} --game --seed 1")
         emit(f"simulate many: pillbox simulate {folder_arg} --games 1000")
     return 0
@@ -195,6 +215,60 @@ def _empty(folder: Path) -> bool:
         return not any(folder.iterdir())
     except OSError as error:
         raise UsageError(f"cannot make {folder}: {error.strerror or error}") from None
+
+
+STARTER_README = """\
+# {title}
+
+{about}
+
+```
+pillbox check --strict . && pillbox test .
+pillbox play . --game --seed 1       # one whole game, every action and roll printed
+pillbox simulate . --games 1000      # how often it is won and lost, and what goes with it
+pillbox report . -o report.html      # each card's odds, and what stands out
+```
+{others}"""
+
+
+def _copy_starter(
+    starter: resources.abc.Traversable, folder: Path, name: str, ruleset: Ruleset
+) -> None:
+    """The game's starter pack under the pack's name, with a README of what it holds."""
+    _copy_tree(starter, folder)
+    manifest = folder / "pack.yaml"
+    # Its opening comment is about the starter; the README says what the new pack holds.
+    text = re.sub(r"\A(#[^\n]*\n)+", "", manifest.read_text(encoding="utf-8"))
+    text = set_top_key(set_top_key(text, "pack", name), "title", pack_title(name))
+    manifest.write_text(text, encoding="utf-8")
+    counts = _kinds_written(folder / "cards")
+    cards = ", ".join(f"{n} {kind} card{'' if n == 1 else 's'}" for kind, n in counts.items())
+    others = [kind for kind in ruleset.kinds if kind not in counts]
+    about = (
+        f"The smallest {ruleset.title} pack that plays a whole game: {cards}. Each card has "
+        "its tests, and each is a sound card to copy: change its words and numbers, and add "
+        "cards beside it."
+    )
+    note = (
+        f"Its ruleset has other kinds of card too: {', '.join(others)}. `pillbox vocab KIND` "
+        f"lists what a card of one may say, and `pillbox new FOLDER --from {ruleset.name}` "
+        "copies the whole bundled pack, to read."
+    )
+    readme = STARTER_README.format(
+        title=pack_title(name),
+        about=textwrap.fill(about, 96),
+        others=f"\n{textwrap.fill(note, 96)}\n" if others else "",
+    )
+    _write(folder / "README.md", readme)
+
+
+def _kinds_written(cards: Path) -> dict[str, int]:
+    """How many cards of each kind the starter's card files write, kind by kind as met."""
+    counts: dict[str, int] = {}
+    for path in sorted(cards.rglob("*.card")):
+        for kind in re.findall(r'(?m)^([a-z_][a-z0-9_]*) "', path.read_text(encoding="utf-8")):
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _refuse_a_game_on(ruleset_name: str | None, bundled: str | None) -> None:
@@ -360,7 +434,7 @@ def _write_examples(folder: Path, name: str, ruleset: Ruleset) -> list[str]:
 def _clean(folder: Path) -> bool:
     """Whether the pack checks with no error or warning and every test passes."""
     report = check_paths([folder], use_cache=False)
-    if report.errors or report.warnings:
+    if any(d.code not in NOT_AN_EXAMPLE for d in report.diagnostics):
         return False
     loaded = load_checked(folder)
     if loaded.pack is None:
@@ -373,43 +447,80 @@ def _clean(folder: Path) -> bool:
 
 
 def _examples(ruleset: Ruleset, kind: Kind) -> Iterator[Example]:
-    """Example cards of a kind, the richest first: with an effect, then without one."""
+    """Example cards of a kind, the richest first: with an effect, then without one. Each is
+    a sound card: its options help in different ways (a stat, or a card drawn: neither is
+    worse than the other), and its use is spent (it is discarded)."""
     properties = [
         ruleset.properties.by_name[name].example().replace('"..."', f'"{PLACEHOLDER}"')
         for name, required in kind.properties.items()
         if required and name in ruleset.properties.by_name
     ]
-    stat = next(iter(ruleset.stats.values()), None)
+    stats = list(ruleset.stats.values())
     title = f"Example {kind.name.replace('_', ' ').title()}"
     head = f'{kind.name} "{title}" {{\n' + "".join(f"    {line}\n" for line in properties)
-    if stat is not None:
-        low, high = stat.low, stat.high
-        given = min(max(stat.start, low), high - 1)
-        gain = f"gain {stat.name} 1"
-        check = f"given {stat.name} {given}"
-        if kind.options:
+    if stats:
+        signs = polarity(stats)
+        helps = [_Help(stat, signs.get(stat.name, 1)) for stat in stats]
+        # A stat the change shows on as a game starts, so the report sees what it does.
+        first = next((h for h in helps if h.room_at_start), helps[0])
+        check = f"given {first.stat.name} {first.given}"
+        deck = next((d for d in ruleset.decks if d != kind.deck), kind.deck)
+        if kind.options and deck is not None:
             yield Example(
                 kind.name,
                 head
-                + f'    option "Steady yourself" {{ {gain} }}\n'
-                + f'    option "Hold still" {{ lose {stat.name} 1 }}\n'
-                + f'    test "steadying raises {stat.name}" {{\n'
+                + f'    option "Steady yourself" {{ {first.effect} }}\n'
+                + f'    option "Look around" {{ draw {deck} }}\n'
+                + f'    test "steadying helps {first.stat.name}" {{\n'
                 + f'        {check}\n        choose "Steady yourself"\n'
-                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+                + f"        expect {first.expect}\n    }}\n}}\n",
             )
         if "use" in kind.blocks:
             yield Example(
                 kind.name,
                 head
-                + f"    use {{ {gain} }}\n"
-                + f'    test "using it raises {stat.name}" {{\n'
+                + f"    use {{\n        {first.effect}\n        discard this\n    }}\n"
+                + f'    test "using it helps {first.stat.name}, once" {{\n'
                 + f'        {check}\n        use "{title}"\n'
-                + f"        expect {stat.name} == {given + 1}\n    }}\n}}\n",
+                + f"        expect {first.expect}\n    }}\n}}\n",
             )
+        low = first.stat.low
         yield Example(
             kind.name,
             head
             + f'    test "it is a card of the pack" {{\n        {check}\n'
-            + f"        expect {stat.name} >= {low}\n    }}\n}}\n",
+            + f"        expect {first.stat.name} >= {low}\n    }}\n}}\n",
         )
     yield Example(kind.name, head + "}\n")
+
+
+@dataclass(frozen=True)
+class _Help:
+    """A stat changed by 1 the way that helps: raised, or lowered where more is worse."""
+
+    stat: StatRule
+    sign: int  # +1: more is better (or neither); -1: less is better
+
+    @property
+    def room_at_start(self) -> bool:
+        """Whether the stat can move the way that helps from its start."""
+        stat = self.stat
+        return stat.start > stat.low if self.sign < 0 else stat.start < stat.high
+
+    @property
+    def given(self) -> int:
+        """A value the change can be seen from: within the stat's range, room to move."""
+        stat = self.stat
+        if self.sign < 0:
+            return max(min(stat.start, stat.high), stat.low + 1)
+        return min(max(stat.start, stat.low), stat.high - 1)
+
+    @property
+    def effect(self) -> str:
+        """The line that helps."""
+        return f"{'lose' if self.sign < 0 else 'gain'} {self.stat.name} 1"
+
+    @property
+    def expect(self) -> str:
+        """What a test expects after it."""
+        return f"{self.stat.name} == {self.given + self.sign}"

@@ -48,9 +48,11 @@ class SectionBuilder:
         """One section's entries (empty when the ruleset leaves it out)."""
         return self.data.get(name) or {}
 
-    def error(self, message: str, path: YamlPath) -> None:
-        """Record a cross-reference error at the place in the YAML it is about."""
-        self.errors.append(Diagnostic("E0412", "error", message, self.top.span(path)))
+    def error(self, message: str, path: YamlPath, *, key: bool = False) -> None:
+        """Record a cross-reference error at the place in the YAML it is about (its value, or
+        with `key` its key)."""
+        span = self.top.span(path, key=key)
+        self.errors.append(Diagnostic("E0412", "error", message, span))
 
     def table(self, section: str, slot_types: dict[str, SlotType]) -> PatternTable:
         """Compile one section's patterns, reporting the malformed and the unmatchable."""
@@ -148,6 +150,7 @@ def build_ruleset(
     _slot_titles(builder, slot_types)
     _deck_kinds(builder, decks, kinds)
     charts = _charts(builder, kinds)
+    _needs(builder, kinds)
     wording = _wording(builder, tables.verbs, tables.blocks)
     if builder.errors:
         raise RulesetError(builder.errors)
@@ -509,6 +512,17 @@ def _charts(builder: SectionBuilder, kinds: dict[str, Kind]) -> tuple[Chart, ...
         if c["kind"] not in kinds:
             builder.error(f"chart {name!r} names unknown kind {c['kind']!r}", ("charts", name))
     return tuple(charts)
+
+
+def _needs(builder: SectionBuilder, kinds: dict[str, Kind]) -> None:
+    """`game: needs:`, each naming a known kind."""
+    game = builder.data.get("game")
+    needs = game.get("needs") if isinstance(game, dict) else None
+    for kind, need in (needs or {}).items():
+        if need is not None and kind not in kinds:
+            builder.error(
+                f"`needs:` names unknown kind {kind!r}", ("game", "needs", kind), key=True
+            )
 
 
 def _wording(builder: SectionBuilder, verbs: PatternTable, blocks: PatternTable) -> Wording:

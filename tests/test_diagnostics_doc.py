@@ -212,6 +212,7 @@ def test_fixed_example_is_clean(code: str, tmp_path: Path) -> None:
 
 
 def test_valid_card_is_clean(tmp_path: Path) -> None:
-    """The card that accompanies the pack.yaml examples must itself check clean."""
+    """The card that accompanies the pack.yaml examples must itself check clean, but for what
+    a whole game needs besides it (W0324: one room is no game)."""
     diagnostics = check_example(tmp_path, Example("yaml", PACK_YAML, fixed=True))
-    assert not diagnostics, shown(diagnostics)
+    assert {d.code for d in diagnostics} == {"W0324"}, shown(diagnostics)

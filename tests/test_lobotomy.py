@@ -16,6 +16,7 @@ from compiler.playing import confront
 from compiler.printing.cards import CardRenderer, stat_colours
 from compiler.printing.faces import face_data
 from compiler.printing.sizes import PrintOptions
+from compiler.report.analysis import analyse
 from compiler.ruleset import RulesetError, load_ruleset
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
@@ -439,4 +440,7 @@ def test_the_report_weighs_the_outcomes_the_card_writes_not_the_damage_within(
     # a rare damage inside a common outcome is no rare branch of the card.
     code, output = run("report", str(PACK), "-o", str(tmp_path / "report.html"))
     assert code == 0, output
-    assert ", 0 flags," in output
+    assert ", 2 flags," in output
+    # The two: drugs that say no use or discard, used again and again for nothing (endless).
+    flags = [(f.kind, f.card) for f in analyse(compiled(PACK), []).flags]
+    assert flags == [("endless", 'drug "Sedative"'), ("endless", 'drug "Adrenaline Shot"')]

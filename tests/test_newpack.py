@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
+import compiler.newpack as newpack
 import compiler.ruleset as ruleset_module
 from compiler import newpack
 from compiler.newpack import default_ruleset
@@ -15,7 +17,7 @@ from compiler.ruleset import bundled_games, bundled_names
 from tests.helpers import run
 
 
-@pytest.mark.parametrize("ruleset", ["coma-ward", "lobotomy"])
+@pytest.mark.parametrize("ruleset", bundled_games())
 def test_a_new_pack_checks_strictly_and_its_tests_pass(tmp_path: Path, ruleset: str) -> None:
     folder = tmp_path / "My Night Shift"
     code, output = run("new", str(folder), "--ruleset", ruleset)
@@ -29,7 +31,46 @@ def test_a_new_pack_checks_strictly_and_its_tests_pass(tmp_path: Path, ruleset: 
     code, output = run("test", str(folder))
     assert code == 0 and " 0 failed" in output, output
     cards = sorted(p.stem for p in (folder / "cards").glob("*.card"))
-    assert len(cards) >= 5  # an example of (nearly) every kind; the rest named in README.md
+    assert len(cards) >= 4  # the game's starter: a file for each kind it holds
+    readme = " ".join((folder / "README.md").read_text().split())
+    assert "The smallest" in readme and "Each card has its tests" in readme
+    if ruleset == "coma-ward":  # the kinds it has no card of are named
+        assert "other kinds of card too: neurosis, quirk, record, role, special." in readme
+    assert not (folder / "starter").exists()
+
+
+@pytest.mark.parametrize("game", [*bundled_games(), "--game"])
+def test_a_new_pack_plays_whole_games_that_end(tmp_path: Path, game: str) -> None:
+    """Each game's new pack is the smallest that plays whole: its games end, won or lost,
+    never cut off by the round limit (as one example card of each kind once did)."""
+    folder = tmp_path / "mine"
+    how = ["--game"] if game == "--game" else ["--ruleset", game]
+    code, output = run("new", str(folder), *how)
+    assert code == 0, output
+    assert "simulate many: pillbox simulate" in output
+    code, output = run("simulate", str(folder), "--games", "10", "--seed", "1", "--workers", "1")
+    assert code == 0, output
+    results = next(line for line in output.splitlines() if line.startswith("results: "))
+    assert "none" not in results and "round limit" not in output, output
+
+
+def test_a_game_with_no_starter_gets_sound_example_cards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a starter, each kind's example: options that help in different ways, a use
+    that is spent. They are no whole game, and `check` says so (W0324), but nothing else."""
+    monkeypatch.setattr(newpack, "STARTER", "no-starter")
+    folder = tmp_path / "mine"
+    code, output = run("new", str(folder), "--ruleset", "coma-ward")
+    assert code == 0 and "one example card of each kind" in output, output
+    item = (folder / "cards" / "item.card").read_text()
+    assert "discard this" in item
+    code, output = run("check", "--format", "json", str(folder))
+    assert code == 0 and {d["code"] for d in json.loads(output)["diagnostics"]} == {"W0324"}
+    code, output = run("test", str(folder))
+    assert code == 0, output
+    code, output = run("report", str(folder), "-o", str(tmp_path / "r.html"))
+    assert code == 0 and ", 0 flags," in output, output
 
 
 @pytest.mark.parametrize("name", ["123", "null"])

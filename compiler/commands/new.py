@@ -29,8 +29,8 @@ from compiler.terminal import echo
     help="Start a whole game of your own on the base ruleset: its ruleset.yaml and cards.",
 )
 def new(folder: Path, ruleset: str | None, bundled: str | None, game: bool) -> None:
-    """Make a new pack that checks and tests clean: pack.yaml, an example card of each kind
-    (with --game, a whole game of its own), templates/, .gitignore, a CI workflow and a
-    pre-commit config."""
+    """Make a new pack that checks and tests clean: the game's smallest pack that plays a
+    whole game (with --game, a whole game of its own), templates/, .gitignore, a CI workflow
+    and a pre-commit config."""
 
     sys.exit(usage(lambda: new_pack(folder, ruleset, bundled, echo(), game)))

@@ -30,6 +30,7 @@ from compiler.build import CompiledPack
 from compiler.ir import Card
 from compiler.odds import given, odds_table, walk_failed, written_checks
 from compiler.playing import apply_settings
+from compiler.report.uses import endless_use, halfway, uses_paid_by_the_turn
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
@@ -61,7 +62,7 @@ def polarity(ruleset: Ruleset) -> dict[str, int]:
 class Flag:
     """Something a designer should look at, on one card."""
 
-    kind: str  # "branch", "dominated", "variants"
+    kind: str  # "branch", "dominated", "endless", "variants"
     anchor: str  # the card's id in the page
     card: str  # the card's label
     text: str
@@ -185,6 +186,8 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
     reports: list[CardReport] = []
     problems: list[Diagnostic] = []
     spent = 0
+    limited = uses_paid_by_the_turn(ruleset)
+    tables = [walks.base, walks.table(halfway(ruleset))]  # a heal gains nothing at full health
     for index, (card, anchor) in enumerate(
         zip(compiled.cards, anchors(compiled.cards), strict=True)
     ):
@@ -195,13 +198,16 @@ def analyse(compiled: CompiledPack, settings: Sequence[str]) -> Analysis:
             continue
         budget = Budget()  # shared by the card's walks as given and at every value
         _walk_card(walks, index, report, ruleset, start, budget, problems)
+        if report.failed is None:
+            for block in report.blocks:
+                block.flags = branch_flags(report, block, written_checks(ruleset, report.ir))
+                report.flags += block.flags
+            report.flags += dominance_flags(report, stats, signs)
+            gained = None if limited else endless_use(tables, card, signs, budget)
+            if gained is not None:
+                text = f"its use spends nothing and has no limit: it gives {gained} every time"
+                report.flags.append(Flag("endless", anchor, card.label, text))
         spent += budget.spent
-        if report.failed is not None:
-            continue
-        for block in report.blocks:
-            block.flags = branch_flags(report, block, written_checks(ruleset, report.ir))
-            report.flags += block.flags
-        report.flags += dominance_flags(report, stats, signs)
     unwalked = [report for report in reports if report.unwalked]
     if unwalked:
         problems.append(_unwalked(reports, unwalked))

@@ -51,6 +51,7 @@ from dsl.spans import Diagnostic, Span
 FLAG_KINDS = {
     "branch": "Branches under 2 % or over 98 %",
     "dominated": "Options no better than another on any stat",
+    "endless": "Uses that spend nothing and have no limit",
     "variants": "Variants that differ",
 }
 

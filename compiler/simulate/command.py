@@ -16,6 +16,7 @@ from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.gameneeds import CODE as NO_END
 from compiler.pack import MANIFEST, display_path, read_manifest
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, counted, plain, render_text
@@ -142,6 +143,7 @@ def play_sweep(
         compiled = load_compiled(path, ruleset, report_to, style)
     if compiled is None:
         return None
+    _warn_of_no_end(compiled, report_to, style)
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
@@ -282,6 +284,14 @@ def _the_ruleset_line(compiled: CompiledPack) -> Span:
     """Where a problem of the pack's game as a whole is told: the line of pack.yaml that names
     its ruleset (not into a bundled ruleset, which the designer did not write)."""
     return compiled.checked.ruleset_span or _the_pack(compiled)
+
+
+def _warn_of_no_end(compiled: CompiledPack, report_to: Emit, style: Style) -> None:
+    """What the pack lacks to reach a game's end (W0324), said before its games are played
+    to the round limit; pack.yaml's `allow:` silences it as it does in `check`."""
+    for warning in compiled.checked.warnings:
+        if warning.code == NO_END:
+            report_to(render_text(warning, _sources(compiled), style))
 
 
 def _the_pack(compiled: CompiledPack) -> Span:
