@@ -11,7 +11,6 @@ import pytest
 
 import compiler.newpack as newpack
 import compiler.ruleset as ruleset_module
-from compiler import newpack
 from compiler.newpack import default_ruleset
 from compiler.ruleset import bundled_games, bundled_names
 from tests.helpers import run
