@@ -15,8 +15,10 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import pytest
 
+from compiler.cli import main
 from tests.helpers import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,3 +116,45 @@ def test_an_ellipsis_stands_for_text_and_a_line_of_it_for_lines() -> None:
     assert matches(("a", "...", "z"), ["a", "z"])
     assert not matches(("a", "z"), ["a", "b", "z"])
     assert not matches(("8 passed",), ["9 passed"])
+
+
+SHELL_INFOS = ("", "sh", "shell", "bash", "text")
+
+
+def _command_lines() -> list[tuple[str, str]]:
+    """Every `pillbox ...` line of a plain, shell or text block of the docs (usage lines with
+    `[...]` or `|` aside), by page and line."""
+    found = []
+    for page in PAGES:
+        source = page.read_text(encoding="utf-8")
+        for fence in FENCE_RE.finditer(source):
+            if fence["info"] not in SHELL_INFOS:
+                continue
+            first = source.count("\n", 0, fence.start("body")) + 1
+            for offset, line in enumerate(fence["body"].splitlines()):
+                text = line.strip().removeprefix("$ ")
+                if text.startswith("pillbox ") and not set(text) & {"[", "|"}:
+                    found.append((f"{page.name}:{first + offset}", text))
+    return found
+
+
+def test_every_command_the_docs_write_names_a_command_and_options_it_has() -> None:
+    # Commands shown but not run (a thousand games, a cluster) still cannot drift: each
+    # names a command that exists and only options it takes, as the command line parses it.
+    context = click.Context(main, info_name="pillbox")
+    lines = _command_lines()
+    assert len(lines) > 10, lines
+    wrong = []
+    for where, line in lines:
+        words = shlex.split(line, comments=True)[1:]
+        command = main.get_command(context, words[0]) if words else None
+        if command is None:
+            wrong.append(f"{where}: no command {words[:1]}: {line}")
+            continue
+        try:
+            command.make_context(words[0], words[1:], parent=context)
+        except click.NoSuchOption as error:
+            wrong.append(f"{where}: {error.format_message()}: {line}")
+        except (click.UsageError, click.exceptions.Exit):
+            pass  # a placeholder where a value goes (N, PACK): the options are what is held
+    assert not wrong, "\n".join(wrong)
