@@ -484,3 +484,22 @@ def test_a_record_that_does_not_fit_the_packs_game_is_a_diagnostic(
     found = re.search(r"game\.json:1:(\d+): error\[(.*)", output)
     assert found is not None and found.group(2).startswith(message), output
     assert head[int(found.group(1)) - 1 :].startswith(field)
+
+
+def test_a_game_that_fails_at_no_card_line_is_told_at_pack_yaml_s_ruleset_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # E0465 pointed at the pack's folder, a place no editor opens.
+    pack = Path(shutil.copytree(ROOT / "content" / "cool-name", tmp_path / "cool-name"))
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a part of the engine gave up")
+
+    monkeypatch.setattr("runtime.datagame.play", broken)
+    code, output = run("play", str(pack), "--game", "--seed", "1")
+    line = next(
+        n
+        for n, text in enumerate((pack / "pack.yaml").read_text().splitlines(), 1)
+        if text.startswith("ruleset:")
+    )
+    assert code == 1 and f"pack.yaml:{line}:10: error[E0465]" in output, output

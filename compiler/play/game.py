@@ -18,6 +18,7 @@ from typing import Any
 from compiler.build import CompiledPack
 from compiler.errors import UsageError
 from compiler.files import write_atomically
+from compiler.pack import MANIFEST, display_path
 from compiler.play.records import (
     READ,
     Diverged,
@@ -210,13 +211,24 @@ def _failure(
     """A game that failed: the card line it failed on, or the pack, and when."""
     known = isinstance(error, (DecisionError, DiceError, RunawayError))
     message = str(error) if known else runtime_failure(error)
-    span = Span.whole_file(str(compiled.checked.root or compiled.checked.name))
+    span = _the_pack(compiled)
     for file in compiled.files:
         line = card_line(error, file.file)
         if line is not None:
             span = Span(file.file, line[0], line[1], line[0], line[1] + 1)
     when = f"after {len(moves.moves)} moves, in round {game.state.round}"
     return Diagnostic(FAILED, "error", f"the game failed {when}: {message}", span)
+
+
+def _the_pack(compiled: CompiledPack) -> Span:
+    """Where a failure at no card line is told: the line of pack.yaml that names the ruleset
+    (the game as a whole), or pack.yaml, not the pack's folder."""
+    checked = compiled.checked
+    if checked.ruleset_span is not None:
+        return checked.ruleset_span
+    if checked.root is not None and (checked.root / MANIFEST).is_file():
+        return Span.whole_file(display_path(checked.root / MANIFEST))
+    return Span.whole_file(str(checked.root or checked.name))
 
 
 def outcome_text(outcome: Outcome, until: str) -> str:
