@@ -10,15 +10,19 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from compiler.bands import TargetError, parse_target, read
-from compiler.tune.knobs import Edit, edited, find_knobs
+from compiler.tune.evaluate import Lab
+from compiler.tune.knobs import Edit, Knob, edited, find_knobs
+from compiler.tune.search import Budget
+from compiler.tune.seats import RUNGS, foreseen_games, strongest_in_time
 from tests.helpers import run
 
 COIN = Path(__file__).parent / "tune" / "coin"
-ASKED = ("--target", "won 85..95%", "--vary", "Good Omen")
+ASKED = ("--target", "won 85..95%", "--vary", "Good Omen", "--policy", "random")
 
 
 @pytest.fixture
@@ -65,9 +69,7 @@ def test_knobs_are_a_card_s_numbers_but_its_tests_and_an_edit_changes_only_its_c
 
 
 def test_tune_finds_the_copies_that_meet_the_band_and_applies_it(coin: Path) -> None:
-    code, output = run(
-        "tune", str(coin), "--target", "won 85..95%", "--vary", "Good Omen", "--json"
-    )
+    code, output = run("tune", str(coin), *ASKED, "--json")
     answer = json.loads(output[output.index("{") :])
     assert code == 0 and answer["met"], output
     ((edit),) = answer["edits"]
@@ -76,9 +78,7 @@ def test_tune_finds_the_copies_that_meet_the_band_and_applies_it(coin: Path) -> 
     assert "-    copies 3\n+    copies " in answer["diff"]
     assert answer["search"]["dropped early"] > 0 and not answer["tests failing with the edit"]
 
-    code, output = run(
-        "tune", str(coin), "--target", "won 85..95%", "--vary", "Good Omen", "--apply"
-    )
+    code, output = run("tune", str(coin), *ASKED, "--apply")
     assert code == 0 and "applied" in output, output
     assert f"copies {copies}\n" in (coin / "cards" / "fates.card").read_text()
     assert run("test", str(coin))[0] == 0
@@ -98,7 +98,15 @@ def test_a_test_that_pins_the_number_keeps_the_edit_from_being_applied(coin: Pat
     card.write_text(pinned)
     assert run("test", str(coin))[0] == 0
     code, output = run(
-        "tune", str(coin), "--target", "won 90..100%", "--vary", "Bad Omen", "--apply"
+        "tune",
+        str(coin),
+        "--target",
+        "won 90..100%",
+        "--vary",
+        "Bad Omen",
+        "--apply",
+        "--policy",
+        "random",
     )
     assert code == 0 and "+        advance ruin 1" in output, output
     assert "pin the old numbers" in output and '"luck breaks"' in output
@@ -118,7 +126,26 @@ def test_a_target_no_edit_reaches_is_said_and_exits_1(coin: Path) -> None:
         "--first-games",
         "20",
     )
+    # With no --policy, the strongest rung that fits the time: a game of coins is quick.
     assert code == 1 and "not met" in output
+    assert output.startswith("seats mcts:16: ") and "(over" not in output
+
+
+def test_the_default_seats_are_the_strongest_rung_whose_search_fits_the_minutes() -> None:
+    seconds = {"mcts:16": 0.5, "greedy": 0.05, "random": 0.001}
+    told: list[str] = []
+
+    class Timed:
+        def seconds_a_game(self, policy: str, games: int) -> float:
+            return seconds[policy]
+
+    budget = Budget(50, 400, 2)
+    games = foreseen_games(3, budget)  # 3 knobs, 4 moves each, 4 halving stages, 2 edits
+    assert games == 3 * 4 * 50 * 4 * 2 + 400 * 13
+    lab = cast(Lab, Timed())
+    assert strongest_in_time(lab, [], budget, 15, 2, told.append) in RUNGS
+    assert strongest_in_time(lab, [cast(Knob, None)] * 3, budget, 15, 2, told.append) == "greedy"
+    assert any("seats mcts:16: 0.500 s a game" in line and "(over 15)" in line for line in told)
 
 
 @pytest.mark.parametrize(

@@ -35,9 +35,14 @@ from compiler.tune.search import Budget
 @click.option(
     "--policy",
     metavar="NAME",
-    default="random",
+    help="The policy of every seat (default: the strongest rung whose search fits --minutes).",
+)
+@click.option(
+    "--minutes",
+    type=click.FloatRange(0.1, 10_000),
+    default=15.0,
     show_default=True,
-    help="The policy of every seat the figures are played with.",
+    help="The time the default seats are chosen to fit.",
 )
 @click.option("--players", type=int, help="Seats at the table (default: the game's fewest).")
 @click.option(
@@ -82,7 +87,8 @@ def tune(
     pack: Path,
     targets: tuple[str, ...],
     vary: tuple[str, ...],
-    policy: str,
+    policy: str | None,
+    minutes: float,
     players: int | None,
     seed: int,
     games: int,
@@ -103,10 +109,11 @@ def tune(
         Budget(first_games, games, max_edits),
         apply_edit,
         as_json,
+        minutes,
     )
 
     def run() -> int:
-        known_policies([policy])
+        known_policies([policy] if policy else [])
         return run_tune(pack, ruleset, asked, echo(style), echo(style, err=True))
 
     with raising(signal.SIGTERM, Terminated):

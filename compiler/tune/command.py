@@ -8,6 +8,7 @@ with the edit. `--apply` writes the edit only if they do, each file replaced who
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -24,6 +25,7 @@ from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab
 from compiler.tune.knobs import Knob, edited, find_knobs
 from compiler.tune.search import Budget, Found, search
+from compiler.tune.seats import strongest_in_time
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class TuneRequest:
     budget: Budget
     apply: bool = False
     as_json: bool = False
+    minutes: float = 15.0  # the time the seats are chosen to fit, when --policy names none
 
 
 def tune(pack: Path, ruleset: str | None, asked: TuneRequest, emit: Emit, report: Emit) -> int:
@@ -53,6 +56,10 @@ def tune(pack: Path, ruleset: str | None, asked: TuneRequest, emit: Emit, report
         first = lab.compiled(())
         if isinstance(first, str):
             raise UsageError(f"{pack} does not check ({first}): run pillbox check first")
+        if lab.request.policy is None and lab.request.seats is None:
+            workers = lab.request.workers or 1
+            chosen = strongest_in_time(lab, knobs, asked.budget, asked.minutes, workers, report)
+            lab.request = dataclasses.replace(lab.request, policy=chosen)
         try:
             found = search(lab, knobs, asked.budget, report)
         except TargetError as error:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,6 +159,19 @@ class Lab:
             wanted = changed.get(file, text)
             if path.read_text(encoding="utf-8") != wanted:
                 path.write_text(wanted, encoding="utf-8")
+
+    def seconds_a_game(self, policy: str, games: int) -> float:
+        """How long a game of the pack as written takes under this policy, in this process
+        (its seats all playing it), over `games` games of the sweep's seed."""
+        compiled = self.compiled(())
+        assert not isinstance(compiled, str), "the pack as written checks"
+        whole = whole_game_of(compiled.rules, compiled.whole)
+        request = dataclasses.replace(self.request, policy=policy, seats=None)
+        sweep = make_sweep(whole, request)
+        playing = Playing(whole, compiled.rules, compiled.cards)
+        started = time.perf_counter()
+        run_sweep(playing, (self.folder, self.ruleset), sweep, games, 1)
+        return (time.perf_counter() - started) / games
 
     def _play(self, compiled: CompiledPack, games: int, seed: int) -> tuple[Reading, ...]:
         whole = whole_game_of(compiled.rules, compiled.whole)
