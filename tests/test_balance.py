@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,59 @@ def test_a_pack_with_no_bands_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2 and "states no balance: bands" in output
     code, output = run("test", "--format", "github", str(pack))
     assert code == 2 and "add --balance" in output
+
+
+CHANGE = re.compile(
+    r"won 15\.\.50%: (\d+\.\d) % → (\d+\.\d) % \((-\d+\.\d) ± \d+\.\d points\) LEFT"
+)
+
+
+def _committed(pack: Path) -> None:
+    git = ["git", "-C", str(pack), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the pack as it was"], check=True)
+
+
+def test_base_shows_each_band_before_and_after_a_change_with_its_interval(pack: Path) -> None:
+    _committed(pack)
+    _unwinnable(pack)
+    code, output = run("test", "--balance", str(pack), "--base", "HEAD")
+    found = CHANGE.search(output)
+    assert code == 1 and "against HEAD:" in output and found, output
+    before, after, change = map(float, found.groups())
+    assert before > after and round(after - before, 1) == change
+    code, output = run("test", "--balance", str(pack), "--base", "HEAD", "--format", "github")
+    line = _band_line(pack, '"won 15..50%"')
+    assert f",line={line},col=11::balance band changed: won 15..50%25: " in output
+
+
+def test_a_saved_verdict_is_a_baseline_too(pack: Path, tmp_path: Path) -> None:
+    code, saved = run("test", "--balance", str(pack), "--format", "json")
+    verdicts = tmp_path / "verdicts.json"
+    verdicts.write_text(saved[saved.index("{") :])
+    _unwinnable(pack)
+    code, output = run("test", "--balance", str(pack), "--baseline", str(verdicts))
+    assert code == 1 and f"against {verdicts}:" in output and CHANGE.search(output), output
+    code, output = run(
+        "test", "--balance", str(pack), "--baseline", str(verdicts), "--format", "json"
+    )
+    bands = json.loads(output[output.index("{") :])["bands"]
+    assert bands[0]["compared"]["difference"] < 0 and bands[0]["compared"]["half width"] > 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["--base", "HEAD"], "add --balance"),
+        (["--balance", "--base", "HEAD", "--baseline", "x.json"], "not both"),
+        (["--balance", "--base", "no-such-ref"], "--base: git"),
+        (["--balance", "--baseline", "missing.json"], "not a verdict file"),
+    ],
+)
+def test_a_comparison_asked_wrongly_is_a_usage_error(
+    pack: Path, arguments: list[str], says: str
+) -> None:
+    _committed(pack)
+    code, output = run("test", str(pack), *arguments)
+    assert code == 2 and says in output, output

@@ -78,10 +78,14 @@ Progress = Callable[[str], None]
 
 
 def judge(
-    compiled: CompiledPack, source: tuple[Path, str | None], workers: int, report: Progress
+    compiled: CompiledPack,
+    source: tuple[Path, str | None],
+    workers: int,
+    report: Progress,
+    bands: Sequence[BalanceBand] | None = None,
 ) -> list[Verdict]:
-    """Every band of the pack, judged."""
-    bands = compiled.checked.balance
+    """Every band of the pack (or those given: another version's, to compare), judged."""
+    bands = compiled.checked.balance if bands is None else bands
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from xml.etree import ElementTree
 
+from compiler.balance.baseline import Before, difference, key
 from compiler.balance.judge import Verdict
 from compiler.render import Style, plain
 
@@ -27,26 +28,42 @@ def as_text(verdicts: Sequence[Verdict], style: Style = plain) -> list[str]:
     return lines
 
 
-def as_json(verdicts: Sequence[Verdict]) -> str:
-    """Every verdict as data."""
-    return json.dumps({"bands": [v.to_json() for v in verdicts]}, indent=2, ensure_ascii=False)
+def as_json(
+    verdicts: Sequence[Verdict],
+    base: Mapping[tuple[str, str, int | None, int], Before] | None = None,
+) -> str:
+    """Every verdict as data; with a base, each band's figure there and the difference."""
+    rows = []
+    for verdict in verdicts:
+        row = verdict.to_json()
+        if base is not None:
+            band = verdict.band
+            before = base.get(key(band.band, band.policy, band.players, band.seed))
+            row["compared"] = difference(before, verdict) if before is not None else None
+        rows.append(row)
+    return json.dumps({"bands": rows}, indent=2, ensure_ascii=False)
 
 
-def as_github(verdicts: Sequence[Verdict]) -> list[str]:
-    """Workflow commands: an error at each band left, a warning at each undecided."""
+def as_github(verdicts: Sequence[Verdict], changes: Sequence[str] = ()) -> list[str]:
+    """Workflow commands: an error at each band left, a warning at each undecided, and with
+    a base, a notice at each band of its change."""
     lines = []
     for verdict in verdicts:
         if verdict.state == "held":
             continue
         level = "warning" if verdict.state == "undecided" else "error"
-        span = verdict.band.span
         message = f"balance band {MARKS[verdict.state]}: {verdict.band.band}: {verdict.shown()}"
-        lines.append(
-            f"::{level} file={span.file},line={span.line},col={span.column}::"
-            + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        )
+        lines.append(_annotation(level, verdict, message))
+    for verdict, change in zip(verdicts, changes, strict=False):
+        lines.append(_annotation("notice", verdict, f"balance band changed: {change}"))
     lines.extend(as_text(verdicts)[-1:])
     return lines
+
+
+def _annotation(level: str, verdict: Verdict, message: str) -> str:
+    span = verdict.band.span
+    escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::{level} file={span.file},line={span.line},col={span.column}::{escaped}"
 
 
 def as_junit(pack: str, verdicts: Sequence[Verdict]) -> str:

@@ -8,12 +8,14 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
 from compiler.balance import report as balance_report
+from compiler.balance.baseline import Before, from_file, from_verdicts, pack_at, side_by_side
 from compiler.balance.judge import failed, judge
 from compiler.build import CompiledPack
 from compiler.commands.common import (
@@ -54,6 +56,16 @@ EXIT_NO_TESTS = 4
 @click.option(
     "--workers", type=click.IntRange(1, 512), help="Worker processes for --balance (default: 1)."
 )
+@click.option(
+    "--base",
+    metavar="REF",
+    help="With --balance: also judge the bands on the pack at this git ref; show each change.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    help="With --balance: compare with a verdict file saved by --balance --format json.",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def test_command(
@@ -63,6 +75,8 @@ def test_command(
     output_format: str,
     balance: bool,
     workers: int | None,
+    base: str | None,
+    baseline: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -71,8 +85,15 @@ def test_command(
     style = style_of(color)
 
     def run() -> int:
+        if (base or baseline) and not balance:
+            raise UsageError("--base and --baseline compare the bands of --balance: add --balance")
+        if base and baseline:
+            raise UsageError("compare with --base (a git ref) or --baseline (a file), not both")
         if balance:
-            return run_balance(pack, ruleset, output_format, workers or 1, echo(style), style)
+            compared = Compared(base, baseline)
+            return run_balance(
+                pack, ruleset, output_format, workers or 1, echo(style), style, compared
+            )
         if output_format == "github":
             raise UsageError("--format github reports the bands of --balance: add --balance")
         return run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style)
@@ -80,8 +101,22 @@ def test_command(
     sys.exit(usage(run))
 
 
+@dataclass(frozen=True)
+class Compared:
+    """What `--balance` compares the bands with: a git ref, or a saved verdict file."""
+
+    base: str | None = None
+    baseline: Path | None = None
+
+
 def run_balance(
-    path: Path, ruleset: str | None, output_format: str, workers: int, emit: Emit, style: Style
+    path: Path,
+    ruleset: str | None,
+    output_format: str,
+    workers: int,
+    emit: Emit,
+    style: Style,
+    compared: Compared = Compared(),
 ) -> int:
     """Judge the pack's balance bands; report them; 1 if one was left or could not be judged."""
     compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
@@ -90,18 +125,52 @@ def run_balance(
     if not compiled.checked.balance:
         raise UsageError(f"{path}: pack.yaml states no balance: bands to judge")
     progress = echo(style, err=True)
+    base = _base(compiled, path, ruleset, workers, compared, progress, style)
     verdicts = judge(compiled, (path, ruleset), workers, progress)
+    changes = (
+        side_by_side(verdicts, base, lambda v: balance_report.MARKS[v.state])
+        if base is not None
+        else []
+    )
     if output_format == "json":
-        emit(balance_report.as_json(verdicts))
+        emit(balance_report.as_json(verdicts, base))
     elif output_format == "junit":
         emit(balance_report.as_junit(compiled.checked.name, verdicts).rstrip("\n"))
     elif output_format == "github":
-        for line in balance_report.as_github(verdicts):
+        for line in balance_report.as_github(verdicts, changes):
             emit(line)
     else:
         for line in balance_report.as_text(verdicts, style):
             emit(line)
+        if changes:
+            emit(f"against {compared.base or compared.baseline}:")
+            for verdict, change in zip(verdicts, changes, strict=True):
+                span = verdict.band.span
+                emit(f"  {span.file}:{span.line}:{span.column}: {change}")
     return EXIT_CONTENT if failed(verdicts) else EXIT_CLEAN
+
+
+def _base(
+    compiled: CompiledPack,
+    path: Path,
+    ruleset: str | None,
+    workers: int,
+    compared: Compared,
+    progress: Emit,
+    style: Style,
+) -> dict[tuple[str, str, int | None, int], Before] | None:
+    """The bands' figures on the side compared with, if one was asked for: the same bands
+    judged on the pack at the git ref, or read from the verdict file."""
+    if compared.baseline is not None:
+        return from_file(compared.baseline)
+    if compared.base is None:
+        return None
+    with pack_at(compared.base, path) as folder:
+        before = load_compiled(folder, ruleset, progress, style)
+        if before is None:
+            raise UsageError(f"--base {compared.base}: the pack does not check at that commit")
+        bands = compiled.checked.balance
+        return from_verdicts(judge(before, (folder, ruleset), workers, progress, bands))
 
 
 def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:
