@@ -14,10 +14,11 @@ import importlib.metadata
 import json
 import re
 import shlex
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from compiler.gitcall import GitError, git
 
 DISTRIBUTION = "pillbox"
 
@@ -81,17 +82,10 @@ def _pip_url(remote: str) -> str:
 
 def _git(folder: Path, *arguments: str) -> str | None:
     try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), *arguments],
-            capture_output=True,
-            text=True,
-            timeout=GIT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        answer = git(folder, *arguments, seconds=GIT_SECONDS).decode("utf-8", "replace").strip()
+    except GitError:
         return None
-    answer = done.stdout.strip()
-    return answer if done.returncode == 0 and answer else None
+    return answer or None
 
 
 def install_step(source: Source) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import subprocess
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 from compiler.balance.judge import Verdict
 from compiler.errors import UsageError
+from compiler.gitcall import GitError, git
 
 Z95 = 1.96
 GIT_SECONDS = 30.0
@@ -95,20 +95,12 @@ def _git(folder: Path, *arguments: str) -> str:
 
 def _git_bytes(folder: Path, *arguments: str) -> bytes:
     try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), *arguments],
-            capture_output=True,
-            timeout=GIT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise UsageError(f"--base: git could not be asked ({error})") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"--base: git {arguments[0]}: {said[-1] if said else 'failed'}")
-    if len(done.stdout) > MAX_ARCHIVE_BYTES:
+        found = git(folder, *arguments, seconds=GIT_SECONDS)
+    except GitError as error:
+        raise UsageError(f"--base: {error}") from None
+    if len(found) > MAX_ARCHIVE_BYTES:
         raise UsageError("--base: the pack at that commit is too large to take out of git")
-    return done.stdout
+    return found
 
 
 def difference(before: Before, after: Verdict) -> dict[str, Any] | None:
