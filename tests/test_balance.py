@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from compiler.balance.baseline import changed_cards
+from compiler.balance.judge import Verdict
+from compiler.balance.report import as_github
+from compiler.build import load_checked
 from tests.conftest import ROOT
 from tests.helpers import run
 
@@ -142,3 +146,27 @@ def test_a_comparison_asked_wrongly_is_a_usage_error(
     _committed(pack)
     code, output = run("test", str(pack), *arguments)
     assert code == 2 and says in output, output
+
+
+def test_the_cards_changed_since_the_base_are_found_by_their_rules_not_their_place(
+    pack: Path,
+) -> None:
+    before = load_checked(pack).pack
+    foes = pack / "cards" / "foes.card"
+    # Moved down a line and reflowed: no rule changed. Then one body changed: one card.
+    foes.write_text("\n" + foes.read_text())
+    moved = load_checked(pack).pack
+    foes.write_text(foes.read_text().replace("    body 3\n", "    body 4\n", 1))
+    after = load_checked(pack).pack
+    assert before is not None and moved is not None and after is not None
+    assert changed_cards(before.cards, moved.cards) == []
+    (changed,) = changed_cards(before.cards, after.cards)
+    assert (changed.kind, changed.title, changed.line) == ("foe", "Bandit Lookout", 5)
+    verdicts = [Verdict(band, "held") for band in after.balance]
+    lines = as_github(
+        verdicts, ["won 15..50%: 28.0 % → 7.0 % (-21.0 ± 10.1 points) LEFT"], [changed]
+    )
+    assert any(
+        line.startswith(f"::notice file={changed.file},line=5::foe 'Bandit Lookout' changed")
+        for line in lines
+    )

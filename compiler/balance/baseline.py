@@ -142,3 +142,35 @@ def side_by_side(
         )
         lines.append(f"{band.band}: {was} → {now} ({shown}{unit}) {mark(verdict)}")
     return lines
+
+
+PLACE_KEYS = frozenset({"at", "file", "span", "keyword_at", "label_at", "property_at"})
+"""Where a card's parts are written, which a moved card keeps or loses without changing."""
+
+
+@dataclass(frozen=True)
+class ChangedCard:
+    """A card whose rules differ from the base's, where it is written now."""
+
+    kind: str
+    title: str
+    file: str
+    line: int
+
+
+def changed_cards(before: Sequence[Any], after: Sequence[Any]) -> list[ChangedCard]:
+    """The cards (IR) of `after` that are new or whose rules differ from `before`'s."""
+    was = {(c["kind"], c["title"], c["variant"]): _rules(c) for c in before}
+    return [
+        ChangedCard(card["kind"], card["title"], card["file"], card["at"][0])
+        for card in after
+        if was.get((card["kind"], card["title"], card["variant"])) != _rules(card)
+    ]
+
+
+def _rules(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _rules(v) for k, v in node.items() if k not in PLACE_KEYS}
+    if isinstance(node, list):
+        return [_rules(v) for v in node]
+    return node

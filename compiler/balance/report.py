@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from xml.etree import ElementTree
 
-from compiler.balance.baseline import Before, difference, key
+from compiler.balance.baseline import Before, ChangedCard, difference, key
 from compiler.balance.judge import Verdict
 from compiler.render import Style, plain
 
@@ -44,9 +44,14 @@ def as_json(
     return json.dumps({"bands": rows}, indent=2, ensure_ascii=False)
 
 
-def as_github(verdicts: Sequence[Verdict], changes: Sequence[str] = ()) -> list[str]:
+def as_github(
+    verdicts: Sequence[Verdict],
+    changes: Sequence[str] = (),
+    cards: Sequence[ChangedCard] = (),
+) -> list[str]:
     """Workflow commands: an error at each band left, a warning at each undecided, and with
-    a base, a notice at each band of its change."""
+    a base, a notice at each band of its change and at each card changed since the base (the
+    cards changed together moved the bands: which of them most, one sweep cannot tell)."""
     lines = []
     for verdict in verdicts:
         if verdict.state == "held":
@@ -56,14 +61,25 @@ def as_github(verdicts: Sequence[Verdict], changes: Sequence[str] = ()) -> list[
         lines.append(_annotation(level, verdict, message))
     for verdict, change in zip(verdicts, changes, strict=False):
         lines.append(_annotation("notice", verdict, f"balance band changed: {change}"))
+    if cards and changes:
+        moved = "; ".join(changes)
+        for card in cards:
+            message = (
+                f"{card.kind} {card.title!r} changed since the base, with "
+                f"{len(cards) - 1} other card{'s' if len(cards) != 2 else ''}: {moved}"
+            )
+            lines.append(f"::notice file={card.file},line={card.line}::{_escaped(message)}")
     lines.extend(as_text(verdicts)[-1:])
     return lines
 
 
+def _escaped(message: str) -> str:
+    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
 def _annotation(level: str, verdict: Verdict, message: str) -> str:
     span = verdict.band.span
-    escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return f"::{level} file={span.file},line={span.line},col={span.column}::{escaped}"
+    return f"::{level} file={span.file},line={span.line},col={span.column}::{_escaped(message)}"
 
 
 def as_junit(pack: str, verdicts: Sequence[Verdict]) -> str:

@@ -15,7 +15,15 @@ from typing import Any
 import click
 
 from compiler.balance import report as balance_report
-from compiler.balance.baseline import Before, from_file, from_verdicts, pack_at, side_by_side
+from compiler.balance.baseline import (
+    Before,
+    ChangedCard,
+    changed_cards,
+    from_file,
+    from_verdicts,
+    pack_at,
+    side_by_side,
+)
 from compiler.balance.judge import failed, judge
 from compiler.build import CompiledPack
 from compiler.commands.common import (
@@ -125,7 +133,7 @@ def run_balance(
     if not compiled.checked.balance:
         raise UsageError(f"{path}: pack.yaml states no balance: bands to judge")
     progress = echo(style, err=True)
-    base = _base(compiled, path, ruleset, workers, compared, progress, style)
+    base, cards = _base(compiled, path, ruleset, workers, compared, progress, style)
     verdicts = judge(compiled, (path, ruleset), workers, progress)
     changes = (
         side_by_side(verdicts, base, lambda v: balance_report.MARKS[v.state])
@@ -137,7 +145,7 @@ def run_balance(
     elif output_format == "junit":
         emit(balance_report.as_junit(compiled.checked.name, verdicts).rstrip("\n"))
     elif output_format == "github":
-        for line in balance_report.as_github(verdicts, changes):
+        for line in balance_report.as_github(verdicts, changes, cards):
             emit(line)
     else:
         for line in balance_report.as_text(verdicts, style):
@@ -158,19 +166,21 @@ def _base(
     compared: Compared,
     progress: Emit,
     style: Style,
-) -> dict[tuple[str, str, int | None, int], Before] | None:
-    """The bands' figures on the side compared with, if one was asked for: the same bands
-    judged on the pack at the git ref, or read from the verdict file."""
+) -> tuple[dict[tuple[str, str, int | None, int], Before] | None, list[ChangedCard]]:
+    """The bands' figures on the side compared with, if one was asked for (the same bands
+    judged on the pack at the git ref, or read from the verdict file), and the cards changed
+    since the ref."""
     if compared.baseline is not None:
-        return from_file(compared.baseline)
+        return from_file(compared.baseline), []
     if compared.base is None:
-        return None
+        return None, []
     with pack_at(compared.base, path) as folder:
         before = load_compiled(folder, ruleset, progress, style)
         if before is None:
             raise UsageError(f"--base {compared.base}: the pack does not check at that commit")
         bands = compiled.checked.balance
-        return from_verdicts(judge(before, (folder, ruleset), workers, progress, bands))
+        figures = from_verdicts(judge(before, (folder, ruleset), workers, progress, bands))
+        return figures, changed_cards(before.checked.cards, compiled.checked.cards)
 
 
 def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:
