@@ -112,6 +112,20 @@ def test_batches_cover_every_game_once() -> None:
     assert len(parts) >= 2 * 8 - 1
 
 
+def test_a_sweep_played_on_in_stages_is_the_sweep_played_at_once() -> None:
+    # Balance bands and tune's halving play a sweep on: each stage adds only the games it
+    # lacks, and the figures are those of the whole sweep.
+    pack = compiled(ROOT / "content" / "cool-name")
+    whole = whole_game_of(pack.rules, pack.whole)
+    sweep = make_sweep(whole, SimulateRequest(60, 4))
+    playing = Playing(whole, pack.rules, pack.cards)
+    source = (ROOT / "content" / "cool-name", None)
+    staged = run_sweep(playing, source, sweep, 15, 1)
+    staged.merge(run_sweep(playing, source, sweep, 60, 2, first=15))
+    assert figures(sweep, staged) == figures(sweep, run_sweep(playing, source, sweep, 60, 1))
+    assert [i for part in batches(60, 2, first=15) for i in part] == list(range(15, 60))
+
+
 def _simulate(
     pack: CompiledPack, monkeypatch: pytest.MonkeyPatch, request: SimulateRequest
 ) -> tuple[int, str]:

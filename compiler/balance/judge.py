@@ -23,6 +23,7 @@ from compiler.simulate.pool import Playing, run_sweep
 from runtime.datagame import whole_game_of
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.figures import figures
+from runtime.simulation.totals import Totals
 from runtime.whole import NotWhole
 
 State = Literal["held", "left", "undecided", "error"]
@@ -114,9 +115,13 @@ def judge(
                 verdicts[i] = Verdict(bands[i], "error", problem=str(error))
             continue
         open_bands = list(indexes)
+        totals, played = Totals(), 0
         for games in _stages(most):
             report(f"balance: {games} games, {policy}, seed {seed}")
-            summary = figures(sweep, run_sweep(playing, source, sweep, games, workers))
+            # Each stage adds the games the last one lacked: game i is the same game in both.
+            totals.merge(run_sweep(playing, source, sweep, games, workers, first=played))
+            played = games
+            summary = figures(sweep, totals)
             for i in list(open_bands):
                 verdict = _judged(bands[i], summary, breakdown, games)
                 if verdict.state != "undecided" or games >= bands[i].games:

@@ -129,10 +129,11 @@ def play_batch(playing: Playing, sweep: Sweep, indices: range) -> Totals:
     return total(play_game(playing.whole, playing.rules, playing.cards, sweep, i) for i in indices)
 
 
-def batches(games: int, workers: int) -> Iterator[range]:
-    """The game indices cut into batches of about the same size, cut as they are taken."""
-    size = max(1, min(MAX_BATCH, -(-games // (workers * BATCHES_PER_WORKER))))
-    return (range(start, min(start + size, games)) for start in range(0, games, size))
+def batches(games: int, workers: int, first: int = 0) -> Iterator[range]:
+    """The game indices from `first` up to `games` cut into batches of about the same size,
+    cut as they are taken."""
+    size = max(1, min(MAX_BATCH, -(-(games - first) // (workers * BATCHES_PER_WORKER))))
+    return (range(start, min(start + size, games)) for start in range(first, games, size))
 
 
 def as_they_come(
@@ -175,8 +176,10 @@ def run_sweep(
     workers: int,
     progress: Progress | None = None,
     replayed: Callable[[int], None] | None = None,
+    first: int = 0,
 ) -> Totals:
-    """Play every game of the sweep on `workers` processes (1: in this one) and add them up.
+    """Play the sweep's games from index `first` up to `games` on `workers` processes (1: in
+    this one) and add them up: a sweep played on in stages adds only the games it lacks.
     `source` is the pack and ruleset a worker compiles if it must.
 
     When a worker dies (killed, or by the system out of memory), the games of the batches not
@@ -184,19 +187,19 @@ def run_sweep(
     many games that is. After that, BrokenProcessPool.
     """
     global _PLAYING
-    parts = list(batches(games, workers))  # a few hundred ranges: kept, to play again
+    parts = list(batches(games, workers, first))  # a few hundred ranges: kept, to play again
     totals = Totals()
-    if workers <= 1 or games <= 1:
+    if workers <= 1 or games - first <= 1:
         keep_loaded()
         for part in parts:
             totals.merge(play_batch(playing, sweep, part))
             if progress:
-                progress(totals.games, games)
+                progress(totals.games, games - first)
         return totals
     _PLAYING = playing
     try:
         for restart in range(RESTARTS + 1):
-            parts = _play_in_pool(parts, source, sweep, workers, totals, games, progress)
+            parts = _play_in_pool(parts, source, sweep, workers, totals, games - first, progress)
             if not parts:
                 return totals
             if restart < RESTARTS and replayed is not None:

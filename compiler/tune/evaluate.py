@@ -24,6 +24,7 @@ from compiler.simulate.pool import Playing, run_sweep
 from compiler.tune.knobs import Edit, edited
 from runtime.datagame import whole_game_of
 from runtime.simulation.figures import figures
+from runtime.simulation.totals import Totals
 from runtime.testing import run_test
 
 FRESH_SEED = 1_000_003
@@ -59,7 +60,11 @@ class Trial:
         return self.playable and all(reading.met for reading in self.readings)
 
 
-def key(edits: Sequence[Edit]) -> tuple[tuple[str, int, int, int], ...]:
+EditsKey = tuple[tuple[str, int, int, int], ...]
+"""A candidate's edits in a canonical order: file, line, column, value."""
+
+
+def key(edits: Sequence[Edit]) -> EditsKey:
     """The same edits in any order are one candidate."""
     return tuple(
         sorted((e.knob.file, e.knob.span.line, e.knob.span.column, e.value) for e in edits)
@@ -78,12 +83,9 @@ class Lab:
     trials: int = 0
     games_played: int = 0
     _folder: Path | None = None
-    _compiled: dict[tuple[tuple[str, int, int, int], ...], CompiledPack | str] = field(
-        default_factory=dict
-    )
-    _results: dict[tuple[tuple[tuple[str, int, int, int], ...], int], Trial] = field(
-        default_factory=dict
-    )
+    _compiled: dict[EditsKey, CompiledPack | str] = field(default_factory=dict)
+    _results: dict[tuple[EditsKey, int], Trial] = field(default_factory=dict)
+    _swept: dict[tuple[EditsKey, int], tuple[int, Totals]] = field(default_factory=dict)
 
     def __enter__(self) -> Lab:
         scratch = Path(tempfile.mkdtemp(prefix="pillbox-tune-"))
@@ -119,7 +121,7 @@ class Lab:
             # A worker that compiles the pack itself (the compiled runtime's) reads the folder.
             self._write(edits)
             seed = self.request.seed + FRESH_SEED if fresh else self.request.seed
-            result = Trial(tuple(edits), games, self._play(compiled, games, seed))
+            result = Trial(tuple(edits), games, self._play(compiled, key(edits), games, seed))
         self._results[remembered] = result
         self.trials += 1
         return result
@@ -173,14 +175,24 @@ class Lab:
         run_sweep(playing, (self.folder, self.ruleset), sweep, games, 1)
         return (time.perf_counter() - started) / games
 
-    def _play(self, compiled: CompiledPack, games: int, seed: int) -> tuple[Reading, ...]:
+    def _play(
+        self, compiled: CompiledPack, edits: EditsKey, games: int, seed: int
+    ) -> tuple[Reading, ...]:
         whole = whole_game_of(compiled.rules, compiled.whole)
         sweep = dataclasses.replace(make_sweep(whole, self.request), seed=seed)
         playing = Playing(whole, compiled.rules, compiled.cards)
+        # A candidate played on more games adds only those it lacks (game i is the same game).
+        played, totals = self._swept.get((edits, seed), (0, Totals()))
+        if played > games:  # fewer games than played already: those alone, kept apart
+            played, totals = 0, Totals()
+        more = games - played
         # A short sweep is played here: starting a pool of workers costs more than it saves.
-        workers = (self.request.workers or 1) if games >= POOLED_GAMES else 1
-        totals = run_sweep(playing, (self.folder, self.ruleset), sweep, games, workers)
-        self.games_played += games
+        workers = (self.request.workers or 1) if more >= POOLED_GAMES else 1
+        source = (self.folder, self.ruleset)
+        totals.merge(run_sweep(playing, source, sweep, games, workers, first=played))
+        if games >= self._swept.get((edits, seed), (0, None))[0]:
+            self._swept[(edits, seed)] = (games, totals)
+        self.games_played += more
         summary = figures(sweep, totals)
         breakdown = compiled.whole.breakdown if compiled.whole is not None else None
         return tuple(read(target, summary, breakdown) for target in self.targets)
