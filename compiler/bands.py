@@ -110,13 +110,16 @@ def parse_target(text: str) -> Target:
     return Target(text.strip(), found["figure"].strip(), low, high, found["scope"], percent)
 
 
-def read(target: Target, summary: Mapping[str, Any], breakdown: str | None) -> Reading:
-    """The target's figure in a sweep's figures (TargetError if it has none such)."""
+def read(
+    target: Target, summary: Mapping[str, Any], breakdown: str | None, z: float = Z95
+) -> Reading:
+    """The target's figure in a sweep's figures (TargetError if it has none such); a share's
+    interval is `z` standard deviations wide (95 % unless told)."""
     results = _results(target, summary, breakdown)
     if results is not None:
         games = sum(results.values())
         count = results.get(target.figure, 0)
-        low, high = share_interval(count, games, Z95)
+        low, high = share_interval(count, games, z)
         return Reading(target, count / games if games else 0.0, low, high, games)
     value = _path(target, summary)
     return Reading(target, value, value, value, int(summary.get("played", 0)))

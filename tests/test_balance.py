@@ -11,13 +11,15 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from random import Random
 
 import pytest
 
 from compiler.balance.baseline import changed_cards
-from compiler.balance.judge import Verdict
+from compiler.balance.judge import Verdict, _looked_at, _stages, look_width
 from compiler.balance.report import as_github
 from compiler.build import load_checked
+from runtime.simulation.intervals import share_interval
 from tests.conftest import ROOT
 from tests.helpers import run
 
@@ -170,3 +172,27 @@ def test_the_cards_changed_since_the_base_are_found_by_their_rules_not_their_pla
         line.startswith(f"::notice file={changed.file},line=5::foe 'Bandit Lookout' changed")
         for line in lines
     )
+
+
+def test_a_band_looked_at_several_times_reads_wider_intervals_so_the_looks_together_err_at_5_percent() -> None:
+    """Three looks at 95 % each would call a band at its edge wrong about 11 % of the time."""
+    assert look_width(1) == pytest.approx(1.96, abs=0.001)
+    assert look_width(3) == pytest.approx(2.394, abs=0.001)
+    assert _looked_at(_stages(400), 400) == [100, 200, 400]
+    assert _looked_at(_stages(400), 200) == [100, 200]
+    assert _looked_at(_stages(400), 150) == [100, 200]
+    # The staged test, played out on coin flips whose true rate sits on a band's edge: a
+    # verdict of "left" is a wrong one, and must come at most one time in twenty.
+    random = Random(5)
+    stages, wrong, trials = _stages(400), 0, 2000
+    width = look_width(len(stages))
+    for _ in range(trials):
+        wins = played = 0
+        for games in stages:
+            wins += sum(random.random() < 0.5 for _ in range(games - played))
+            played = games
+            low, high = share_interval(wins, played, width)
+            if high < 0.5 or low > 0.5:
+                wrong += 1
+                break
+    assert wrong / trials <= 0.05
