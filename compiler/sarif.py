@@ -1,31 +1,53 @@
-"""`pillbox check --format sarif`: the diagnostics as SARIF 2.1.0, the format code-scanning
-services (GitHub's among them) read, so each problem shows on its line in a pull request."""
+"""SARIF 2.1.0 logs, the format code-scanning services (GitHub's among them) read, so each
+problem shows on its line in a pull request: `check --format sarif` gives the diagnostics,
+`test --format sarif` the failed card tests or the balance bands left."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from compiler import __version__
-from dsl.spans import Diagnostic
+from dsl.spans import Diagnostic, Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
+Level = Literal["error", "warning", "note"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a run: the rule it breaks, how bad, what to say, and where."""
+
+    rule: str
+    level: Level
+    message: str
+    span: Span
+
 
 def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
-    """One SARIF log of one run: a rule per code met, a result per diagnostic."""
-    codes = sorted({d.code for d in diagnostics})
-    rules = [
-        {
-            # No helpUri: docs/diagnostics.md ships with the source, at no address of its own
-            # that a scanning service could open (one to a made-up host helped no one).
-            "id": code,
-            "defaultConfiguration": {"level": "error" if code.startswith("E") else "warning"},
-        }
-        for code in codes
-    ]
+    """One SARIF log of a check: a rule per code met, a result per diagnostic."""
+    return render_findings(
+        [
+            Finding(
+                d.code,
+                "error" if d.is_error else "warning",
+                d.message + (f" (help: {d.help})" if d.help else ""),
+                d.span,
+            )
+            for d in diagnostics
+        ]
+    )
+
+
+def render_findings(findings: Sequence[Finding]) -> str:
+    """One SARIF log of one run: a rule per rule met (at the level of its worst finding),
+    a result per finding."""
+    rules = sorted({f.rule for f in findings})
+    worst = {rule: _worst(f.level for f in findings if f.rule == rule) for rule in rules}
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -35,24 +57,35 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
                     "driver": {
                         "name": "pillbox",
                         "version": __version__,
-                        "rules": rules,
+                        # No helpUri: docs/ ships with the source, at no address of its own that
+                        # a scanning service could open (one to a made-up host helped no one).
+                        "rules": [
+                            {"id": rule, "defaultConfiguration": {"level": worst[rule]}}
+                            for rule in rules
+                        ],
                     }
                 },
-                "results": [_result(d, codes.index(d.code)) for d in diagnostics],
+                "results": [_result(f, rules.index(f.rule)) for f in findings],
             }
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 
-def _result(diagnostic: Diagnostic, rule_index: int) -> dict[str, Any]:
-    span = diagnostic.span
-    text = diagnostic.message + (f" (help: {diagnostic.help})" if diagnostic.help else "")
+_ORDER: tuple[Level, ...] = ("note", "warning", "error")
+
+
+def _worst(levels: Any) -> Level:
+    return max(levels, key=_ORDER.index)
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    span = finding.span
     return {
-        "ruleId": diagnostic.code,
+        "ruleId": finding.rule,
         "ruleIndex": rule_index,
-        "level": "error" if diagnostic.is_error else "warning",
-        "message": {"text": text},
+        "level": finding.level,
+        "message": {"text": finding.message},
         "locations": [
             {
                 "physicalLocation": {

@@ -65,6 +65,33 @@ def test_a_pack_made_unwinnable_leaves_its_band_and_fails_at_the_band_s_line(pac
     code, output = run("test", "--balance", str(pack), "--format", "junit")
     assert code == 1 and '<testcase classname="balance" name="won 15..50%"' in output
     assert "<failure" in output
+    code, output = run("test", "--balance", str(pack), "--format", "sarif")
+    assert code == 1, output
+    (sarif_run,) = json.loads(output[output.index("{") :])["runs"]
+    found = {
+        (r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        for r in sarif_run["results"]
+    }
+    assert ("balance-left", "error", line) in found, found
+    assert [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]] == ["balance-left"]
+
+
+def test_a_failed_card_test_is_a_sarif_result_at_its_step(pack: Path) -> None:
+    _unwinnable(pack)
+    code, output = run("test", str(pack), "--format", "sarif")
+    assert code == 1
+    (sarif_run,) = json.loads(output)["runs"]
+    results = sarif_run["results"]
+    code, listed = run("test", str(pack), "--format", "json")
+    failed = [t for t in json.loads(listed)["tests"] if not t["passed"]]
+    assert len(results) == len(failed) >= 1
+    for result, test in zip(results, failed, strict=True):
+        assert result["ruleId"] == "test-failed" and result["level"] == "error"
+        assert test["test"] in result["message"]["text"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == test["file"]
+        assert location["region"]["startLine"] == test["line"]
+    assert run("test", str(COOL_NAME), "--format", "sarif")[0] == 0
 
 
 def test_a_band_that_cannot_be_read_is_an_error_at_its_line(pack: Path) -> None:
@@ -174,7 +201,7 @@ def test_the_cards_changed_since_the_base_are_found_by_their_rules_not_their_pla
     )
 
 
-def test_a_band_looked_at_several_times_reads_wider_intervals_so_the_looks_together_err_at_5_percent() -> None:
+def test_several_looks_at_a_band_read_wider_intervals_so_together_they_err_at_5_percent() -> None:
     """Three looks at 95 % each would call a band at its edge wrong about 11 % of the time."""
     assert look_width(1) == pytest.approx(1.96, abs=0.001)
     assert look_width(3) == pytest.approx(2.394, abs=0.001)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any, Literal
 
 from compiler.bands import Reading, TargetError, parse_target, read
@@ -159,7 +159,7 @@ def _looked_at(stages: Sequence[int], budget: int) -> list[int]:
     """The stages at which a band of this budget is looked at: those before its budget runs
     out, and the one that reaches it."""
     looked = [stage for stage in stages if stage < budget]
-    return looked + [next((stage for stage in stages if stage >= budget), stages[-1])]
+    return [*looked, next((stage for stage in stages if stage >= budget), stages[-1])]
 
 
 def _judged(

@@ -1,4 +1,5 @@
-"""The verdicts of `test --balance` as text, JSON, JUnit XML or GitHub workflow annotations."""
+"""The verdicts of `test --balance` as text, JSON, JUnit XML, GitHub workflow annotations or
+SARIF findings."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from xml.etree import ElementTree
 from compiler.balance.baseline import Before, ChangedCard, difference, key
 from compiler.balance.judge import Verdict
 from compiler.render import Style, plain
+from compiler.sarif import Finding, Level
 
 MARKS = {"held": "held", "left": "LEFT", "undecided": "undecided", "error": "ERROR"}
 SEVERITY = {"held": "note", "left": "error", "undecided": "warning", "error": "error"}
@@ -71,6 +73,23 @@ def as_github(
             lines.append(f"::notice file={card.file},line={card.line}::{_escaped(message)}")
     lines.extend(as_text(verdicts)[-1:])
     return lines
+
+
+FINDING_LEVELS: dict[str, Level] = {"left": "error", "error": "error", "undecided": "warning"}
+
+
+def as_findings(verdicts: Sequence[Verdict]) -> list[Finding]:
+    """A SARIF finding at each band left (an error), undecided (a warning) or unjudgeable."""
+    return [
+        Finding(
+            f"balance-{verdict.state}",
+            FINDING_LEVELS[verdict.state],
+            f"balance band {MARKS[verdict.state]}: {verdict.band.band}: {verdict.shown()}",
+            verdict.band.span,
+        )
+        for verdict in verdicts
+        if verdict.state in FINDING_LEVELS
+    ]
 
 
 def _escaped(message: str) -> str:

@@ -36,7 +36,9 @@ from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.junit import render_junit
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain
+from compiler.sarif import Finding, render_findings
 from compiler.terminal import echo
+from dsl.spans import Span
 from runtime.cards import CardDef, TestDef
 from runtime.testing import TestResult, run_test
 
@@ -51,10 +53,10 @@ EXIT_NO_TESTS = 4
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json", "junit", "github"]),
+    type=click.Choice(["text", "json", "junit", "github", "sarif"]),
     default="text",
     show_default=True,
-    help="How to report (github: workflow annotations, with --balance).",
+    help="How to report (github: workflow annotations, with --balance; sarif: code scanning).",
 )
 @click.option(
     "--balance",
@@ -147,6 +149,8 @@ def run_balance(
     elif output_format == "github":
         for line in balance_report.as_github(verdicts, changes, cards):
             emit(line)
+    elif output_format == "sarif":
+        emit(render_findings(balance_report.as_findings(verdicts)))
     else:
         for line in balance_report.as_text(verdicts, style):
             emit(line)
@@ -224,6 +228,9 @@ def run_tests(
     if output_format == "json":
         emit(json.dumps(_tests_json(results), indent=2, ensure_ascii=False))
         return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
+    if output_format == "sarif":
+        emit(render_findings([_finding(r) for r in failed]))
+        return EXIT_NO_TESTS if unmatched else EXIT_CONTENT if failed else EXIT_CLEAN
     by_file: dict[str, list[TestResult]] = {}
     for result in results:
         by_file.setdefault(result.card.file, []).append(result)
@@ -255,6 +262,17 @@ def run_tests(
         summary += " (the pack has no tests)"
     emit(style(summary, "error" if failed else "note"))
     return EXIT_CONTENT if failed else EXIT_CLEAN
+
+
+def _finding(result: TestResult) -> Finding:
+    """A failed test, at the step that failed."""
+    line, column = result.line or result.test.line, result.column
+    return Finding(
+        "test-failed",
+        "error",
+        f"{result.name}: {result.failure}",
+        Span(result.card.file, line, column, line, column + 1),
+    )
 
 
 def _tests_json(results: Sequence[TestResult]) -> dict[str, Any]:
