@@ -223,3 +223,23 @@ def test_several_looks_at_a_band_read_wider_intervals_so_together_they_err_at_5_
                 wrong += 1
                 break
     assert wrong / trials <= 0.05
+
+
+def test_base_weighs_each_changed_card_and_names_the_one_that_moved_a_band_most(
+    pack: Path,
+) -> None:
+    _committed(pack)
+    foes = pack / "cards" / "foes.card"
+    text = foes.read_text()
+    text = text.replace(
+        '"Bandit Lookout" {\n    body 3\n    toughness 2',
+        '"Bandit Lookout" {\n    body 10\n    toughness 10',
+    )
+    foes.write_text(text.replace("    mind 3\n    toughness 1", "    mind 2\n    toughness 1"))
+    lookout = next(n for n, row in enumerate(text.splitlines(), 1) if '"Bandit Lookout"' in row)
+    _code, output = run("test", "--balance", str(pack), "--base", "HEAD", "--format", "github")
+    most = [row for row in output.splitlines() if "moved the balance band" in row]
+    # Each band is moved most by the lookout made unbeatable; the goblin's mind moves nothing.
+    assert most and all(f"foes.card,line={lookout}::" in row for row in most), output
+    greedy = next(row for row in most if "won 60..100%25" in row)
+    assert re.search(r"most of the 2 changed: foe 'Bandit Lookout' .*: -\d+\.\d points", greedy)

@@ -154,6 +154,7 @@ class ChangedCard:
 
     kind: str
     title: str
+    variant: int | None
     file: str
     line: int
 
@@ -162,7 +163,7 @@ def changed_cards(before: Sequence[Any], after: Sequence[Any]) -> list[ChangedCa
     """The cards (IR) of `after` that are new or whose rules differ from `before`'s."""
     was = {(c["kind"], c["title"], c["variant"]): _rules(c) for c in before}
     return [
-        ChangedCard(card["kind"], card["title"], card["file"], card["at"][0])
+        ChangedCard(card["kind"], card["title"], card["variant"], card["file"], card["at"][0])
         for card in after
         if was.get((card["kind"], card["title"], card["variant"])) != _rules(card)
     ]

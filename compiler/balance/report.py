@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from xml.etree import ElementTree
 
+from compiler.balance.attribution import Share
 from compiler.balance.baseline import Before, ChangedCard, difference, key
 from compiler.balance.judge import Verdict
 from compiler.render import Style, plain
@@ -33,27 +34,55 @@ def as_text(verdicts: Sequence[Verdict], style: Style = plain) -> list[str]:
 def as_json(
     verdicts: Sequence[Verdict],
     base: Mapping[tuple[str, str, int | None, int], Before] | None = None,
+    shares: Mapping[int, Sequence[Share]] | None = None,
 ) -> str:
-    """Every verdict as data; with a base, each band's figure there and the difference."""
+    """Every verdict as data; with a base, each band's figure there and the difference, and
+    each changed card's part in it when the cards were weighed."""
     rows = []
-    for verdict in verdicts:
+    for index, verdict in enumerate(verdicts):
         row = verdict.to_json()
         if base is not None:
             band = verdict.band
             before = base.get(key(band.band, band.policy, band.players, band.seed))
             row["compared"] = difference(before, verdict) if before is not None else None
+        if shares and index in shares:
+            row["moved by"] = [
+                {
+                    "card": share.card.title,
+                    "kind": share.card.kind,
+                    "variant": share.card.variant,
+                    "file": share.card.file,
+                    "line": share.card.line,
+                    "without it": share.without,
+                    "moved": share.moved,
+                }
+                for share in shares[index]
+            ]
         rows.append(row)
     return json.dumps({"bands": rows}, indent=2, ensure_ascii=False)
+
+
+def share_shown(verdict: Verdict, share: Share) -> str:
+    """A changed card's part in a band's move, in the band's own unit."""
+    target = verdict.reading.target if verdict.reading is not None else None
+    percent = target is not None and target.percent
+    moved = f"{share.moved * 100:+.1f} points" if percent else f"{share.moved:+.2f}"
+    without = f"{share.without * 100:.1f} %" if percent else f"{share.without:.2f}"
+    return (
+        f"{share.card.kind} {share.card.title!r} ({share.card.file}:{share.card.line}): "
+        f"{moved}; with only its change taken back the band reads {without}"
+    )
 
 
 def as_github(
     verdicts: Sequence[Verdict],
     changes: Sequence[str] = (),
     cards: Sequence[ChangedCard] = (),
+    shares: Mapping[int, Sequence[Share]] | None = None,
 ) -> list[str]:
     """Workflow commands: an error at each band left, a warning at each undecided, and with
-    a base, a notice at each band of its change and at each card changed since the base (the
-    cards changed together moved the bands: which of them most, one sweep cannot tell)."""
+    a base, a notice at each band of its change and at each card changed since the base; when
+    the cards were weighed one by one, a notice at the card that moved each band most."""
     lines = []
     for verdict in verdicts:
         if verdict.state == "held":
@@ -63,6 +92,15 @@ def as_github(
         lines.append(_annotation(level, verdict, message))
     for verdict, change in zip(verdicts, changes, strict=False):
         lines.append(_annotation("notice", verdict, f"balance band changed: {change}"))
+    for index, found in (shares or {}).items():
+        if not found or index >= len(changes):
+            continue
+        verdict, most = verdicts[index], found[0]
+        message = (
+            f"this card moved the balance band {verdict.band.band!r} most of the "
+            f"{len(found)} changed: {share_shown(verdict, most)} (the band: {changes[index]})"
+        )
+        lines.append(f"::notice file={most.card.file},line={most.card.line}::{_escaped(message)}")
     if cards and changes:
         moved = "; ".join(changes)
         for card in cards:

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from compiler.balance import report as balance_report
+from compiler.balance.attribution import weigh
 from compiler.balance.baseline import (
     Before,
     ChangedCard,
@@ -135,19 +136,24 @@ def run_balance(
     if not compiled.checked.balance:
         raise UsageError(f"{path}: pack.yaml states no balance: bands to judge")
     progress = echo(style, err=True)
-    base, cards = _base(compiled, path, ruleset, workers, compared, progress, style)
+    base, cards, before = _base(compiled, path, ruleset, workers, compared, progress, style)
     verdicts = judge(compiled, (path, ruleset), workers, progress)
     changes = (
         side_by_side(verdicts, base, lambda v: balance_report.MARKS[v.state])
         if base is not None
         else []
     )
+    shares = (
+        weigh(compiled, before, cards, verdicts, (path, ruleset), progress)
+        if before is not None
+        else {}
+    )
     if output_format == "json":
-        emit(balance_report.as_json(verdicts, base))
+        emit(balance_report.as_json(verdicts, base, shares))
     elif output_format == "junit":
         emit(balance_report.as_junit(compiled.checked.name, verdicts).rstrip("\n"))
     elif output_format == "github":
-        for line in balance_report.as_github(verdicts, changes, cards):
+        for line in balance_report.as_github(verdicts, changes, cards, shares):
             emit(line)
     elif output_format == "sarif":
         emit(render_findings(balance_report.as_findings(verdicts)))
@@ -156,9 +162,11 @@ def run_balance(
             emit(line)
         if changes:
             emit(f"against {compared.base or compared.baseline}:")
-            for verdict, change in zip(verdicts, changes, strict=True):
+            for index, (verdict, change) in enumerate(zip(verdicts, changes, strict=True)):
                 span = verdict.band.span
                 emit(f"  {span.file}:{span.line}:{span.column}: {change}")
+                for share in shares.get(index, []):
+                    emit(f"    {balance_report.share_shown(verdict, share)}")
     return EXIT_CONTENT if failed(verdicts) else EXIT_CLEAN
 
 
@@ -170,21 +178,23 @@ def _base(
     compared: Compared,
     progress: Emit,
     style: Style,
-) -> tuple[dict[tuple[str, str, int | None, int], Before] | None, list[ChangedCard]]:
+) -> tuple[
+    dict[tuple[str, str, int | None, int], Before] | None, list[ChangedCard], CompiledPack | None
+]:
     """The bands' figures on the side compared with, if one was asked for (the same bands
-    judged on the pack at the git ref, or read from the verdict file), and the cards changed
-    since the ref."""
+    judged on the pack at the git ref, or read from the verdict file), the cards changed
+    since the ref, and the pack at the ref."""
     if compared.baseline is not None:
-        return from_file(compared.baseline), []
+        return from_file(compared.baseline), [], None
     if compared.base is None:
-        return None, []
+        return None, [], None
     with pack_at(compared.base, path) as folder:
         before = load_compiled(folder, ruleset, progress, style)
         if before is None:
             raise UsageError(f"--base {compared.base}: the pack does not check at that commit")
         bands = compiled.checked.balance
         figures = from_verdicts(judge(before, (folder, ruleset), workers, progress, bands))
-        return figures, changed_cards(before.checked.cards, compiled.checked.cards)
+        return figures, changed_cards(before.checked.cards, compiled.checked.cards), before
 
 
 def _selected(compiled: CompiledPack, pattern: str | None) -> list[tuple[CardDef, TestDef]]:
