@@ -167,6 +167,8 @@ def test_a_saved_verdict_is_a_baseline_too(pack: Path, tmp_path: Path) -> None:
         (["--balance", "--base", "HEAD", "--baseline", "x.json"], "not both"),
         (["--balance", "--base", "no-such-ref"], "--base: git"),
         (["--balance", "--baseline", "missing.json"], "not a verdict file"),
+        (["--engine", "dask"], "play the bands of --balance: add --balance"),
+        (["--balance", "--scheduler", "tcp://127.0.0.1:1"], "add --engine dask"),
     ],
 )
 def test_a_comparison_asked_wrongly_is_a_usage_error(

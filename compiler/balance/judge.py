@@ -26,7 +26,8 @@ from compiler.build import CompiledPack
 from compiler.errors import UsageError
 from compiler.pack import BalanceBand
 from compiler.simulate.command import SimulateRequest, make_sweep
-from compiler.simulate.pool import Playing, run_sweep
+from compiler.simulate.engine import POOL, Engine
+from compiler.simulate.pool import Playing
 from runtime.datagame import whole_game_of
 from runtime.policies import PolicyError, policy_named
 from runtime.simulation.figures import figures
@@ -100,8 +101,10 @@ def judge(
     workers: int,
     report: Progress,
     bands: Sequence[BalanceBand] | None = None,
+    engine: Engine = POOL,
 ) -> list[Verdict]:
-    """Every band of the pack (or those given: another version's, to compare), judged."""
+    """Every band of the pack (or those given: another version's, to compare), judged, its
+    games played on `engine`."""
     bands = compiled.checked.balance if bands is None else bands
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
@@ -136,7 +139,7 @@ def judge(
         for games in _stages(most):
             report(f"balance: {games} games, {policy}, seed {seed}")
             # Each stage adds the games the last one lacked: game i is the same game in both.
-            totals.merge(run_sweep(playing, source, sweep, games, workers, first=played))
+            totals.merge(engine.play(playing, source, sweep, games, workers, first=played))
             played = games
             summary = figures(sweep, totals)
             for i in list(open_bands):

@@ -58,6 +58,21 @@ RULESET_OPTION = click.option(
 )
 
 
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(["pool", "dask"]),
+    default="pool",
+    show_default=True,
+    help="Where the games run: a process pool here, or a dask.distributed cluster.",
+)
+
+SCHEDULER_OPTION = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="The dask scheduler (tcp://host:8786); without it, a LocalCluster of --workers here.",
+)
+
+
 COLOR_OPTION = click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),

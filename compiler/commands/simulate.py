@@ -11,7 +11,9 @@ import click
 
 from compiler.commands.common import (
     COLOR_OPTION,
+    ENGINE_OPTION,
     RULESET_OPTION,
+    SCHEDULER_OPTION,
     Terminated,
     progress_bar,
     style_of,
@@ -51,18 +53,8 @@ from compiler.terminal import echo
     metavar="OTHER_PACK",
     help="Also play a variant pack; print the difference of every figure.",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["pool", "dask"]),
-    default="pool",
-    show_default=True,
-    help="Where the games run: a process pool here, or a dask.distributed cluster.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="The dask scheduler (tcp://host:8786); without it, a LocalCluster of --workers here.",
-)
+@ENGINE_OPTION
+@SCHEDULER_OPTION
 @click.option(
     "--ladder",
     is_flag=True,

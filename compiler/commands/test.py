@@ -29,7 +29,9 @@ from compiler.balance.judge import failed, judge
 from compiler.build import CompiledPack
 from compiler.commands.common import (
     COLOR_OPTION,
+    ENGINE_OPTION,
     RULESET_OPTION,
+    SCHEDULER_OPTION,
     style_of,
     usage,
 )
@@ -38,6 +40,7 @@ from compiler.junit import render_junit
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain
 from compiler.sarif import Finding, render_findings
+from compiler.simulate.engine import POOL, Engine
 from compiler.terminal import echo
 from dsl.spans import Span
 from runtime.cards import CardDef, TestDef
@@ -77,6 +80,8 @@ EXIT_NO_TESTS = 4
     type=click.Path(path_type=Path),
     help="With --balance: compare with a verdict file saved by --balance --format json.",
 )
+@ENGINE_OPTION
+@SCHEDULER_OPTION
 @RULESET_OPTION
 @COLOR_OPTION
 def test_command(
@@ -88,6 +93,8 @@ def test_command(
     workers: int | None,
     base: str | None,
     baseline: Path | None,
+    engine: str,
+    scheduler: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -100,11 +107,21 @@ def test_command(
             raise UsageError("--base and --baseline compare the bands of --balance: add --balance")
         if base and baseline:
             raise UsageError("compare with --base (a git ref) or --baseline (a file), not both")
+        if (engine != "pool" or scheduler) and not balance:
+            raise UsageError("--engine and --scheduler play the bands of --balance: add --balance")
         if balance:
             compared = Compared(base, baseline)
-            return run_balance(
-                pack, ruleset, output_format, workers or 1, echo(style), style, compared
-            )
+            with Engine(engine, scheduler, workers or 1) as playing_on:
+                return run_balance(
+                    pack,
+                    ruleset,
+                    output_format,
+                    workers or 1,
+                    echo(style),
+                    style,
+                    compared,
+                    playing_on,
+                )
         if output_format == "github":
             raise UsageError("--format github reports the bands of --balance: add --balance")
         return run_tests(pack, ruleset, pattern, output_format, verbose, echo(style), style)
@@ -128,16 +145,18 @@ def run_balance(
     emit: Emit,
     style: Style,
     compared: Compared = Compared(),
+    engine: Engine = POOL,
 ) -> int:
-    """Judge the pack's balance bands; report them; 1 if one was left or could not be judged."""
+    """Judge the pack's balance bands (their games played on `engine`); report them; 1 if one
+    was left or could not be judged."""
     compiled = load_compiled(path, ruleset, emit, style, as_json=output_format == "json")
     if compiled is None:
         return EXIT_CONTENT
     if not compiled.checked.balance:
         raise UsageError(f"{path}: pack.yaml states no balance: bands to judge")
     progress = echo(style, err=True)
-    base, cards, before = _base(compiled, path, ruleset, workers, compared, progress, style)
-    verdicts = judge(compiled, (path, ruleset), workers, progress)
+    base, cards, before = _base(compiled, path, ruleset, workers, compared, progress, style, engine)
+    verdicts = judge(compiled, (path, ruleset), workers, progress, engine=engine)
     changes = (
         side_by_side(verdicts, base, lambda v: balance_report.MARKS[v.state])
         if base is not None
@@ -178,6 +197,7 @@ def _base(
     compared: Compared,
     progress: Emit,
     style: Style,
+    engine: Engine,
 ) -> tuple[
     dict[tuple[str, str, int | None, int], Before] | None, list[ChangedCard], CompiledPack | None
 ]:
@@ -193,7 +213,8 @@ def _base(
         if before is None:
             raise UsageError(f"--base {compared.base}: the pack does not check at that commit")
         bands = compiled.checked.balance
-        figures = from_verdicts(judge(before, (folder, ruleset), workers, progress, bands))
+        judged = judge(before, (folder, ruleset), workers, progress, bands, engine)
+        figures = from_verdicts(judged)
         return figures, changed_cards(before.checked.cards, compiled.checked.cards), before
 
 

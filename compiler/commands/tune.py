@@ -8,7 +8,15 @@ from pathlib import Path
 
 import click
 
-from compiler.commands.common import COLOR_OPTION, RULESET_OPTION, Terminated, style_of, usage
+from compiler.commands.common import (
+    COLOR_OPTION,
+    ENGINE_OPTION,
+    RULESET_OPTION,
+    SCHEDULER_OPTION,
+    Terminated,
+    style_of,
+    usage,
+)
 from compiler.signals import raising
 from compiler.simulate.command import SimulateRequest, known_policies
 from compiler.terminal import echo
@@ -81,6 +89,8 @@ from compiler.tune.search import Budget
     help="Write the edit to the card files (only if the pack's tests pass with it).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@ENGINE_OPTION
+@SCHEDULER_OPTION
 @RULESET_OPTION
 @COLOR_OPTION
 def tune(
@@ -97,6 +107,8 @@ def tune(
     workers: int | None,
     apply_edit: bool,
     as_json: bool,
+    engine: str,
+    scheduler: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -105,7 +117,9 @@ def tune(
     asked = TuneRequest(
         targets,
         vary,
-        SimulateRequest(games, seed, players, policy, workers=workers),
+        SimulateRequest(
+            games, seed, players, policy, workers=workers, engine=engine, scheduler=scheduler
+        ),
         Budget(first_games, games, max_edits),
         apply_edit,
         as_json,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import shutil
 import tempfile
 from collections.abc import Mapping
 from itertools import islice
@@ -22,16 +23,21 @@ from urllib.parse import urlsplit
 
 from compiler.build import compile_pack, load_checked
 from compiler.errors import UsageError
+from compiler.printing.art import IMAGE_SUFFIXES
 from compiler.simulate.pool import IN_FLIGHT_PER_WORKER, Playing, Progress, batches, play_batch
 from runtime.datagame import whole_game_of
 from runtime.simulation.record import Sweep
 from runtime.simulation.totals import Totals
 
-PACK_SUFFIXES = frozenset({".yaml", ".yml", ".card", ".json", ".csv", ".xlsx"})
-"""The files of a pack a game needs (its templates and images are for print only)."""
+PACK_SUFFIXES = frozenset({".yaml", ".yml", ".card", ".json", ".csv", ".xlsx", *IMAGE_SUFFIXES})
+"""The files of a pack a worker checks before it plays: its rules and cards, and the images
+they name (a card's art that is missing is an error of the check; templates are not read)."""
 
 MAX_PACK_BYTES = 64 * 2**20
 """The most a pack may send to a cluster."""
+
+KEPT_PACKS = 8
+"""The most compiled packs a worker keeps."""
 
 _COMPILED: dict[str, Playing] = {}
 """In a worker: each pack it has compiled, by the digest of its files."""
@@ -43,7 +49,8 @@ def pack_files(folder: Path) -> dict[str, bytes]:
     size = 0
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if path.suffix not in PACK_SUFFIXES or any(p.startswith(".") for p in relative.parts):
+        hidden = any(part.startswith(".") for part in relative.parts)
+        if path.suffix.lower() not in PACK_SUFFIXES or hidden:
             continue
         if path.is_symlink() or not path.is_file():
             continue
@@ -75,11 +82,16 @@ def _compiled(files: Mapping[str, bytes], digest: str, ruleset: str | None) -> P
             raise ValueError(f"{name!r} is not a path inside the pack")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    loaded = load_checked(folder, ruleset)
-    if loaded.pack is None:
-        raise RuntimeError("the pack sent to the cluster does not check clean there")
-    compiled = compile_pack(loaded.pack)
+    try:
+        loaded = load_checked(folder, ruleset)
+        if loaded.pack is None:
+            raise RuntimeError("the pack sent to the cluster does not check clean there")
+        compiled = compile_pack(loaded.pack)
+    finally:  # the game needs the compiled pack only, not its files
+        shutil.rmtree(folder, ignore_errors=True)
     found = Playing(whole_game_of(compiled.rules, compiled.whole), compiled.rules, compiled.cards)
+    if len(_COMPILED) >= KEPT_PACKS:  # tune sends a new pack a candidate: keep the newest
+        del _COMPILED[next(iter(_COMPILED))]
     _COMPILED[digest] = found
     return found
 
@@ -101,44 +113,80 @@ def run_on_cluster(
     progress: Progress | None = None,
 ) -> Totals:
     """Play every game of the sweep on a dask cluster and add them up."""
-    try:
-        # distributed's functions carry no types: it is held as Any, at this one boundary
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise UsageError(
-            "--engine dask needs dask.distributed: pip install 'pillbox[dask]'"
-        ) from None
-    if scheduler is not None:
-        malformed = _malformed(scheduler)
-        if malformed is not None:
+    with Cluster(scheduler, workers) as cluster:
+        return cluster.play(folder, ruleset, sweep, games, progress=progress)
+
+
+class Cluster:
+    """A dask cluster held open for as many sweeps as a command plays (tune's candidates,
+    the stages of a balance band): the scheduler named, or a LocalCluster here."""
+
+    def __init__(self, scheduler: str | None, workers: int) -> None:
+        try:
+            # distributed's functions carry no types: it is held as Any, at this one boundary
+            self._distributed: Any = importlib.import_module("distributed")
+        except ImportError:
             raise UsageError(
-                f"--scheduler {scheduler!r} is not an address ({malformed}): write "
-                "tcp://HOST:PORT, an IPv6 host in brackets (tcp://[::1]:8786)"
-            )
-    files = pack_files(folder)
-    digest = _digest(files)
-    cluster: Any = None
-    try:
-        if scheduler is None:
-            cluster = distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-            )
-            client = distributed.Client(cluster)
-        else:
-            client = distributed.Client(scheduler, timeout="30s")
-    except OSError as error:
-        raise UsageError(f"--scheduler {scheduler}: cannot reach it ({error})") from None
-    try:
+                "--engine dask needs dask.distributed: pip install 'pillbox[dask]'"
+            ) from None
+        if scheduler is not None:
+            malformed = _malformed(scheduler)
+            if malformed is not None:
+                raise UsageError(
+                    f"--scheduler {scheduler!r} is not an address ({malformed}): write "
+                    "tcp://HOST:PORT, an IPv6 host in brackets (tcp://[::1]:8786)"
+                )
+        self._local: Any = None
+        try:
+            if scheduler is None:
+                self._local = self._distributed.LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+                self._client: Any = self._distributed.Client(self._local)
+            else:
+                self._client = self._distributed.Client(scheduler, timeout="30s")
+        except OSError as error:
+            raise UsageError(f"--scheduler {scheduler}: cannot reach it ({error})") from None
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Let the cluster go (and stop the LocalCluster started for it)."""
+        self._client.close()
+        if self._local is not None:
+            self._local.close()
+
+    def play(
+        self,
+        folder: Path,
+        ruleset: str | None,
+        sweep: Sweep,
+        games: int,
+        first: int = 0,
+        progress: Progress | None = None,
+    ) -> Totals:
+        """Play the sweep's games from index `first` up to `games` of the pack in `folder`
+        (sent along as it is now) and add them up."""
+        files = pack_files(folder)
+        digest = _digest(files)
+        client = self._client
         [sent] = client.scatter([files], broadcast=True, hash=False)  # the dict as one
         size = max(1, len(client.scheduler_info()["workers"]))
-        parts = batches(games, size)
+        parts = batches(games, size, first)
 
         def submit(part: range) -> Any:
             return client.submit(play_remote, sent, digest, ruleset, sweep, part, pure=False)
 
         # A few batches a worker at a time, as the pool sends them: the futures held (here
         # and on the scheduler) do not grow with the sweep.
-        running = distributed.as_completed(
+        running = self._distributed.as_completed(
             [submit(part) for part in islice(parts, IN_FLIGHT_PER_WORKER * size)]
         )
         totals = Totals()
@@ -148,12 +196,8 @@ def run_on_cluster(
                 running.add(submit(following))
             totals.merge(future.result())
             if progress:
-                progress(totals.games, games)
+                progress(totals.games, games - first)
         return totals
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _malformed(scheduler: str) -> str | None:

@@ -22,6 +22,7 @@ from compiler.bands import Reading, Target, TargetError, parse_target
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.playing import Emit
 from compiler.simulate.command import SimulateRequest
+from compiler.simulate.engine import Engine
 from compiler.tune.evaluate import Lab
 from compiler.tune.knobs import Knob, edited, find_knobs
 from compiler.tune.search import Budget, Found, search
@@ -47,7 +48,11 @@ def tune(pack: Path, ruleset: str | None, asked: TuneRequest, emit: Emit, report
     if not asked.vary:
         raise UsageError("name the cards whose numbers may change: --vary TITLE (or a kind)")
     folder = _pack_folder(pack)
-    with Lab(folder, ruleset, targets, asked.request) as lab:
+    request = asked.request
+    with (
+        Engine(request.engine, request.scheduler, request.workers or 1) as engine,
+        Lab(folder, ruleset, targets, request, engine=engine) as lab,
+    ):
         knobs = find_knobs(lab.texts, asked.vary)
         if not knobs:
             raise UsageError(

@@ -20,6 +20,7 @@ from compiler.bands import Reading, Target, distance, read
 from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.playing import with_runtime_problems
 from compiler.simulate.command import SimulateRequest, make_sweep
+from compiler.simulate.engine import POOL, Engine
 from compiler.simulate.pool import Playing, run_sweep
 from compiler.tune.knobs import Edit, edited
 from runtime.datagame import whole_game_of
@@ -79,6 +80,7 @@ class Lab:
     ruleset: str | None
     targets: Sequence[Target]
     request: SimulateRequest
+    engine: Engine = POOL  # where the candidates' games are played
     texts: dict[str, str] = field(default_factory=dict)
     trials: int = 0
     games_played: int = 0
@@ -189,7 +191,7 @@ class Lab:
         # A short sweep is played here: starting a pool of workers costs more than it saves.
         workers = (self.request.workers or 1) if more >= POOLED_GAMES else 1
         source = (self.folder, self.ruleset)
-        totals.merge(run_sweep(playing, source, sweep, games, workers, first=played))
+        totals.merge(self.engine.play(playing, source, sweep, games, workers, first=played))
         if games >= self._swept.get((edits, seed), (0, None))[0]:
             self._swept[(edits, seed)] = (games, totals)
         self.games_played += more
