@@ -1,20 +1,26 @@
 """A figure of a sweep and its band: what tune aims at, and what test --balance holds a pack to.
 
-A target is written `[VALUE:] FIGURE LOW..HIGH[%]`:
+A target is written `[VALUE:] FIGURE BAND`, the band `LOW..HIGH`, `<= HIGH` or `>= LOW`, in
+the figure's unit, `%` or `points` (hundredths of a share) for a share:
 
 - `won 40..60%`: the share of games whose result is `won` (any result the game names);
 - `High Water: won 40..60%`: the same among the games whose breakdown value (the label the
   ruleset's `game: breakdown:` names, such as the card a game was played against) is
   `High Water`;
+- `seat 2 won 20..30%`: the share of the games that ended (won or lost) that seat 2 won;
+- `first seat advantage <= 5 points`: the first seat's share of wins less the mean of the
+  others' (in a game the seats win together, 0);
 - `phases.game.rounds.mean 6..10`: any number of the sweep's JSON figures, by its path.
 
-A share is read with its 95 % Wilson interval, and met when the whole interval lies in the band;
-any other figure is met when its value does (the figures carry no spread to make an interval
-of). How far a figure is from its band is what the search makes small.
+A share (and the first seat's advantage) is read with its 95 % interval, and met when the whole
+interval lies in the band; any other figure is met when its value does (the figures carry no
+spread to make an interval of). How far a figure is from its band is what the search makes
+small.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,10 +34,15 @@ Z95 = 1.96
 RESULTS = ("won", "lost")
 """How every game may end: a share of either is a target even where no game of a sweep did."""
 
+_NUMBER = r"-?\d+(?:\.\d+)?"
 _TARGET_RE = re.compile(
     r"^\s*(?:(?P<scope>[^:]+?)\s*:\s*)?(?P<figure>[^\s].*?)\s+"
-    r"(?P<low>-?\d+(?:\.\d+)?)\s*\.\.\s*(?P<high>-?\d+(?:\.\d+)?)\s*(?P<percent>%)?\s*$"
+    rf"(?:(?P<low>{_NUMBER})\s*\.\.\s*(?P<high>{_NUMBER})|(?P<bound><=|>=)\s*(?P<edge>{_NUMBER}))"
+    r"\s*(?P<unit>%|points?)?\s*$"
 )
+_SEAT_RE = re.compile(r"seat (?P<seat>\d+) won")
+FIRST_SEAT_ADVANTAGE = "first seat advantage"
+SEAT_FIGURES = "seat N won, first seat advantage"
 
 
 class TargetError(ValueError):
@@ -44,13 +55,16 @@ class Target:
 
     text: str
     figure: str
-    low: float
-    high: float
+    low: float  # -inf for `<= HIGH`
+    high: float  # inf for `>= LOW`
     scope: str | None = None
-    percent: bool = False
+    percent: bool = False  # a share, written in % or in points
+    points: bool = False  # written in points: a difference of shares
 
     def describe(self, value: float) -> str:
         """A value of this target's figure as the target writes it."""
+        if self.points:
+            return f"{value * 100:+.1f} points"
         return f"{value * 100:.1f} %" if self.percent else f"{value:.2f}"
 
 
@@ -97,17 +111,33 @@ def parse_target(text: str) -> Target:
     found = _TARGET_RE.match(text)
     if found is None:
         raise TargetError(
-            f"target {text!r}: write [VALUE:] FIGURE LOW..HIGH[%], e.g. 'won 40..60%'"
+            f"target {text!r}: write [VALUE:] FIGURE LOW..HIGH[%], FIGURE <= HIGH or "
+            "FIGURE >= LOW, e.g. 'won 40..60%', 'first seat advantage <= 5 points'"
         )
-    low, high = float(found["low"]), float(found["high"])
-    percent = found["percent"] is not None
+    if found["bound"] == "<=":
+        low, high = -math.inf, float(found["edge"])
+    elif found["bound"] == ">=":
+        low, high = float(found["edge"]), math.inf
+    else:
+        low, high = float(found["low"]), float(found["high"])
+    unit = found["unit"] or ""
+    percent = unit != ""
     if percent:
         low, high = low / 100, high / 100
     if low > high:
         raise TargetError(
             f"target {text!r}: its band runs from {found['low']} down to {found['high']}"
         )
-    return Target(text.strip(), found["figure"].strip(), low, high, found["scope"], percent)
+    figure = found["figure"].strip()
+    seat_figure = figure == FIRST_SEAT_ADVANTAGE or _SEAT_RE.fullmatch(figure) is not None
+    if seat_figure and found["scope"] is not None:
+        raise TargetError(
+            f"target {text!r}: a seat's wins are read over every game, not for one "
+            f"{found['scope']!r}"
+        )
+    return Target(
+        text.strip(), figure, low, high, found["scope"], percent, points=unit.startswith("point")
+    )
 
 
 def read(
@@ -115,6 +145,8 @@ def read(
 ) -> Reading:
     """The target's figure in a sweep's figures (TargetError if it has none such); a share's
     interval is `z` standard deviations wide (95 % unless told)."""
+    if target.figure == FIRST_SEAT_ADVANTAGE or _SEAT_RE.fullmatch(target.figure):
+        return _seat_reading(target, summary, z)
     results = _results(target, summary, breakdown)
     if results is not None:
         games = sum(results.values())
@@ -123,6 +155,36 @@ def read(
         return Reading(target, count / games if games else 0.0, low, high, games)
     value = _path(target, summary)
     return Reading(target, value, value, value, int(summary.get("played", 0)))
+
+
+def _seat_reading(target: Target, summary: Mapping[str, Any], z: float) -> Reading:
+    """A seat's share of the games that ended, or the first seat's advantage over the mean of
+    the others, with its interval (a game's winner counted as one draw from the seats and
+    "no one": the advantage's variance is that of a weighted sum of a multinomial's shares;
+    where seats win together it errs wide)."""
+    seats = summary.get("seats") or {}
+    wins = [int(entry["wins"]) for entry in seats.get("by seat", [])]
+    decided = int(seats.get("games") or 0)
+    seat = _SEAT_RE.fullmatch(target.figure)
+    if seat is not None:
+        number = int(seat["seat"])
+        if not 1 <= number <= len(wins):
+            raise TargetError(
+                f"target {target.text!r}: the sweep has seats 1 to {len(wins)}, not {number}"
+            )
+        low, high = share_interval(wins[number - 1], decided, z)
+        value = wins[number - 1] / decided if decided else 0.0
+        return Reading(target, value, low, high, decided)
+    if len(wins) < 2:
+        raise TargetError(f"target {target.text!r}: one seat has no one to be ahead of")
+    if not decided:
+        return Reading(target, 0.0, -1.0, 1.0, 0)
+    weights = [1.0] + [-1 / (len(wins) - 1)] * (len(wins) - 1)
+    shares = [count / decided for count in wins]
+    value = sum(w * p for w, p in zip(weights, shares, strict=True))
+    second = sum(w * w * p for w, p in zip(weights, shares, strict=True))
+    half = z * math.sqrt(max(second - value * value, 0.0) / decided)
+    return Reading(target, value, value - half, value + half, decided)
 
 
 def _results(

@@ -59,6 +59,32 @@ def test_a_target_reads_a_share_a_share_by_value_or_a_figure_by_path() -> None:
             read(parse_target(bad), summary, "omen")
 
 
+def test_a_target_reads_a_seat_s_wins_the_first_seat_s_advantage_and_one_sided_bands() -> None:
+    # 100 games ended: seat 1 won 40, seat 2 won 20, seat 3 won 20, no one won 20.
+    by_seat = [{"seat": n, "wins": w} for n, w in [(1, 40), (2, 20), (3, 20)]]
+    summary = {"seats": {"games": 100, "by seat": by_seat}, "phases": {"g": {"rounds": 9.0}}}
+    seat = read(parse_target("seat 2 won 10..30%"), summary, None)
+    assert seat.value == 0.2 and seat.met and seat.games == 100
+    ahead = read(parse_target("first seat advantage <= 5 points"), summary, None)
+    # 0.40 - (0.20 + 0.20) / 2 = 0.20; var = (0.4 + 0.25 * 0.4 - 0.04) / 100: half 0.133
+    assert ahead.value == pytest.approx(0.2)
+    assert ahead.high - ahead.value == pytest.approx(1.96 * (0.46 / 100) ** 0.5, abs=1e-4)
+    assert ahead.left and not ahead.met and ahead.shown().startswith("+20.0 points")
+    assert read(parse_target("first seat advantage >= -30 points"), summary, None).met
+    assert read(parse_target("phases.g.rounds <= 10"), summary, None).met
+    assert not read(parse_target("phases.g.rounds >= 10"), summary, None).met
+    for bad, says in [
+        ("seat 4 won 1..2%", "seats 1 to 3, not 4"),
+        ("Low Tide: seat 1 won 1..2%", "read over every game"),
+        ("won <= ", "FIGURE <= HIGH"),
+    ]:
+        with pytest.raises(TargetError, match=re.escape(says)):
+            read(parse_target(bad), summary, "omen")
+    lone = {"seats": {"games": 5, "by seat": [{"seat": 1, "wins": 3}]}}
+    with pytest.raises(TargetError, match="no one to be ahead of"):
+        read(parse_target("first seat advantage <= 5 points"), lone, None)
+
+
 def test_knobs_are_a_card_s_numbers_but_its_tests_and_an_edit_changes_only_its_characters() -> None:
     texts = {"cards/fates.card": (COIN / "cards" / "fates.card").read_text()}
     knobs = find_knobs(texts, ["Good Omen"])
