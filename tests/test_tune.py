@@ -15,8 +15,9 @@ from typing import cast
 import pytest
 
 from compiler.bands import TargetError, parse_target, read
+from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab
-from compiler.tune.knobs import Edit, Knob, edited, find_knobs
+from compiler.tune.knobs import Edit, Knob, edited, find_designer_knobs, find_knobs
 from compiler.tune.search import Budget
 from compiler.tune.seats import RUNGS, foreseen_games, strongest_in_time
 from tests.helpers import run
@@ -83,6 +84,40 @@ def test_a_target_reads_a_seat_s_wins_the_first_seat_s_advantage_and_one_sided_b
     lone = {"seats": {"games": 5, "by seat": [{"seat": 1, "wins": 3}]}}
     with pytest.raises(TargetError, match="no one to be ahead of"):
         read(parse_target("first seat advantage <= 5 points"), lone, None)
+
+
+NERVE = """derived:
+  nerve:
+    from: time
+    table: {0: 1, 1: 13}   # designer values
+    designer_values: true
+  grit: {from: time, table: {0: 0, 1: 2}}
+"""
+
+
+def test_a_designer_value_of_the_pack_s_ruleset_is_a_knob_and_each_edit_is_the_one_played(
+    coin: Path,
+) -> None:
+    ruleset = coin / "ruleset.yaml"
+    ruleset.write_text(ruleset.read_text() + NERVE)
+    texts = {"ruleset.yaml": ruleset.read_text()}
+    knobs = find_designer_knobs(texts, ["designer values"])
+    assert [(k.card, k.value) for k in knobs] == [("nerve at time 0", 1), ("nerve at time 1", 13)]
+    assert find_designer_knobs(texts, ["nerve"]) == knobs
+    assert find_designer_knobs(texts, ["grit"]) == []  # not marked a designer's to change
+    assert (
+        "table: {0: 1, 1: 12}   # designer values"
+        in edited(texts, [Edit(knobs[1], 12)])["ruleset.yaml"]
+    )
+    request = SimulateRequest(20, 1, policy="random")
+    with Lab(coin, None, [parse_target("won 0..100%")], request) as lab:
+        assert "ruleset.yaml" in lab.texts and "pack.yaml" not in lab.texts
+        # One digit changed each time: the same size, so only the file's time tells them apart.
+        for value in (12, 11, 10):
+            compiled = lab.compiled([Edit(knobs[1], value)])
+            assert not isinstance(compiled, str)
+            (nerve,) = [rule for rule in compiled.rules.derived if rule.name == "nerve"]
+            assert nerve.table[1] == value
 
 
 def test_knobs_are_a_card_s_numbers_but_its_tests_and_an_edit_changes_only_its_characters() -> None:

@@ -23,8 +23,8 @@ from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
 from compiler.playing import Emit
 from compiler.simulate.command import SimulateRequest
 from compiler.simulate.engine import Engine
-from compiler.tune.evaluate import Lab
-from compiler.tune.knobs import Knob, edited, find_knobs
+from compiler.tune.evaluate import RULESET_SUFFIXES, Lab
+from compiler.tune.knobs import Knob, edited, find_designer_knobs, find_knobs
 from compiler.tune.search import Budget, Found, search
 from compiler.tune.seats import strongest_in_time
 
@@ -53,10 +53,12 @@ def tune(pack: Path, ruleset: str | None, asked: TuneRequest, emit: Emit, report
         Engine(request.engine, request.scheduler, request.workers or 1) as engine,
         Lab(folder, ruleset, targets, request, engine=engine) as lab,
     ):
-        knobs = find_knobs(lab.texts, asked.vary)
+        rulesets = {f: t for f, t in lab.texts.items() if f.endswith(RULESET_SUFFIXES)}
+        knobs = find_knobs(lab.texts, asked.vary) + find_designer_knobs(rulesets, asked.vary)
         if not knobs:
             raise UsageError(
-                f"--vary {', '.join(asked.vary)}: no card of that title or kind has a number"
+                f"--vary {', '.join(asked.vary)}: no card of that title or kind has a number, "
+                "and no derived stat of the pack's own ruleset of that name has designer values"
             )
         first = lab.compiled(())
         if isinstance(first, str):

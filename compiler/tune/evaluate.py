@@ -9,6 +9,7 @@ bounds, a check that no longer covers every outcome) is kept with the reason, ne
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import tempfile
 import time
@@ -31,6 +32,9 @@ from runtime.testing import run_test
 FRESH_SEED = 1_000_003
 """What a confirming sweep's seed adds to the search's: games none of the search's were."""
 
+
+RULESET_SUFFIXES = (".yaml", ".yml")
+"""The files of a pack besides its cards that may hold knobs: its own ruleset files."""
 
 POOLED_GAMES = 200
 """A sweep of fewer games is played in this process, whatever --workers says."""
@@ -88,6 +92,7 @@ class Lab:
     _compiled: dict[EditsKey, CompiledPack | str] = field(default_factory=dict)
     _results: dict[tuple[EditsKey, int], Trial] = field(default_factory=dict)
     _swept: dict[tuple[EditsKey, int], tuple[int, Totals]] = field(default_factory=dict)
+    _clock: int = 0  # the last modification time given a ruleset file, in nanoseconds
 
     def __enter__(self) -> Lab:
         scratch = Path(tempfile.mkdtemp(prefix="pillbox-tune-"))
@@ -95,7 +100,11 @@ class Lab:
         shutil.copytree(self.pack, self._folder, symlinks=True)
         self.texts = {
             path.relative_to(self._folder).as_posix(): path.read_text(encoding="utf-8")
-            for path in sorted(self._folder.rglob("*.card"))
+            for path in sorted(self._folder.rglob("*"))
+            if path.is_file()
+            and not path.is_symlink()
+            and (path.suffix == ".card" or path.name.endswith(RULESET_SUFFIXES))
+            and path.name != "pack.yaml"
         }
         return self
 
@@ -163,6 +172,15 @@ class Lab:
             wanted = changed.get(file, text)
             if path.read_text(encoding="utf-8") != wanted:
                 path.write_text(wanted, encoding="utf-8")
+                if file.endswith(RULESET_SUFFIXES):
+                    self._touched(path)
+
+    def _touched(self, path: Path) -> None:
+        """Give a rewritten ruleset file a modification time of its own: a loaded ruleset is
+        known again by its file's time and size, an edit of one digit keeps the size, and a
+        file system whose clock is coarse (a second, on some) could keep the time too."""
+        self._clock = max(self._clock + 1, time.time_ns())
+        os.utime(path, ns=(self._clock, self._clock))
 
     def seconds_a_game(self, policy: str, games: int) -> float:
         """How long a game of the pack as written takes under this policy, in this process

@@ -5,6 +5,11 @@ a threshold in a condition (`if gold >= 3`), a count (`repeat 2`). It is found i
 syntax tree, so it has its exact place in the file, and an edit replaces those characters and
 nothing else: the file keeps its layout and comments, as `pillbox fmt` writes it. A card's tests
 are not knobs (they pin what the card should do), nor is a `variant` number or a die's faces.
+
+A knob may also be a designer value of the pack's own ruleset file: an entry of a derived
+stat's table that the ruleset marks `designer_values: true` (a player mat's row), named by the
+stat (`--vary focus`) or all at once (`--vary "designer values"`). Its place is the YAML
+scalar's, so an edit again replaces only its characters.
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compiler.yamlio import YamlError, load_yaml, scalar_span
 from dsl import nodes as n
 from dsl.parser import parse
 from dsl.spans import Span
+
+DESIGNER_VALUES = "designer values"
+"""What `--vary` names to make every designer value of the pack's ruleset a knob."""
 
 STEPS = (1, -1, 2, -2)
 """How far one move turns a knob, nearest first."""
@@ -70,6 +79,8 @@ def find_knobs(texts: Mapping[str, str], vary: Sequence[str]) -> list[Knob]:
     wanted = set(vary)
     found: list[Knob] = []
     for file, text in texts.items():
+        if not file.endswith(".card"):
+            continue
         tree, _ = parse(text, file)
         lines = text.split("\n")  # the parser's lines
         for card in tree.cards:
@@ -80,6 +91,33 @@ def find_knobs(texts: Mapping[str, str], vary: Sequence[str]) -> list[Knob]:
                 line = lines[number.span.line - 1] if number.span.line <= len(lines) else ""
                 signed = isinstance(number, n.Signed)
                 found.append(Knob(title, file, number.span, number.value, signed, line))
+    return found
+
+
+def find_designer_knobs(rulesets: Mapping[str, str], vary: Sequence[str]) -> list[Knob]:
+    """Every designer value (an entry of a derived stat's table marked `designer_values`)
+    of the ruleset files given, of the stats `vary` names (or all, for `designer values`)."""
+    wanted = set(vary)
+    found: list[Knob] = []
+    for file, text in rulesets.items():
+        try:
+            document = load_yaml(text, file)
+        except YamlError:  # not this tune's to judge: the check says what is wrong
+            continue
+        derived = document.data.get("derived") if isinstance(document.data, dict) else None
+        lines = text.split("\n")
+        for stat, entry in (derived or {}).items():
+            if not isinstance(entry, dict) or entry.get("designer_values") is not True:
+                continue
+            if stat not in wanted and DESIGNER_VALUES not in wanted:
+                continue
+            for at, value in (entry.get("table") or {}).items():
+                if isinstance(value, bool) or not isinstance(value, int):
+                    continue
+                span = scalar_span(document.span(("derived", stat, "table", at)), text)
+                line = lines[span.line - 1] if span.line <= len(lines) else ""
+                name = f"{stat} at {entry.get('from', '')} {at}".replace("  ", " ")
+                found.append(Knob(name, file, span, value, False, line))
     return found
 
 
