@@ -31,14 +31,20 @@ from compiler.tune.search import Budget
     "--target",
     "targets",
     multiple=True,
-    metavar="'[VALUE:] FIGURE LOW..HIGH[%]'",
-    help="A band a figure must fall in: 'won 40..60%', 'High Water: won 40..60%'. Repeatable.",
+    metavar="'[VALUE:] FIGURE BAND'",
+    help=(
+        "A band a figure must fall in: 'won 40..60%', 'High Water: won 40..60%', "
+        "'first seat advantage <= 5 points'. Repeatable."
+    ),
 )
 @click.option(
     "--vary",
     multiple=True,
     metavar="TITLE|KIND",
-    help="A card (or a kind: all its cards) whose numbers may change. Repeatable.",
+    help=(
+        "A card (or a kind: all its cards) whose numbers may change, or a derived stat of the "
+        "pack's own ruleset whose designer values may ('designer values': all). Repeatable."
+    ),
 )
 @click.option(
     "--policy",
