@@ -265,3 +265,10 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.join(STOPPED_SECONDS)  # so that none is left running past the sweep
+    # The executor's manager thread closes its wake-up pipe as it ends; at the interpreter's
+    # exit, Python 3.11 wakes that thread through the same pipe without a lock, and a close
+    # half done by then printed "Exception ignored in: <module 'threading'> ... OSError" after
+    # Ctrl-C. Once the thread has ended, the pipe is known closed and left alone.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(STOPPED_SECONDS)
