@@ -14,7 +14,8 @@ The contracts:
 2. The generic runtime knows no game: of `runtime.games` it imports only the registry
    (`runtime.games` itself), never a game's module.
 3. The compiler's core (its root modules, less the commands) never imports a tool's
-   subpackage (`TOOLS`: `lsp`, `serve`, `report`, `simulate`, `play`, `tune`, `table`), nor
+   subpackage (`TOOLS`: `lsp`, `serve`, `report`, `simulate`, `play`, `tune`, `table`,
+   `balance`, `new`, `formats`), nor
    of `printing` anything but the modules that say what a card's print would warn of
    (`PRINT_CHECKS`).
 4. No circles: the modules' import graph is a DAG, but for type-only imports among the
@@ -55,6 +56,9 @@ TOOLS = (
     "compiler.play",
     "compiler.tune",
     "compiler.table",
+    "compiler.balance",
+    "compiler.new",
+    "compiler.formats",
 )
 """The compiler's tool subpackages, each above the compile pipeline."""
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from compiler import installsource, newpack
-from compiler.installsource import Source, install_step, source_of
+from compiler.new import installsource
+from compiler.new import pack as newpack
+from compiler.new.installsource import Source, install_step, source_of
 from tests.helpers import run
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

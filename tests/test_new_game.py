@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from compiler.newgame import STARTER
+from compiler.new.game import STARTER
 from tests.helpers import run, sweep_figures
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import compiler.newpack as newpack
+import compiler.new.pack as newpack
 import compiler.ruleset as ruleset_module
-from compiler.newpack import default_ruleset
+from compiler.new.pack import default_ruleset
 from compiler.ruleset import bundled_games, bundled_names
 from tests.helpers import run
 

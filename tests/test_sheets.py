@@ -307,7 +307,7 @@ def test_export_reads_back_as_the_same_cards(sheet_pack: SheetPack, tmp_path: Pa
 
 
 def test_export_guards_against_formulas() -> None:
-    from compiler.export import sheet_text
+    from compiler.formats.export import sheet_text
 
     card = {"kind": "item", "title": "=HYPERLINK(1)", "properties": {"attack": "-2", "note": "-x"}}
     assert sheet_text([card]).splitlines()[1] == "item,'=HYPERLINK(1),-2,'-x"

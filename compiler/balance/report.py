@@ -10,8 +10,8 @@ from xml.etree import ElementTree
 from compiler.balance.attribution import Share
 from compiler.balance.baseline import Before, ChangedCard, difference, key
 from compiler.balance.judge import Verdict
+from compiler.formats.sarif import Finding, Level
 from compiler.render import Style, plain
-from compiler.sarif import Finding, Level
 
 MARKS = {"held": "held", "left": "LEFT", "undecided": "undecided", "error": "ERROR"}
 SEVERITY = {"held": "note", "left": "error", "undecided": "warning", "error": "error"}

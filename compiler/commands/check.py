@@ -14,6 +14,7 @@ from compiler.commands.common import (
     style_of,
 )
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
+from compiler.formats.sarif import render_sarif
 from compiler.pack import display_path
 from compiler.render import (
     plain,
@@ -23,7 +24,6 @@ from compiler.render import (
     summary_line,
     unchecked_line,
 )
-from compiler.sarif import render_sarif
 from compiler.terminal import echo, terminal_safe
 
 

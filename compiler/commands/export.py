@@ -13,7 +13,7 @@ from compiler.commands.common import (
     style_of,
     usage,
 )
-from compiler.export import export_csv
+from compiler.formats.export import export_csv
 from compiler.terminal import data_out, echo
 
 

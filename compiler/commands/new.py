@@ -10,7 +10,7 @@ import click
 from compiler.commands.common import (
     usage,
 )
-from compiler.newpack import new_pack
+from compiler.new.pack import new_pack
 from compiler.terminal import echo
 
 

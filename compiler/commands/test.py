@@ -36,10 +36,10 @@ from compiler.commands.common import (
     usage,
 )
 from compiler.errors import EXIT_CLEAN, EXIT_CONTENT, UsageError
-from compiler.junit import render_junit
+from compiler.formats.junit import render_junit
+from compiler.formats.sarif import Finding, render_findings
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain
-from compiler.sarif import Finding, render_findings
 from compiler.simulate.engine import POOL, Engine
 from compiler.terminal import echo
 from dsl.spans import Span

@@ -8,7 +8,7 @@ are not knobs (they pin what the card should do), nor is a `variant` number or a
 
 A knob may also be a designer value of the pack's own ruleset file: an entry of a derived
 stat's table that the ruleset marks `designer_values: true` (a player mat's row), named by the
-stat (`--vary focus`) or all at once (`--vary "designer values"`). Its place is the YAML
+stat (`--vary STAT`) or all at once (`--vary "designer values"`). Its place is the YAML
 scalar's, so an edit again replaces only its characters.
 """
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from compiler.yamlio import yaml_scalar
 
-STARTER = resources.files("compiler").joinpath("starter")
+STARTER = resources.files("compiler.new").joinpath("starter")
 """The starter game's files: `ruleset.yaml` and `cards/*.card`."""
 
 RULESET_FILE = "ruleset.yaml"

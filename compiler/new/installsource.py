@@ -42,7 +42,7 @@ def installed_source() -> Source:
     try:
         distribution = importlib.metadata.distribution(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
-        return _from_checkout(Path(__file__).resolve().parent.parent)
+        return _from_checkout(Path(__file__).resolve().parents[2])
     recorded = distribution.read_text("direct_url.json")
     if recorded is None:  # from a package index: the same version from it
         return Source(f"{DISTRIBUTION}=={distribution.version}")

@@ -16,7 +16,7 @@ file): nothing half-written is left (short of a SIGKILL among those renames), an
 there already is touched.
 
 With `--game`, the pack is a whole game of its own on the base ruleset instead: the starter
-game `compiler.newgame` writes, its own ruleset beside its cards.
+game `compiler.new.game` writes, its own ruleset beside its cards.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from compiler.build import compile_pack, load_checked
 from compiler.check import check_paths
 from compiler.errors import UsageError
 from compiler.files import current_umask
-from compiler.installsource import Source, install_step, installed_source
-from compiler.newgame import GAME_BASE, RULESET_FILE, set_top_key, write_starter_game
+from compiler.new.game import GAME_BASE, RULESET_FILE, set_top_key, write_starter_game
+from compiler.new.installsource import Source, install_step, installed_source
 from compiler.ruleset import Kind, Ruleset, RulesetError, bundled_games, load_ruleset
 from compiler.yamlio import yaml_scalar
 from runtime.stats import StatRule, polarity
