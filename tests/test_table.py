@@ -25,6 +25,8 @@ from compiler.serve.server import bind
 from compiler.table.app import TOKEN_HEADER, TableServer
 from compiler.table.board import layout
 from compiler.table.conductor import NotAsked, TableGame
+from compiler.table.session import AtTable, Session
+from compiler.table.share import Access
 from compiler.table.view import said_on_the_page
 from tests.conftest import ROOT
 from tests.helpers import compiled, make_pack
@@ -45,7 +47,7 @@ def table_game(folder: Path, seed: int, seats: tuple[str, ...] = ("human", "rand
     return TableGame(pack, table, seed, str(folder), pace=0)
 
 
-def next_view(game: TableGame, after: int) -> dict[str, Any]:
+def next_view(game: AtTable, after: int) -> dict[str, Any]:
     """The first view newer than `after` that asks a person, or ends the game."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -196,7 +198,7 @@ def test_the_board_is_laid_out_with_every_place_apart() -> None:
 def served(started: list[TableGame]) -> Iterator[TableServer]:
     game = table_game(COOL, 4)
     started.append(game)
-    server = TableServer(game, 0, token="the-token")
+    server = TableServer(Session(game), 0, Access.one_screen("the-token"))
     game.start()
     server.start()
     yield server

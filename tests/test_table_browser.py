@@ -19,6 +19,8 @@ from compiler.cli import main
 from compiler.play.game import GameRequest, settle, whole_rules
 from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame
+from compiler.table.session import Session
+from compiler.table.share import Access
 from tests.conftest import ROOT
 from tests.test_report_browser import BROWSER
 from tests.test_serve_browser import CHROMIUM_ARGS
@@ -67,7 +69,7 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
     table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=["human", "random"]))
     # named as a designer would type it, from the repository's folder
     game = TableGame(pack, table, SEED, "content/coma-ward", pace=0)
-    server = TableServer(game, 0)
+    server = TableServer(Session(game), 0)
     shots = IMAGES if os.environ.get("PILLBOX_TABLE_SCREENSHOTS") else tmp_path
     game.start()
     server.start()
@@ -114,3 +116,64 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
     result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(WARD)])
     assert result.exit_code == 0, result.output
     assert "the same final state" in result.output
+
+
+def test_a_shared_table_admits_each_seat_by_its_code_alone() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pack = pack_of(WARD)
+    seats = ["human", "human"]
+    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=seats))
+    game = TableGame(pack, table, SEED, "content/coma-ward", pace=0, apart=[0, 1])
+    server = TableServer(Session(game, anytime=False), 0, Access.shared([0, 1]))
+    links = dict(server.links())
+    game.start()
+    server.start()
+    theirs = {c.definition.title for c in _hidden_cards(game, 0)}
+    mine = {c.definition.title for c in _hidden_cards(game, 1)}
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=BROWSER, args=CHROMIUM_ARGS)
+            try:
+                first = browser.new_context().new_page()
+                first.goto(links[0])
+                assert asked_or_over(first)  # seat 1 is asked first
+                second = browser.new_context().new_page()
+                second.goto(links[1])
+                until(second, "document.querySelectorAll('.tag.here').length === 2")
+                text = second.locator("body").inner_text()
+                assert "is deciding, at their own screen" in text
+                assert all(title not in text for title in theirs)
+                assert all(title in text for title in mine)
+                assert second.locator("#choices button:not([disabled])").count() == 0
+                # a browser with no code, or a wrong one, gets nothing of the game
+                stranger = browser.new_context().new_page()
+                for url in (server.url, f"{server.url}?join=wrong"):
+                    response = stranger.goto(url)
+                    assert response is not None and response.status == 403
+                    assert "Coma Ward" not in stranger.locator("body").inner_text()
+                state = stranger.request.get(f"{server.url}state?after=-1")
+                assert state.status == 403 and "seat" not in state.text().split(":")[0]
+                # seat 2's browser cannot answer seat 1's question, even by hand
+                answered = second.evaluate(
+                    """async () => (await fetch('/answer', {method: 'POST', headers: {
+                        'Content-Type': 'application/json',
+                        'X-Table-Token': document.querySelector('meta[name=table-token]').content},
+                        body: JSON.stringify({question: 1, choice: 0})})).status"""
+                )
+                assert answered == 403
+                first.locator("#ask.human .choice").first.click()
+                until(first, "document.getElementById('ask').dataset.number !== '1'")
+            finally:
+                browser.close()
+    finally:
+        server.stop()
+        game.stop()
+
+
+def _hidden_cards(game: TableGame, seat: int) -> list[Any]:
+    deadline = time.monotonic() + WAIT_S
+    while game._run is None or game._run.game is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    actor = game._run.game.state.players[seat]
+    return [c for c in [*actor.items, *actor.owned] if c.definition.kind in game.facts.hidden]

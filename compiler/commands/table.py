@@ -50,6 +50,15 @@ from compiler.terminal import echo
     show_default=True,
     help="Seconds a bot's decision shows on the page before it is made.",
 )
+@click.option(
+    "--share",
+    is_flag=False,
+    flag_value="0.0.0.0",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Listen on ADDRESS (default: every address of this machine) instead of 127.0.0.1; "
+    "each human seat joins by a link with a code of its own, printed here.",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def table(
@@ -59,11 +68,12 @@ def table(
     seed: int | None,
     port: int,
     pace: float,
+    share: str | None,
     ruleset: str | None,
     color: str,
 ) -> None:
-    """Play a whole game of the pack in the browser (127.0.0.1 only): every rule enforced,
-    bots in the seats no person takes, undo, and the game's record to replay."""
+    """Play a whole game of the pack in the browser (127.0.0.1 unless --share): every rule
+    enforced, bots in the seats no person takes, undo, and the game's record to replay."""
 
     style = style_of(color)
     request = TableRequest(
@@ -73,6 +83,7 @@ def table(
         tuple(name.strip() for name in seats.split(",")) if seats is not None else None,
         port,
         pace,
+        share,
     )
     with raising(signal.SIGTERM, Terminated):
         code = usage(lambda: table_pack(pack, ruleset, request, echo(style), style))

@@ -1,8 +1,10 @@
-"""`pillbox table PACK`: a whole game of the pack played in the browser, on 127.0.0.1.
+"""`pillbox table PACK`: a whole game of the pack played in the browser, on 127.0.0.1 (or,
+with `--share`, on an address other machines reach, each human seat by a join code).
 
-The pack is checked and compiled once; the seats are settled as `play --game` settles them
-(a person plays `human`, a policy any other); the game starts in its own thread and the server
-in another; the main thread waits for Ctrl-C, which calls the game off and stops the server.
+The pack is checked and compiled; the seats are settled as `play --game` settles them (a
+person plays `human`, a policy any other); the game starts in its own thread and the server in
+another; the main thread waits for Ctrl-C, which calls the game off and stops the server.
+**New game** deals the next game, its seed one past the last.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from compiler.build import CompiledPack
 from compiler.errors import EXIT_CONTENT, UsageError
-from compiler.play.game import HUMAN, GameRequest, settle
+from compiler.play.game import HUMAN, GameRequest, Table, settle
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain
+from compiler.serve.server import HOST
 from compiler.table.app import TableServer
-from compiler.table.conductor import TableGame
+from compiler.table.conductor import TableGame, human_seats
+from compiler.table.session import Session
+from compiler.table.share import Access, share_address
 from runtime.datagame import whole_game_of
 from runtime.whole import NotWhole
 
@@ -37,6 +43,8 @@ class TableRequest:
     seats: tuple[str, ...] | None = None
     port: int = 8000
     pace: float = 0.6
+    share: str | None = None  # the address to share the table on, when the user opts in
+    record: Path | None = None  # a record to step through instead of a game to play
 
 
 def open_table(
@@ -57,12 +65,38 @@ def open_table(
         players = request.players or max(low, 2 if whole.players[1] >= 2 else 1)
         seats = (HUMAN, *([DEFAULT_BOT] * (players - 1)))
     table = settle(whole, GameRequest(request.pack, request.seed, request.players, seats=seats))
-    game = TableGame(compiled, table, request.seed, request.pack, request.pace)
+    address, access, apart = HOST, None, None
+    if request.share is not None:
+        address = share_address(request.share)
+        apart = human_seats(table.seats)
+        if not apart:
+            raise UsageError("--share: no seat is a person's; name one `human` in --seats")
+        access = Access.shared(apart)
+    dealt = [request.seed]
+
+    def deal(compiled_now: CompiledPack, version: int) -> TableGame:
+        dealt.append(dealt[-1] + 1)
+        return _game(compiled_now, table, dealt[-1], request, apart, version)
+
+    game = _game(compiled, table, request.seed, request, apart, 0)
+    session = Session(game, lambda version: deal(compiled, version), anytime=apart is None)
     try:
-        server = TableServer(game, request.port)
+        server = TableServer(session, request.port, access, address)
     except OSError as error:
-        raise UsageError(f"--port {request.port}: cannot listen: {error.strerror}") from None
+        where = f"{address}:{request.port}" if address != HOST else f"--port {request.port}"
+        raise UsageError(f"{where}: cannot listen: {error.strerror}") from None
     return game, server
+
+
+def _game(
+    compiled: CompiledPack,
+    table: Table,
+    seed: int,
+    request: TableRequest,
+    apart: list[int] | None,
+    version: int,
+) -> TableGame:
+    return TableGame(compiled, table, seed, request.pack, request.pace, apart, version)
 
 
 def table_pack(
@@ -76,14 +110,22 @@ def table_pack(
     game.start()
     server.start()
     seats = ", ".join(f"{i + 1}: {name}" for i, name in enumerate(game.table.seats))
-    emit(
-        f"table of {game.facts.title} at {server.url} (seats {seats}; seed {request.seed}; "
-        "Ctrl-C stops)"
-    )
+    if server.access.is_shared:
+        emit(
+            f"table of {game.facts.title} shared on {server.host}:{server.port} (seats "
+            f"{seats}; seed {request.seed}; Ctrl-C stops); each person opens their seat's link:"
+        )
+        for seat, link in server.links():
+            emit(f"  seat {seat + 1}: {link}")
+    else:
+        emit(
+            f"table of {game.facts.title} at {server.url} (seats {seats}; seed {request.seed}; "
+            "Ctrl-C stops)"
+        )
     try:
         while True:  # Ctrl-C is heard between sleeps
             time.sleep(POLL_SECONDS)
     finally:
-        game.stop()
+        server.session.stop()
         server.stop()
     return 0

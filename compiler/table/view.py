@@ -3,9 +3,10 @@ with their stats, cards and tokens, the other actors, the board with the pieces 
 game's tracks, the question asked, and the log in the game's words.
 
 What a seat must not see stays hidden until the game ends: the cards of the kinds the ruleset
-deals face down (`hidden: true`) that another seat holds are shown face down, and the log names
-them so too. The seat that sees is the human seat asked now, else the last one asked. A card
-is named by its title, never by the variant drawn.
+deals face down (`hidden: true`) that another seat holds are shown face down, and the log and
+the question asked name them so too. At one screen the seat that sees is the human seat asked
+now, else the last one asked; at a shared table (`--share`) each seat is sent a view of its
+own, in which it alone sees. A card is named by its title, never by the variant drawn.
 """
 
 from __future__ import annotations
@@ -106,10 +107,17 @@ def game_view(
     finished: bool,
     problem: str | None,
     outcome: dict[str, Any] | None,
+    seat: int | None = None,
 ) -> dict[str, Any]:
-    """The page's view of the game now (`outcome`: how it ended, as plain data)."""
+    """The page's view of the game now (`outcome`: how it ended, as plain data): the view of
+    one `seat` at a shared table, else the one screen's."""
     state = game.state
-    seeing = None if finished else viewer(facts, question, moves)
+    if finished:
+        seeing = None
+    elif seat is not None:
+        seeing = seat
+    else:
+        seeing = viewer(facts, question, moves)
     secret = set()
     if not finished:
         for actor in state.players:
@@ -136,13 +144,34 @@ def game_view(
             for place, cards in sorted(state.floor.items())
             if cards
         },
-        "question": question,
+        "question": _asked(question, secret),
         "moves": len(moves),
-        "undoable": any(facts.seats[m.seat - 1] == HUMAN for m in moves),
+        "undoable": _undoable(facts, moves, seat),
         "log": _log(game, notes, secret),
         "outcome": outcome,
         "problem": problem,
     }
+
+
+def _asked(question: dict[str, Any] | None, secret: set[str]) -> dict[str, Any] | None:
+    """The question with no hidden title another seat holds (a bot's, or another person's)."""
+    if question is None or not secret:
+        return question
+    card = question.get("card")
+    return {
+        **question,
+        "prompt": said_on_the_page(str(question["prompt"]), secret),
+        "choices": [said_on_the_page(str(choice), secret) for choice in question["choices"]],
+        "card": FACE_DOWN if isinstance(card, str) and card in secret else card,
+    }
+
+
+def _undoable(facts: TableFacts, moves: Sequence[Move], seat: int | None) -> bool:
+    """Whether there is a human answer to take back: at a shared table, the seat's own last."""
+    humans = [m for m in moves if facts.seats[m.seat - 1] == HUMAN]
+    if seat is None:
+        return bool(humans)
+    return bool(humans) and humans[-1].seat - 1 == seat
 
 
 def _cards(actor: Actor) -> list[CardInstance]:
