@@ -21,10 +21,11 @@ from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame
 from compiler.table.session import Session
 from compiler.table.share import Access
+from compiler.table.stepping import RecordedGame
 from tests.conftest import ROOT
 from tests.test_report_browser import BROWSER
 from tests.test_serve_browser import CHROMIUM_ARGS
-from tests.test_table import WARD, pack_of
+from tests.test_table import WARD, a_record, pack_of
 
 pytestmark = pytest.mark.skipif(
     BROWSER is None,
@@ -177,3 +178,43 @@ def _hidden_cards(game: TableGame, seat: int) -> list[Any]:
         time.sleep(0.01)
     actor = game._run.game.state.players[seat]
     return [c for c in [*actor.items, *actor.owned] if c.definition.kind in game.facts.hidden]
+
+
+def test_a_record_is_stepped_through_in_the_page() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    record = a_record(WARD, SEED)
+    pack = pack_of(WARD)
+    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=record.seats))
+    steps = RecordedGame(pack, table, record, "content/coma-ward")
+    server = TableServer(Session(steps), 0)
+    server.start()
+    at = "document.getElementById('at').textContent"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=BROWSER, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(server.url)
+                of = len(record.moves)
+                until(page, f"{at} === 'move 0 of {of}'")
+                assert page.locator("#undo").is_hidden() and page.locator("#back").is_disabled()
+                assert page.locator("#ask-prompt").inner_text() == record.moves[0].prompt
+                picked = page.locator("#choices .choice.picked")
+                assert picked.inner_text() == record.moves[0].answer
+                page.locator("#forward").click()
+                until(page, f"{at} === 'move 1 of {of}'")
+                page.locator("#forward").click()
+                until(page, f"{at} === 'move 2 of {of}'")
+                assert page.locator("#ask-prompt").inner_text() == record.moves[2].prompt
+                page.locator("#back").click()
+                until(page, f"{at} === 'move 1 of {of}'")
+                assert page.locator("#choices .choice:not([disabled])").count() == 0
+                # the last step is the end, every card face up
+                steps.step(of)
+                until(page, OVER)
+                assert "face down" not in page.locator("#seats").inner_text()
+                assert page.locator("#forward").is_disabled()
+            finally:
+                browser.close()
+    finally:
+        server.stop()

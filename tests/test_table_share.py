@@ -21,6 +21,7 @@ from compiler.errors import UsageError
 from compiler.render import plain
 from compiler.table import share
 from compiler.table.app import TOKEN_HEADER, TableServer
+from compiler.table.conductor import TableGame
 from compiler.table.run import TableRequest, open_table
 from compiler.table.session import Session
 from compiler.table.share import Access, share_address
@@ -169,6 +170,7 @@ def test_share_is_asked_for_and_checked(tmp_path: Path) -> None:
         for seat, link in links:
             assert link.startswith(f"http://127.0.0.1:{server.port}/?join=")
             assert link.endswith(server.access.code_of(seat))
-        assert server.access.is_shared and game.apart == (0, 1)
+        assert isinstance(game, TableGame) and game.apart == (0, 1)
+        assert server.access.is_shared
     finally:
         server.listener.close()

@@ -59,6 +59,15 @@ from compiler.terminal import echo
     help="Listen on ADDRESS (default: every address of this machine) instead of 127.0.0.1; "
     "each human seat joins by a link with a code of its own, printed here.",
 )
+@click.option(
+    "--record",
+    "record",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Step through this record of a game (play --game --record, or the page's) instead "
+    "of playing one.",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def table(
@@ -69,6 +78,7 @@ def table(
     port: int,
     pace: float,
     share: str | None,
+    record: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -84,6 +94,7 @@ def table(
         port,
         pace,
         share,
+        record,
     )
     with raising(signal.SIGTERM, Terminated):
         code = usage(lambda: table_pack(pack, ruleset, request, echo(style), style))

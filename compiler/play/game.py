@@ -391,7 +391,7 @@ def replay_game(
     if compiled is None:
         return EXIT_CONTENT
     try:
-        table = _table_of(compiled, record, path, shown, text)
+        table = table_of_record(compiled, record, path, shown, text)
     except RecordError as error:
         report_to(render_text(error.diagnostic, {shown: text}, style))
         return EXIT_CONTENT
@@ -420,7 +420,9 @@ def replay_game(
     return _problem(played, compiled, emit, style)
 
 
-def _table_of(compiled: CompiledPack, record: Record, path: Path, shown: str, text: str) -> Table:
+def table_of_record(
+    compiled: CompiledPack, record: Record, path: Path, shown: str, text: str
+) -> Table:
     """The seats and phase of a record, checked against the pack's game; RecordError at the
     record's line if they do not fit it."""
     if compiled.rules.game != record.game:

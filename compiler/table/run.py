@@ -4,7 +4,8 @@ with `--share`, on an address other machines reach, each human seat by a join co
 The pack is checked and compiled; the seats are settled as `play --game` settles them (a
 person plays `human`, a policy any other); the game starts in its own thread and the server in
 another; the main thread waits for Ctrl-C, which calls the game off and stops the server.
-**New game** deals the next game, its seed one past the last.
+**New game** deals the next game, its seed one past the last. With `--record FILE` the table
+steps through a record instead (`compiler.table.stepping`).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CONTENT, UsageError
-from compiler.play.game import HUMAN, GameRequest, Table, settle
+from compiler.play.game import HUMAN, GameRequest, Table, settle, table_of_record
+from compiler.play.records import RecordError, pack_digest, read_record
 from compiler.playing import Emit, load_compiled
-from compiler.render import Style, plain
+from compiler.render import Style, plain, render_text
 from compiler.serve.server import HOST
 from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame, human_seats
-from compiler.table.session import Session
+from compiler.table.session import AtTable, Session
 from compiler.table.share import Access, share_address
+from compiler.table.stepping import RecordedGame
 from runtime.datagame import whole_game_of
 from runtime.whole import NotWhole
 
@@ -49,12 +52,22 @@ class TableRequest:
 
 def open_table(
     path: Path, ruleset: str | None, request: TableRequest, emit: Emit, style: Style = plain
-) -> tuple[TableGame, TableServer] | None:
-    """The game and its server, not started yet; None (its errors printed) when the pack
-    does not check; UsageError for seats or a port that do not fit."""
+) -> tuple[AtTable, TableServer] | None:
+    """The game (or record) and its server, not started yet; None (its errors printed) when
+    the pack does not check or the record cannot be stepped through; UsageError for seats or
+    a port that do not fit."""
+    if request.record is not None and request.share is not None:
+        raise UsageError("--record and --share: a record is stepped through at one screen")
+    if request.record is not None and (request.seats or request.players):
+        raise UsageError("--record plays the record's seats: leave out --seats and --players")
     compiled = load_compiled(path, ruleset, emit, style)
     if compiled is None:
         return None
+    if request.record is not None:
+        recorded = _recorded(compiled, path, request, emit, style)
+        if recorded is None:
+            return None
+        return recorded, _server(Session(recorded), request, None, HOST)
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
@@ -80,12 +93,39 @@ def open_table(
 
     game = _game(compiled, table, request.seed, request, apart, 0)
     session = Session(game, lambda version: deal(compiled, version), anytime=apart is None)
+    return game, _server(session, request, access, address)
+
+
+def _server(
+    session: Session, request: TableRequest, access: Access | None, address: str
+) -> TableServer:
     try:
-        server = TableServer(session, request.port, access, address)
+        return TableServer(session, request.port, access, address)
     except OSError as error:
         where = f"{address}:{request.port}" if address != HOST else f"--port {request.port}"
         raise UsageError(f"{where}: cannot listen: {error.strerror}") from None
-    return game, server
+
+
+def _recorded(
+    compiled: CompiledPack, path: Path, request: TableRequest, emit: Emit, style: Style
+) -> RecordedGame | None:
+    """The record played through, to step through; None (the diagnostic printed) if it is
+    not a record of this pack's game."""
+    assert request.record is not None
+    shown = str(request.record)
+    text = ""
+    try:
+        record, text = read_record(request.record, shown)
+        table = table_of_record(compiled, record, path, shown, text)
+    except RecordError as error:
+        emit(render_text(error.diagnostic, {shown: text} if text else {}, style))
+        return None
+    if pack_digest(compiled) != record.pack_digest:
+        emit(
+            style("note:", "note")
+            + f" {path} changed since the record was made; it is shown as the pack plays it now"
+        )
+    return RecordedGame(compiled, table, record, request.pack)
 
 
 def _game(
@@ -109,8 +149,15 @@ def table_pack(
     game, server = opened
     game.start()
     server.start()
-    seats = ", ".join(f"{i + 1}: {name}" for i, name in enumerate(game.table.seats))
-    if server.access.is_shared:
+    seats = ", ".join(f"{i + 1}: {name}" for i, name in enumerate(game.facts.seats))
+    if isinstance(game, RecordedGame):
+        emit(
+            f"the record {request.record} of {game.facts.title} at {server.url} "
+            f"(seats {seats}; seed {game.seed}; back and forward step; Ctrl-C stops)"
+        )
+        if game.problem is not None:
+            emit(f"{request.record}: {game.problem}")
+    elif server.access.is_shared:
         emit(
             f"table of {game.facts.title} shared on {server.host}:{server.port} (seats "
             f"{seats}; seed {request.seed}; Ctrl-C stops); each person opens their seat's link:"

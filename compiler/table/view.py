@@ -108,23 +108,25 @@ def game_view(
     problem: str | None,
     outcome: dict[str, Any] | None,
     seat: int | None = None,
+    reveal: bool = False,
 ) -> dict[str, Any]:
     """The page's view of the game now (`outcome`: how it ended, as plain data): the view of
-    one `seat` at a shared table, else the one screen's."""
+    one `seat` at a shared table, else the one screen's; every card face up with `reveal`
+    (a record stepped through, the game over)."""
     state = game.state
-    if finished:
+    if finished or reveal:
         seeing = None
     elif seat is not None:
         seeing = seat
     else:
         seeing = viewer(facts, question, moves)
     secret = set()
-    if not finished:
+    if not finished and not reveal:
         for actor in state.players:
             if actor.seat != seeing:
                 secret |= {c.definition.title for c in _cards(actor) if _hidden(facts, c)}
     seats = [
-        _seat(facts, game, actor, index, finished or index == seeing)
+        _seat(facts, game, actor, index, finished or reveal or index == seeing)
         for index, actor in enumerate(state.players)
     ]
     others = [_actor(game, actor) for actor in state.others]
