@@ -403,7 +403,7 @@ def replay_game(
     played = play_whole(compiled, table, record.seed, replay=record)
     stale = None
     if played.diverged is not None:
-        stale = _stale(played.diverged, record, shown, text)
+        stale = stale_record(played.diverged, record, shown, text)
     if as_json:
         data = _game_json(played, record.seed)
         failed = stale or played.problem
@@ -441,7 +441,7 @@ def table_of_record(
         ) from None
 
 
-def _stale(diverged: Diverged, record: Record, shown: str, text: str) -> Diagnostic:
+def stale_record(diverged: Diverged, record: Record, shown: str, text: str) -> Diagnostic:
     """The first move a replay parted from its record at, placed on that move's line."""
     path: tuple[str | int, ...] = ("moves", min(diverged.move, len(record.moves)) - 1)
     span = record_span(shown, text, path) if record.moves else Span.whole_file(shown)
