@@ -163,7 +163,7 @@ def test_share_is_asked_for_and_checked(tmp_path: Path) -> None:
     request = TableRequest(str(WARD), 259, seats=SEATS, port=0, share="127.0.0.1")
     opened = open_table(WARD, None, request, lambda _: None, plain)
     assert opened is not None
-    game, server = opened
+    game, server = opened.game, opened.server
     try:
         links = server.links()
         assert [seat for seat, _ in links] == [0, 1]

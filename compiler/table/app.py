@@ -124,6 +124,7 @@ def table_app(
             "you": None if seat == EVERY_SEAT else seat,
             "present": presence.present() if access.is_shared else None,
             "can_deal": session.can_deal,
+            "pack_note": session.note(),
         }
         return JSONResponse(said, headers={"Cache-Control": "no-store"})
 

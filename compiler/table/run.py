@@ -4,25 +4,31 @@ with `--share`, on an address other machines reach, each human seat by a join co
 The pack is checked and compiled; the seats are settled as `play --game` settles them (a
 person plays `human`, a policy any other); the game starts in its own thread and the server in
 another; the main thread waits for Ctrl-C, which calls the game off and stops the server.
-**New game** deals the next game, its seed one past the last. With `--record FILE` the table
-steps through a record instead (`compiler.table.stepping`).
+**New game** deals the next game, its seed one past the last, from the pack as it is then: the
+table follows the pack's edits (`compiler.table.live`). With `--record FILE` the table steps
+through a record instead (`compiler.table.stepping`).
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.build import CompiledPack
 from compiler.errors import EXIT_CONTENT, UsageError
+from compiler.kept import keep_in_this_process
 from compiler.play.game import HUMAN, GameRequest, Table, settle, table_of_record
 from compiler.play.records import RecordError, pack_digest, read_record
 from compiler.playing import Emit, load_compiled
 from compiler.render import Style, plain, render_text
 from compiler.serve.server import HOST
+from compiler.serve.watch import pack_folder, watch_folder
 from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame, human_seats
+from compiler.table.live import Dealable, LivePack, follow_edits
 from compiler.table.session import AtTable, Session
 from compiler.table.share import Access, share_address
 from compiler.table.stepping import RecordedGame
@@ -50,9 +56,19 @@ class TableRequest:
     record: Path | None = None  # a record to step through instead of a game to play
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A table ready to start: its first game (or record), its server, and the pack it follows
+    (None for a record)."""
+
+    game: AtTable
+    server: TableServer
+    live: LivePack | None
+
+
 def open_table(
     path: Path, ruleset: str | None, request: TableRequest, emit: Emit, style: Style = plain
-) -> tuple[AtTable, TableServer] | None:
+) -> Opened | None:
     """The game (or record) and its server, not started yet; None (its errors printed) when
     the pack does not check or the record cannot be stepped through; UsageError for seats or
     a port that do not fit."""
@@ -67,7 +83,7 @@ def open_table(
         recorded = _recorded(compiled, path, request, emit, style)
         if recorded is None:
             return None
-        return recorded, _server(Session(recorded), request, None, HOST)
+        return Opened(recorded, _server(Session(recorded), request, None, HOST), None)
     try:
         whole = whole_game_of(compiled.rules, compiled.whole)
     except NotWhole as error:
@@ -77,7 +93,8 @@ def open_table(
         low = whole.players[0]
         players = request.players or max(low, 2 if whole.players[1] >= 2 else 1)
         seats = (HUMAN, *([DEFAULT_BOT] * (players - 1)))
-    table = settle(whole, GameRequest(request.pack, request.seed, request.players, seats=seats))
+    asked = GameRequest(request.pack, request.seed, request.players, seats=seats)
+    table = settle(whole, asked)
     address, access, apart = HOST, None, None
     if request.share is not None:
         address = share_address(request.share)
@@ -85,15 +102,17 @@ def open_table(
         if not apart:
             raise UsageError("--share: no seat is a person's; name one `human` in --seats")
         access = Access.shared(apart)
-    dealt = [request.seed]
+    live = LivePack(path, ruleset, asked, Dealable(compiled, table), emit, style)
+    seeds = [request.seed]
 
-    def deal(compiled_now: CompiledPack, version: int) -> TableGame:
-        dealt.append(dealt[-1] + 1)
-        return _game(compiled_now, table, dealt[-1], request, apart, version)
+    def deal(version: int) -> TableGame:
+        seeds.append(seeds[-1] + 1)
+        now = live.dealt()
+        return _game(now.compiled, now.table, seeds[-1], request, apart, version)
 
     game = _game(compiled, table, request.seed, request, apart, 0)
-    session = Session(game, lambda version: deal(compiled, version), anytime=apart is None)
-    return game, _server(session, request, access, address)
+    session = Session(game, deal, anytime=apart is None, notes=lambda: live.note)
+    return Opened(game, _server(session, request, access, address), live)
 
 
 def _server(
@@ -143,10 +162,24 @@ def table_pack(
     path: Path, ruleset: str | None, request: TableRequest, emit: Emit, style: Style = plain
 ) -> int:
     """Serve a game of the pack at the table until Ctrl-C (KeyboardInterrupt, raised on)."""
-    opened = open_table(path, ruleset, request, emit, style)
-    if opened is None:
-        return EXIT_CONTENT
-    game, server = opened
+    changes: queue.Queue[int] = queue.Queue()
+    stop = threading.Event()
+    try:
+        if request.record is None:  # watched from before the first check: no save is missed
+            keep_in_this_process()  # every save loads and compiles the pack again
+            folder = pack_folder(path, ruleset)
+            threading.Thread(target=watch_folder, args=(folder, changes, stop), daemon=True).start()
+        opened = open_table(path, ruleset, request, emit, style)
+        if opened is None:
+            return EXIT_CONTENT
+        return _serve(opened, request, changes, emit)
+    finally:
+        stop.set()
+
+
+def _serve(opened: Opened, request: TableRequest, changes: queue.Queue[int], emit: Emit) -> int:
+    """Start the table and keep it until Ctrl-C, following the pack's edits."""
+    game, server = opened.game, opened.server
     game.start()
     server.start()
     seats = ", ".join(f"{i + 1}: {name}" for i, name in enumerate(game.facts.seats))
@@ -170,6 +203,8 @@ def table_pack(
             "Ctrl-C stops)"
         )
     try:
+        if opened.live is not None:
+            follow_edits(opened.live, changes, threading.Event())  # until Ctrl-C
         while True:  # Ctrl-C is heard between sleeps
             time.sleep(POLL_SECONDS)
     finally:

@@ -66,9 +66,16 @@ now (the pack does not check): the game on the table stays."""
 class Session:
     """The game on the table now, and the next one dealt on request."""
 
-    def __init__(self, game: AtTable, deal: Deal | None = None, anytime: bool = True) -> None:
+    def __init__(
+        self,
+        game: AtTable,
+        deal: Deal | None = None,
+        anytime: bool = True,
+        notes: Callable[[], str | None] | None = None,
+    ) -> None:
         self._game = game
         self._deal = deal
+        self._notes = notes
         self._anytime = anytime  # False: a new game only once this one is over
         self._lock = threading.Lock()
 
@@ -76,6 +83,10 @@ class Session:
     def game(self) -> AtTable:
         """The game on the table now."""
         return self._game
+
+    def note(self) -> str | None:
+        """What the page is told of the pack (an edit since this game was dealt)."""
+        return self._notes() if self._notes is not None else None
 
     @property
     def can_deal(self) -> bool:

@@ -52,8 +52,8 @@ async function follow() {
       });
       if (response.ok) {
         const view = await response.json();
-        const present = JSON.stringify(view.present);
-        if (view.version !== version || present !== JSON.stringify(shown && shown.present)) {
+        const aside = (v) => JSON.stringify(v && [v.present, v.pack_note]);
+        if (view.version !== version || aside(view) !== aside(shown)) {
           version = view.version;
           draw(view);
         }
@@ -85,6 +85,9 @@ function draw(view) {
   fresh.hidden = !view.can_deal;
   fresh.disabled = busy || (shared && view.status !== "over");
   drawPresence(view);
+  const note = document.getElementById("pack-note");
+  note.hidden = !view.pack_note;
+  note.textContent = view.pack_note || "";
   drawStepper(view);
   const record = document.getElementById("record");
   record.classList.toggle("disabled", view.status !== "over" || !!view.problem);
