@@ -11,6 +11,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from compiler.table.conductor import TableGame
 from compiler.table.run import TableRequest, open_table
 from compiler.table.session import Session
 from compiler.table.share import Access, share_address
+from compiler.table.view import asked_on_the_page, log_on_the_page
 from tests.test_table import COOL, WARD, _player, ask, pack_of, table_game
 
 SEATS = ("human", "human")
@@ -84,6 +86,8 @@ def test_without_a_code_or_with_a_wrong_one_nothing_of_the_game_is_sent(
     status, _, page = ask(shared, "GET", f"/?join={join}")
     assert status == 200 and join.encode() in page
     assert shared.access.code_of(0).encode() not in page
+    # the record's link carries the code too (an anchor sends no header): not over yet
+    assert ask(shared, "GET", f"/record.json?join={join}")[0] == 409
 
 
 def test_a_seat_sees_only_its_own_hidden_cards(shared: TableServer) -> None:
@@ -174,3 +178,28 @@ def test_share_is_asked_for_and_checked(tmp_path: Path) -> None:
         assert server.access.is_shared
     finally:
         server.listener.close()
+
+
+def test_the_tables_own_notes_keep_hidden_titles_face_down() -> None:
+    game = SimpleNamespace(log=SimpleNamespace(events=[]))
+    note = "undo: seat 2's answer 'Fresh Air' to 'use \"Fresh Air\"?' taken back"
+    shown = log_on_the_page(game, [(0, note), (5, note)], {"Fresh Air"})  # type: ignore[arg-type]
+    assert [line["text"] for line in shown["lines"]] == [
+        "undo: seat 2's answer '(face down)' to 'use (face down)?' taken back"
+    ] * 2
+
+
+def test_a_question_keeps_hidden_titles_face_down() -> None:
+    question = {
+        "number": 3,
+        "seat": 1,
+        "kind": "may",
+        "prompt": 'use "Fresh Air" now?',
+        "choices": ["yes, Fresh Air", "no"],
+        "card": "Fresh Air",
+        "human": False,
+    }
+    shown = asked_on_the_page(question, {"Fresh Air"})
+    assert shown is not None and "Fresh Air" not in json.dumps(shown)
+    assert shown["card"] == "(face down)" and shown["choices"][1] == "no"
+    assert asked_on_the_page(question, set()) == question

@@ -146,16 +146,16 @@ def game_view(
             for place, cards in sorted(state.floor.items())
             if cards
         },
-        "question": _asked(question, secret),
+        "question": asked_on_the_page(question, secret),
         "moves": len(moves),
         "undoable": _undoable(facts, moves, seat),
-        "log": _log(game, notes, secret),
+        "log": log_on_the_page(game, notes, secret),
         "outcome": outcome,
         "problem": problem,
     }
 
 
-def _asked(question: dict[str, Any] | None, secret: set[str]) -> dict[str, Any] | None:
+def asked_on_the_page(question: dict[str, Any] | None, secret: set[str]) -> dict[str, Any] | None:
     """The question with no hidden title another seat holds (a bot's, or another person's)."""
     if question is None or not secret:
         return question
@@ -224,7 +224,9 @@ def _actor(game: Game, actor: Actor) -> dict[str, Any]:
     }
 
 
-def _log(game: Game, notes: Sequence[tuple[int, str]], secret: set[str]) -> dict[str, Any]:
+def log_on_the_page(
+    game: Game, notes: Sequence[tuple[int, str]], secret: set[str]
+) -> dict[str, Any]:
     """The log's last lines, the table's own notes among them, hidden titles face down."""
     events = game.log.events
     lines: list[dict[str, Any]] = []
@@ -232,12 +234,18 @@ def _log(game: Game, notes: Sequence[tuple[int, str]], secret: set[str]) -> dict
     at = 0
     for index, event in enumerate(events):
         while at < len(said) and said[at][0] <= index:
-            lines.append({"text": said[at][1], "depth": 0, "kind": "table"})
+            # a note quotes a question and its answer: a hidden title in it stays face down
+            lines.append(
+                {"text": said_on_the_page(said[at][1], secret), "depth": 0, "kind": "table"}
+            )
             at += 1
         lines.append(
             {"text": said_on_the_page(event.text, secret), "depth": event.depth, "kind": event.kind}
         )
-    lines += [{"text": text, "depth": 0, "kind": "table"} for _, text in said[at:]]
+    lines += [
+        {"text": said_on_the_page(text, secret), "depth": 0, "kind": "table"}
+        for _, text in said[at:]
+    ]
     return {"earlier": max(len(lines) - LOG_LINES, 0), "lines": lines[-LOG_LINES:]}
 
 
