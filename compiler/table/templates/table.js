@@ -76,7 +76,8 @@ function draw(view) {
   document.body.dataset.status = view.status;
   const facts = view.facts;
   document.getElementById("where").textContent =
-    `${facts.pack} · seed ${facts.seed} · ${facts.seats.length} seats`;
+    `${facts.pack} · seed ${facts.seed} · ${facts.seats.length} ` +
+    (facts.seats.length === 1 ? "seat" : "seats");
   const round = view.status === "over" ? "game over" : `round ${view.round}` +
     (view.phase ? ` · ${words(view.phase)}` : "");
   document.getElementById("round").textContent = round;
