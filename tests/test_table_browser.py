@@ -160,9 +160,11 @@ def test_a_shared_table_admits_each_seat_by_its_code_alone() -> None:
                 first = browser.new_context().new_page()
                 first.goto(links[0])
                 assert asked_or_over(first)  # seat 1 is asked first
-                second = browser.new_context().new_page()
+                second = browser.new_context(viewport={"width": 1440, "height": 940}).new_page()
                 second.goto(links[1])
                 until(second, "document.querySelectorAll('.tag.here').length === 2")
+                if os.environ.get("PILLBOX_TABLE_SCREENSHOTS"):
+                    second.screenshot(path=str(IMAGES / "table-shared.png"))
                 text = second.locator("body").inner_text()
                 assert "is deciding, at their own screen" in text
                 assert all(title not in text for title in theirs)
