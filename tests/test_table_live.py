@@ -5,26 +5,29 @@ watcher."""
 
 from __future__ import annotations
 
+import json
 import queue
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from compiler.render import plain
 from compiler.serve.watch import watch_folder
+from compiler.table.app import TOKEN_HEADER
 from compiler.table.conductor import TableGame
 from compiler.table.live import follow_edits
 from compiler.table.run import Opened, TableRequest, open_table
-from tests.test_table import COOL, next_view
+from tests.test_table import COOL, ask, next_view
 
 NEW_CARD = 'condition "Fresh Bruise" {\n    harsh 1\n}\n'
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> tuple[Path, Opened, list[str]]:
+def table(tmp_path: Path) -> Iterator[tuple[Path, Opened, list[str]]]:
     pack = tmp_path / "cool"
     shutil.copytree(COOL, pack)
     said: list[str] = []
@@ -33,7 +36,7 @@ def table(tmp_path: Path) -> tuple[Path, Opened, list[str]]:
     assert opened is not None
     yield pack, opened, said
     opened.server.session.stop()
-    opened.server.listener.close()
+    opened.server.stop()
 
 
 def titles(game: object) -> set[str]:
@@ -91,3 +94,19 @@ def test_the_watcher_hears_a_saved_edit(table: tuple[Path, Opened, list[str]]) -
         stop.set()
         watcher.join(timeout=5)
         follower.join(timeout=5)
+
+
+def test_new_game_is_asked_for_with_the_token(table: tuple[Path, Opened, list[str]]) -> None:
+    _, opened, _ = table
+    server = opened.server
+    server.game.start()
+    server.start()
+    first = server.game
+    next_view(first, 0)
+    assert ask(server, "POST", "/new", {})[0] == 403  # not without the table's token
+    assert server.game is first
+    status, _, body = ask(server, "POST", "/new", {}, **{TOKEN_HEADER: server.token})
+    assert status == 200 and json.loads(body) == {"dealt": True}
+    view = json.loads(ask(server, "GET", f"/state?after={first.version}")[2])
+    assert view["version"] > first.version and view["can_deal"]
+    assert next_view(server.game, 0)["facts"]["seed"] == 5
