@@ -88,8 +88,8 @@ COMMANDS = {
     "table": (
         "compiler.commands.table:table",
         (
-            "Play a whole game of the pack in the browser (127.0.0.1 only): every rule enforced, "
-            "bots in the seats no person takes, undo, and the game's record to replay."
+            "Play a whole game of the pack in the browser (127.0.0.1 unless --share): every rule "
+            "enforced, bots in the seats no person takes, undo, and the game's record to replay."
         ),
     ),
     "test": (

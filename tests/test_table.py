@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,16 @@ from click.testing import CliRunner
 
 from compiler.build import CompiledPack
 from compiler.cli import main
-from compiler.play.game import GameRequest, play_whole, settle, whole_rules
-from compiler.play.records import parse_record, state_digest
+from compiler.play.game import GameRequest, play_whole, record_of, settle, whole_rules
+from compiler.play.records import Record, parse_record, state_digest
 from compiler.ruleset import load_ruleset
 from compiler.serve.server import bind
 from compiler.table.app import TOKEN_HEADER, TableServer
 from compiler.table.board import layout
 from compiler.table.conductor import NotAsked, TableGame
+from compiler.table.session import AtTable, Session
+from compiler.table.share import Access
+from compiler.table.stepping import RecordedGame
 from compiler.table.view import said_on_the_page
 from tests.conftest import ROOT
 from tests.helpers import compiled, make_pack
@@ -45,7 +49,7 @@ def table_game(folder: Path, seed: int, seats: tuple[str, ...] = ("human", "rand
     return TableGame(pack, table, seed, str(folder), pace=0)
 
 
-def next_view(game: TableGame, after: int) -> dict[str, Any]:
+def next_view(game: AtTable, after: int) -> dict[str, Any]:
     """The first view newer than `after` that asks a person, or ends the game."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -196,7 +200,7 @@ def test_the_board_is_laid_out_with_every_place_apart() -> None:
 def served(started: list[TableGame]) -> Iterator[TableServer]:
     game = table_game(COOL, 4)
     started.append(game)
-    server = TableServer(game, 0, token="the-token")
+    server = TableServer(Session(game), 0, Access.one_screen("the-token"))
     game.start()
     server.start()
     yield server
@@ -274,3 +278,58 @@ def test_the_command_line_refuses_what_does_not_fit(tmp_path: Path) -> None:
     finally:
         taken.close()
     assert result.exit_code == 2 and f"--port {port}: cannot listen" in result.output
+
+
+# -- a record stepped through ----------------------------------------------------------------
+
+
+def a_record(folder: Path, seed: int, seats: tuple[str, ...] = ("random", "random")) -> Record:
+    """The record of a game of the pack played by these policies."""
+    pack = pack_of(folder)
+    table = settle(whole_rules(pack), GameRequest(str(folder), seed, seats=seats))
+    return record_of(pack, str(folder), play_whole(pack, table, seed), seed)
+
+
+def test_a_record_is_stepped_through_move_by_move() -> None:
+    record = a_record(COOL, 4)
+    pack = pack_of(COOL)
+    table = settle(whole_rules(pack), GameRequest(str(COOL), 4, seats=record.seats))
+    steps = RecordedGame(pack, table, record, str(COOL))
+    assert steps.problem is None
+    first = steps.view()
+    answer = record.moves[0].number - 1
+    assert first["replay"] == {"answer": answer, "at": 0, "of": len(record.moves)}
+    assert first["question"]["prompt"] == record.moves[0].prompt and first["moves"] == 0
+    assert steps.step(2) and steps.view()["question"]["prompt"] == record.moves[2].prompt
+    assert steps.view()["version"] == 1
+    steps.step(10_000)
+    end = steps.view()
+    assert end["status"] == "over" and end["replay"]["at"] == len(record.moves)
+    assert end["outcome"]["text"].startswith("outcome after the game:")
+    assert steps.step(-5) and steps.view()["replay"]["at"] == 0
+    assert not steps.undo() and steps.record() is record
+    with pytest.raises(NotAsked):
+        steps.answer(1, 0)
+    # a record the pack no longer plays the same is shown up to where it parts
+    tampered = replace(record, final="0" * 32)
+    parted = RecordedGame(pack, table, tampered, str(COOL))
+    assert parted.problem is not None and "no longer replays" in parted.problem
+    parted.step(10_000)
+    assert parted.view()["problem"] == parted.problem
+
+
+def test_the_record_option_refuses_what_it_cannot_step_through(tmp_path: Path) -> None:
+    runner = CliRunner()
+    file = tmp_path / "game.json"
+    file.write_text(a_record(COOL, 4).to_text(), encoding="utf-8")
+    for extra, said in (
+        (["--share"], "--record and --share"),
+        (["--seats", "human,random"], "leave out --seats"),
+    ):
+        result = runner.invoke(main, ["table", str(COOL), "--record", str(file), *extra])
+        assert result.exit_code == 2 and said in result.output, result.output
+    result = runner.invoke(main, ["table", str(COOL), "--record", str(tmp_path / "none.json")])
+    assert result.exit_code == 1 and "E0466" in result.output and "cannot read" in result.output
+    result = runner.invoke(main, ["table", str(WARD), "--record", str(file), "--port", "0"])
+    assert result.exit_code == 1 and "the record is a game of" in result.output
+    assert "Traceback" not in result.output

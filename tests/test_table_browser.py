@@ -19,10 +19,13 @@ from compiler.cli import main
 from compiler.play.game import GameRequest, settle, whole_rules
 from compiler.table.app import TableServer
 from compiler.table.conductor import TableGame
+from compiler.table.session import Session
+from compiler.table.share import Access
+from compiler.table.stepping import RecordedGame
 from tests.conftest import ROOT
 from tests.test_report_browser import BROWSER
 from tests.test_serve_browser import CHROMIUM_ARGS
-from tests.test_table import WARD, pack_of
+from tests.test_table import WARD, a_record, pack_of
 
 pytestmark = pytest.mark.skipif(
     BROWSER is None,
@@ -36,6 +39,7 @@ WAIT_S = 20.0
 UNDO_AFTER = 3
 MID_AT = 9
 IMAGES = ROOT / "docs" / "images"
+LOBOTOMY = ROOT / "content" / "lobotomy"
 
 
 def until(page: Any, expression: str) -> None:
@@ -61,14 +65,17 @@ def number(page: Any) -> int:
     return int(page.evaluate("document.getElementById('ask').dataset.number"))
 
 
-def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) -> None:
+def play_in_page(
+    folder: Path, seats: list[str], seed: int, tmp_path: Path, shots: Path | None = None
+) -> tuple[Path, str]:
+    """Play a whole game of the pack in Chromium, seat 1 clicking the first answer every
+    time and undoing its third; the record downloaded, and the end's headline."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    pack = pack_of(WARD)
-    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=["human", "random"]))
+    pack = pack_of(folder)
+    table = settle(whole_rules(pack), GameRequest(str(folder), seed, seats=seats))
     # named as a designer would type it, from the repository's folder
-    game = TableGame(pack, table, SEED, "content/coma-ward", pace=0)
-    server = TableServer(game, 0)
-    shots = IMAGES if os.environ.get("PILLBOX_TABLE_SCREENSHOTS") else tmp_path
+    game = TableGame(pack, table, seed, f"content/{folder.name}", pace=0)
+    server = TableServer(Session(game), 0)
     game.start()
     server.start()
     try:
@@ -82,7 +89,8 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
                 page.goto(server.url)
                 assert asked_or_over(page)
                 assert page.locator("#undo").is_disabled()
-                page.screenshot(path=str(shots / "table-start.png"))
+                if shots:
+                    page.screenshot(path=str(shots / "table-start.png"))
                 answers = 0
                 while asked_or_over(page):
                     asked = number(page)
@@ -95,15 +103,16 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
                         assert asked_or_over(page) and number(page) == asked
                         assert "taken back" in page.locator("#log .k-table").last.inner_text()
                         continue
-                    elif answers == MID_AT:
+                    elif answers == MID_AT and shots:
                         assert asked_or_over(page)
                         page.screenshot(path=str(shots / "table-mid.png"))
                     until(page, f"document.getElementById('ask').dataset.number != '{asked}'")
-                assert page.locator("#ask-prompt").inner_text() == "Won by player 2"
-                page.screenshot(path=str(shots / "table-end.png"))
+                headline = page.locator("#ask-prompt").inner_text()
+                if shots:
+                    page.screenshot(path=str(shots / "table-end.png"))
                 with page.expect_download() as download:
                     page.locator("#record").click()
-                record = tmp_path / "table.json"
+                record = tmp_path / f"{folder.name}.json"
                 download.value.save_as(record)
                 assert not problems, problems
             finally:
@@ -111,6 +120,125 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
     finally:
         server.stop()
         game.stop()
+    return record, headline
+
+
+def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) -> None:
+    shots = IMAGES if os.environ.get("PILLBOX_TABLE_SCREENSHOTS") else tmp_path
+    record, headline = play_in_page(WARD, ["human", "random"], SEED, tmp_path, shots)
+    assert headline == "Won by player 2"
     result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(WARD)])
     assert result.exit_code == 0, result.output
     assert "the same final state" in result.output
+
+
+def test_one_seat_of_lobotomy_is_played_whole_in_chromium(tmp_path: Path) -> None:
+    # whatever its rules say now: the game ends, and its record replays to the same end
+    record, headline = play_in_page(LOBOTOMY, ["human"], 8, tmp_path)
+    assert headline
+    result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(LOBOTOMY)])
+    assert result.exit_code == 0, result.output
+    assert "the same final state" in result.output
+
+
+def test_a_shared_table_admits_each_seat_by_its_code_alone() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pack = pack_of(WARD)
+    seats = ["human", "human"]
+    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=seats))
+    game = TableGame(pack, table, SEED, "content/coma-ward", pace=0, apart=[0, 1])
+    server = TableServer(Session(game, anytime=False), 0, Access.shared([0, 1]))
+    links = dict(server.links())
+    game.start()
+    server.start()
+    theirs = {c.definition.title for c in _hidden_cards(game, 0)}
+    mine = {c.definition.title for c in _hidden_cards(game, 1)}
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=BROWSER, args=CHROMIUM_ARGS)
+            try:
+                first = browser.new_context().new_page()
+                first.goto(links[0])
+                assert asked_or_over(first)  # seat 1 is asked first
+                second = browser.new_context(viewport={"width": 1440, "height": 940}).new_page()
+                second.goto(links[1])
+                until(second, "document.querySelectorAll('.tag.here').length === 2")
+                if os.environ.get("PILLBOX_TABLE_SCREENSHOTS"):
+                    second.screenshot(path=str(IMAGES / "table-shared.png"))
+                text = second.locator("body").inner_text()
+                assert "is deciding, at their own screen" in text
+                assert all(title not in text for title in theirs)
+                assert all(title in text for title in mine)
+                assert second.locator("#choices button:not([disabled])").count() == 0
+                # a browser with no code, or a wrong one, gets nothing of the game
+                stranger = browser.new_context().new_page()
+                for url in (server.url, f"{server.url}?join=wrong"):
+                    response = stranger.goto(url)
+                    assert response is not None and response.status == 403
+                    assert "Coma Ward" not in stranger.locator("body").inner_text()
+                state = stranger.request.get(f"{server.url}state?after=-1")
+                assert state.status == 403 and "seat" not in state.text().split(":")[0]
+                # seat 2's browser cannot answer seat 1's question, even by hand
+                answered = second.evaluate(
+                    """async () => (await fetch('/answer', {method: 'POST', headers: {
+                        'Content-Type': 'application/json',
+                        'X-Table-Token': document.querySelector('meta[name=table-token]').content},
+                        body: JSON.stringify({question: 1, choice: 0})})).status"""
+                )
+                assert answered == 403
+                first.locator("#ask.human .choice").first.click()
+                until(first, "document.getElementById('ask').dataset.number !== '1'")
+            finally:
+                browser.close()
+    finally:
+        server.stop()
+        game.stop()
+
+
+def _hidden_cards(game: TableGame, seat: int) -> list[Any]:
+    deadline = time.monotonic() + WAIT_S
+    while game._run is None or game._run.game is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    actor = game._run.game.state.players[seat]
+    return [c for c in [*actor.items, *actor.owned] if c.definition.kind in game.facts.hidden]
+
+
+def test_a_record_is_stepped_through_in_the_page() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    record = a_record(WARD, SEED)
+    pack = pack_of(WARD)
+    table = settle(whole_rules(pack), GameRequest(str(WARD), SEED, seats=record.seats))
+    steps = RecordedGame(pack, table, record, "content/coma-ward")
+    server = TableServer(Session(steps), 0)
+    server.start()
+    at = "document.getElementById('at').textContent"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=BROWSER, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(server.url)
+                of = len(record.moves)
+                until(page, f"{at} === 'move 0 of {of}'")
+                assert page.locator("#undo").is_hidden() and page.locator("#back").is_disabled()
+                assert page.locator("#ask-prompt").inner_text() == record.moves[0].prompt
+                picked = page.locator("#choices .choice.picked")
+                assert picked.inner_text() == record.moves[0].answer
+                page.locator("#forward").click()
+                until(page, f"{at} === 'move 1 of {of}'")
+                page.locator("#forward").click()
+                until(page, f"{at} === 'move 2 of {of}'")
+                assert page.locator("#ask-prompt").inner_text() == record.moves[2].prompt
+                page.locator("#back").click()
+                until(page, f"{at} === 'move 1 of {of}'")
+                assert page.locator("#choices .choice:not([disabled])").count() == 0
+                # the last step is the end, every card face up
+                steps.step(of)
+                until(page, OVER)
+                assert "face down" not in page.locator("#seats").inner_text()
+                assert page.locator("#forward").is_disabled()
+            finally:
+                browser.close()
+    finally:
+        server.stop()

@@ -65,6 +65,13 @@ from compiler.terminal import echo
     metavar="P1,P2,...",
     help="The ladder's rungs, weakest first (default: random,greedy,mcts:16,mcts:64).",
 )
+@click.option(
+    "--include-records",
+    "records",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Also count the played games recorded in DIR (*.json, of this pack), apart.",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def simulate(
@@ -83,6 +90,7 @@ def simulate(
     scheduler: str | None,
     ladder: bool,
     rungs: str | None,
+    records: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
@@ -101,6 +109,7 @@ def simulate(
         compare,
         engine,
         scheduler,
+        records,
     )
     progress = None
     if sys.stderr.isatty():
@@ -112,6 +121,8 @@ def simulate(
 
     # SIGTERM unwinds a sweep as Ctrl-C does: its workers are killed, no page is half-written.
     def run() -> int:
+        if records is not None and ladder:
+            raise UsageError("--include-records counts records beside one sweep: not a --ladder")
         if rungs is not None and not ladder:
             raise UsageError("--rungs names the rungs of a --ladder: add --ladder")
         if ladder:

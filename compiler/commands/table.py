@@ -50,6 +50,24 @@ from compiler.terminal import echo
     show_default=True,
     help="Seconds a bot's decision shows on the page before it is made.",
 )
+@click.option(
+    "--share",
+    is_flag=False,
+    flag_value="0.0.0.0",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Listen on ADDRESS (default: every address of this machine) instead of 127.0.0.1; "
+    "each human seat joins by a link with a code of its own, printed here.",
+)
+@click.option(
+    "--record",
+    "record",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Step through this record of a game (play --game --record, or the page's) instead "
+    "of playing one.",
+)
 @RULESET_OPTION
 @COLOR_OPTION
 def table(
@@ -59,11 +77,13 @@ def table(
     seed: int | None,
     port: int,
     pace: float,
+    share: str | None,
+    record: Path | None,
     ruleset: str | None,
     color: str,
 ) -> None:
-    """Play a whole game of the pack in the browser (127.0.0.1 only): every rule enforced,
-    bots in the seats no person takes, undo, and the game's record to replay."""
+    """Play a whole game of the pack in the browser (127.0.0.1 unless --share): every rule
+    enforced, bots in the seats no person takes, undo, and the game's record to replay."""
 
     style = style_of(color)
     request = TableRequest(
@@ -73,6 +93,8 @@ def table(
         tuple(name.strip() for name in seats.split(",")) if seats is not None else None,
         port,
         pace,
+        share,
+        record,
     )
     with raising(signal.SIGTERM, Terminated):
         code = usage(lambda: table_pack(pack, ruleset, request, echo(style), style))

@@ -391,7 +391,7 @@ def replay_game(
     if compiled is None:
         return EXIT_CONTENT
     try:
-        table = _table_of(compiled, record, path, shown, text)
+        table = table_of_record(compiled, record, path, shown, text)
     except RecordError as error:
         report_to(render_text(error.diagnostic, {shown: text}, style))
         return EXIT_CONTENT
@@ -403,7 +403,7 @@ def replay_game(
     played = play_whole(compiled, table, record.seed, replay=record)
     stale = None
     if played.diverged is not None:
-        stale = _stale(played.diverged, record, shown, text)
+        stale = stale_record(played.diverged, record, shown, text)
     if as_json:
         data = _game_json(played, record.seed)
         failed = stale or played.problem
@@ -420,7 +420,9 @@ def replay_game(
     return _problem(played, compiled, emit, style)
 
 
-def _table_of(compiled: CompiledPack, record: Record, path: Path, shown: str, text: str) -> Table:
+def table_of_record(
+    compiled: CompiledPack, record: Record, path: Path, shown: str, text: str
+) -> Table:
     """The seats and phase of a record, checked against the pack's game; RecordError at the
     record's line if they do not fit it."""
     if compiled.rules.game != record.game:
@@ -439,7 +441,7 @@ def _table_of(compiled: CompiledPack, record: Record, path: Path, shown: str, te
         ) from None
 
 
-def _stale(diverged: Diverged, record: Record, shown: str, text: str) -> Diagnostic:
+def stale_record(diverged: Diverged, record: Record, shown: str, text: str) -> Diagnostic:
     """The first move a replay parted from its record at, placed on that move's line."""
     path: tuple[str | int, ...] = ("moves", min(diverged.move, len(record.moves)) - 1)
     span = record_span(shown, text, path) if record.moves else Span.whole_file(shown)

@@ -145,10 +145,13 @@ def bind(port: int, host: str = HOST) -> socket.socket:
 class LocalServer:
     """An ASGI app served on a bound socket from a thread of its own, until `stop`."""
 
-    def __init__(self, app: ASGIApp, listener: socket.socket) -> None:
+    def __init__(self, app: ASGIApp, listener: socket.socket, names: Iterable[str] = ()) -> None:
+        """`names`: more names a browser may reach the server by (beyond its address and
+        localhost), when the user opted in to an address other machines reach."""
         self.listener = listener
         self.host, self.port = listener.getsockname()[:2]
         self.hosts = {f"{self.host}:{self.port}", f"localhost:{self.port}"}
+        self.hosts |= {f"{name}:{self.port}" for name in names}
         config = uvicorn.Config(
             Guard(app, self.hosts),
             http=DeadlineProtocol,

@@ -37,10 +37,10 @@ POLL_SECONDS = 0.5
 def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: Style = plain) -> int:
     """Serve the pack's pages on 127.0.0.1 until Ctrl-C (KeyboardInterrupt, raised on)."""
     keep_in_this_process()  # every save loads and compiles the pack again
-    folder = _pack_folder(path, ruleset)
+    folder = pack_folder(path, ruleset)
     changes: queue.Queue[int] = queue.Queue()
     stop = threading.Event()
-    watcher = threading.Thread(target=_watch, args=(folder, changes, stop), daemon=True)
+    watcher = threading.Thread(target=watch_folder, args=(folder, changes, stop), daemon=True)
     watcher.start()
     try:
         with tempfile.TemporaryDirectory(prefix="pillbox-serve-") as pictures_folder:
@@ -61,7 +61,7 @@ def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: St
                         generation += 1
                         snapshot = _complete(snapshot, generation, emit)
                         published.publish(snapshot)
-                    _wait(changes)
+                    wait_for_changes(changes)
                     generation += 1
                     snapshot = _rebuild(path, ruleset, pictures, generation, emit, style)
                     published.publish(snapshot)
@@ -71,7 +71,7 @@ def serve_pack(path: Path, ruleset: str | None, port: int, emit: Emit, style: St
         stop.set()
 
 
-def _pack_folder(path: Path, ruleset: str | None) -> Path:
+def pack_folder(path: Path, ruleset: str | None) -> Path:
     """The folder to watch: the pack's (UsageError if the path names none, or several)."""
     targets = resolve_targets([path], ruleset)
     if len(targets) != 1:
@@ -80,7 +80,7 @@ def _pack_folder(path: Path, ruleset: str | None) -> Path:
     return (manifest.parent if manifest else path).resolve()
 
 
-def _watch(folder: Path, changes: queue.Queue[int], stop: threading.Event) -> None:
+def watch_folder(folder: Path, changes: queue.Queue[int], stop: threading.Event) -> None:
     """Put a count of changed files on the queue after each batch of saved changes."""
     import watchfiles
 
@@ -90,7 +90,7 @@ def _watch(folder: Path, changes: queue.Queue[int], stop: threading.Event) -> No
         changes.put(len(batch))
 
 
-def _wait(changes: queue.Queue[int]) -> None:
+def wait_for_changes(changes: queue.Queue[int]) -> None:
     """Wait for the next batch of changes, and take every batch that came meanwhile."""
     while True:
         try:

@@ -4,6 +4,8 @@ It checks and compiles the pack, finds the whole-game rules of its game (`runtim
 checks the seats, policies and phase asked for, plays the sweep in the pool and prints the
 figures (text, or `--json`), and writes the `--report` page. A game the runtime fails on is an
 error (E0460) that names its index and seed, so it can be replayed; the others are counted.
+With `--include-records DIR` the games people played are counted too, apart
+(`compiler.simulate.records`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from compiler.simulate.cluster import run_on_cluster
 from compiler.simulate.compiled import stale_note
 from compiler.simulate.page import write_page
 from compiler.simulate.pool import Playing, Progress, default_workers, run_sweep
-from compiler.simulate.text import difference_lines, figure_lines
+from compiler.simulate.records import NotCounted, count_records, record_files
+from compiler.simulate.text import difference_lines, figure_lines, record_lines
 from compiler.terminal import echo
 from dsl.spans import Diagnostic, Span
 from runtime.datagame import whole_game_of
@@ -57,6 +60,7 @@ class SimulateRequest:
     compare: Path | None = None  # a variant of the pack, played with the same seats and seed
     engine: str = "pool"  # or "dask": a dask.distributed cluster
     scheduler: str | None = None  # the cluster's address (dask; None: a LocalCluster here)
+    records: Path | None = None  # a folder of played games' records, counted apart
 
 
 def simulate(
@@ -74,6 +78,8 @@ def simulate(
         raise UsageError("--scheduler names a dask cluster: add --engine dask")
     if request.report is not None:
         check_html_output(request.report, "--report")
+    if request.records is not None:
+        record_files(request.records)  # a folder with records in it, before any game
     if request.engine != "dask" and (note := stale_note()) is not None:
         echo(style, err=True)(note)  # on stderr, so that --json stays data
     report_to = echo(style, err=True) if request.as_json else emit
@@ -97,6 +103,18 @@ def simulate(
         breakdown = compiled.whole.breakdown if compiled.whole is not None else None
         if breakdown is not None:
             summary["compared with"]["win rate by value"] = both_sides(summary, theirs, breakdown)
+    if request.records is not None:
+        whole = whole_game_of(compiled.rules, compiled.whole)
+        try:
+            counted = count_records(request.records, path, compiled, whole, sweep)
+        except NotCounted as error:
+            report_to(render_text(error.diagnostic, error.sources, style))
+            return EXIT_CONTENT
+        summary["played records"] = {
+            **figures(counted.sweep, counted.totals),
+            "pack": compiled.checked.name,
+            "folder": str(counted.folder),
+        }
     if request.as_json:
         emit(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
@@ -104,6 +122,9 @@ def simulate(
             emit(line)
         if len(swept) > 1:
             for line in difference_lines(summary["compared with"]):
+                emit(line)
+        if "played records" in summary:
+            for line in record_lines(summary["played records"]):
                 emit(line)
     failed = 0
     for one, source in zip(swept, (path, request.compare), strict=False):

@@ -65,6 +65,17 @@ def figure_lines(summary: Figures) -> list[str]:
     return lines
 
 
+def record_lines(summary: Figures) -> list[str]:
+    """The figures of the played records, headed apart from the simulated games'."""
+    players = _policies(summary["policies"])
+    head = (
+        f"played records in {summary['folder']}: {summary['games']} games of "
+        f"{summary['players']} players ({players}), replayed to their end, not simulated"
+    )
+    body = figure_lines(summary)[1:]
+    return ["", head, *(f"  {line}" for line in body if not line.startswith(FLOOR))]
+
+
 def _card_lines(cards: dict[str, Any], played: int) -> list[str]:
     lines = [f"cards ({played} games): drawn, a game; change a draw; share of deaths"]
     width = max((len(title) for title in cards), default=0)

@@ -8,7 +8,9 @@ game is deterministic given its seed and its answers, so an undo calls the game 
 it again from its seed, answering from the moves before the human answer taken back, until that
 question is asked again. What the page shows is made in the game's thread whenever a question
 is asked and when the game ends (`compiler.table.view`), and published whole: the server's
-threads only ever read a published view.
+threads only ever read a published view. At a shared table (`--share`) a view is made for each
+human seat, in which that seat alone sees its hidden cards, and a seat answers and takes back
+only its own questions.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ class CalledOff(BaseException):
 
 class NotAsked(Exception):
     """An answer to a question that is not the one asked now, or out of its range."""
+
+
+class NotYours(NotAsked):
+    """At a shared table, an answer to the question of another seat."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,8 @@ class TableGame:
         seed: int,
         pack: str,
         pace: float = 0.6,
+        apart: Sequence[int] | None = None,
+        first_version: int = 0,
     ) -> None:
         self.compiled = compiled
         self.table = table
@@ -101,8 +109,11 @@ class TableGame:
         self._lock = threading.Condition()
         self._run: _Run | None = None
         self._notes: list[tuple[int, str]] = []  # (log length when said, what the table said)
-        self._version = 0
-        self._view: dict[str, Any] = {"version": 0, "status": "starting"}
+        # the seats that each see the game on a screen of their own (None: one screen)
+        self.apart = tuple(apart) if apart is not None else None
+        self._version = first_version
+        self._view: dict[str, Any] = {"version": first_version, "status": "starting"}
+        self._views: dict[int, dict[str, Any]] = {}
 
     # -- what the server calls -----------------------------------------------------------
 
@@ -111,29 +122,35 @@ class TableGame:
         """How many views have been published: the page asks for one after the last it saw."""
         return self._version
 
-    def view(self) -> dict[str, Any]:
-        """The view published last (never changed once published)."""
-        return self._view
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """The view published last (never changed once published): at a shared table, the
+        view of `seat`."""
+        if seat is None:
+            return self._view
+        return self._views.get(seat, self._view)
 
     def start(self) -> None:
         """Play the game from its seed, in the background."""
         self._begin([])
 
-    def answer(self, number: int, choice: int) -> None:
-        """Answer the human question asked now; NotAsked if it is not the one asked."""
+    def answer(self, number: int, choice: int, seat: int | None = None) -> None:
+        """Answer the human question asked now; NotAsked if it is not the one asked, NotYours
+        if it is not `seat`'s (when one is named)."""
         with self._lock:
             run = self._run
             asked = run.asked if run is not None else None
             if run is None or asked is None or not asked.human or asked.number != number:
                 raise NotAsked(f"question {number} is not the one asked now")
+            if seat is not None and asked.seat != seat:
+                raise NotYours(f"question {number} is seat {asked.seat + 1}'s to answer")
             if not 0 <= choice < len(asked.choices):
                 raise NotAsked(f"question {number} has no answer {choice}")
             run.answer = choice
             self._lock.notify_all()
 
-    def undo(self) -> bool:
+    def undo(self, seat: int | None = None) -> bool:
         """Take back the last human answer and play to its question again; False if no human
-        answer has been given yet."""
+        answer has been given yet, or (when `seat` is named) the last is another seat's."""
         with self._lock:
             run = self._run
             if run is None or run.recorder is None:
@@ -152,6 +169,8 @@ class TableGame:
                 taken = moves[back]
             else:
                 return False
+            if seat is not None and taken.seat - 1 != seat:
+                return False
             logged = len(run.game.log.events) if run.game is not None else 0
         self._call_off()
         with self._lock:
@@ -164,6 +183,10 @@ class TableGame:
             )
         self._begin([move.number - 1 for move in moves[:back]])
         return True
+
+    def step(self, to: int) -> bool:
+        """A game played is not a record to step through."""
+        return False
 
     def record(self) -> Record | None:
         """The record of the game, once it has ended whole (None before, or if it failed)."""
@@ -286,17 +309,38 @@ class TableGame:
                 "labels": dict(ended.labels),
                 "stopped": ended.stopped,
             }
-        view = game_view(
-            self.facts,
-            run.game,
-            run.asked.to_json() if run.asked is not None else None,
-            run.recorder.moves,
-            self._notes,
-            finished=run.finished,
-            problem=run.problem,
-            outcome=outcome,
+        asked = run.asked.to_json() if run.asked is not None else None
+        views: dict[int, dict[str, Any]] = {}
+        for seat in self.apart or ():
+            views[seat] = game_view(
+                self.facts,
+                run.game,
+                asked,
+                run.recorder.moves,
+                self._notes,
+                finished=run.finished,
+                problem=run.problem,
+                outcome=outcome,
+                seat=seat,
+            )
+            views[seat]["version"] = self._version
+        view = (
+            game_view(
+                self.facts,
+                run.game,
+                asked,
+                run.recorder.moves,
+                self._notes,
+                finished=run.finished,
+                problem=run.problem,
+                outcome=outcome,
+            )
+            if self.apart is None
+            # a shared table's one-screen view is never sent: it is only the version
+            else dict[str, Any](status="playing" if not run.finished else "over")
         )
         view["version"] = self._version
+        self._views = views
         self._view = view
 
 

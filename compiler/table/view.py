@@ -3,9 +3,10 @@ with their stats, cards and tokens, the other actors, the board with the pieces 
 game's tracks, the question asked, and the log in the game's words.
 
 What a seat must not see stays hidden until the game ends: the cards of the kinds the ruleset
-deals face down (`hidden: true`) that another seat holds are shown face down, and the log names
-them so too. The seat that sees is the human seat asked now, else the last one asked. A card
-is named by its title, never by the variant drawn.
+deals face down (`hidden: true`) that another seat holds are shown face down, and the log and
+the question asked name them so too. At one screen the seat that sees is the human seat asked
+now, else the last one asked; at a shared table (`--share`) each seat is sent a view of its
+own, in which it alone sees. A card is named by its title, never by the variant drawn.
 """
 
 from __future__ import annotations
@@ -106,17 +107,26 @@ def game_view(
     finished: bool,
     problem: str | None,
     outcome: dict[str, Any] | None,
+    seat: int | None = None,
+    reveal: bool = False,
 ) -> dict[str, Any]:
-    """The page's view of the game now (`outcome`: how it ended, as plain data)."""
+    """The page's view of the game now (`outcome`: how it ended, as plain data): the view of
+    one `seat` at a shared table, else the one screen's; every card face up with `reveal`
+    (a record stepped through, the game over)."""
     state = game.state
-    seeing = None if finished else viewer(facts, question, moves)
+    if finished or reveal:
+        seeing = None
+    elif seat is not None:
+        seeing = seat
+    else:
+        seeing = viewer(facts, question, moves)
     secret = set()
-    if not finished:
+    if not finished and not reveal:
         for actor in state.players:
             if actor.seat != seeing:
                 secret |= {c.definition.title for c in _cards(actor) if _hidden(facts, c)}
     seats = [
-        _seat(facts, game, actor, index, finished or index == seeing)
+        _seat(facts, game, actor, index, finished or reveal or index == seeing)
         for index, actor in enumerate(state.players)
     ]
     others = [_actor(game, actor) for actor in state.others]
@@ -136,13 +146,34 @@ def game_view(
             for place, cards in sorted(state.floor.items())
             if cards
         },
-        "question": question,
+        "question": asked_on_the_page(question, secret),
         "moves": len(moves),
-        "undoable": any(facts.seats[m.seat - 1] == HUMAN for m in moves),
-        "log": _log(game, notes, secret),
+        "undoable": _undoable(facts, moves, seat),
+        "log": log_on_the_page(game, notes, secret),
         "outcome": outcome,
         "problem": problem,
     }
+
+
+def asked_on_the_page(question: dict[str, Any] | None, secret: set[str]) -> dict[str, Any] | None:
+    """The question with no hidden title another seat holds (a bot's, or another person's)."""
+    if question is None or not secret:
+        return question
+    card = question.get("card")
+    return {
+        **question,
+        "prompt": said_on_the_page(str(question["prompt"]), secret),
+        "choices": [said_on_the_page(str(choice), secret) for choice in question["choices"]],
+        "card": FACE_DOWN if isinstance(card, str) and card in secret else card,
+    }
+
+
+def _undoable(facts: TableFacts, moves: Sequence[Move], seat: int | None) -> bool:
+    """Whether there is a human answer to take back: at a shared table, the seat's own last."""
+    humans = [m for m in moves if facts.seats[m.seat - 1] == HUMAN]
+    if seat is None:
+        return bool(humans)
+    return bool(humans) and humans[-1].seat - 1 == seat
 
 
 def _cards(actor: Actor) -> list[CardInstance]:
@@ -193,7 +224,9 @@ def _actor(game: Game, actor: Actor) -> dict[str, Any]:
     }
 
 
-def _log(game: Game, notes: Sequence[tuple[int, str]], secret: set[str]) -> dict[str, Any]:
+def log_on_the_page(
+    game: Game, notes: Sequence[tuple[int, str]], secret: set[str]
+) -> dict[str, Any]:
     """The log's last lines, the table's own notes among them, hidden titles face down."""
     events = game.log.events
     lines: list[dict[str, Any]] = []
@@ -201,12 +234,18 @@ def _log(game: Game, notes: Sequence[tuple[int, str]], secret: set[str]) -> dict
     at = 0
     for index, event in enumerate(events):
         while at < len(said) and said[at][0] <= index:
-            lines.append({"text": said[at][1], "depth": 0, "kind": "table"})
+            # a note quotes a question and its answer: a hidden title in it stays face down
+            lines.append(
+                {"text": said_on_the_page(said[at][1], secret), "depth": 0, "kind": "table"}
+            )
             at += 1
         lines.append(
             {"text": said_on_the_page(event.text, secret), "depth": event.depth, "kind": event.kind}
         )
-    lines += [{"text": text, "depth": 0, "kind": "table"} for _, text in said[at:]]
+    lines += [
+        {"text": said_on_the_page(text, secret), "depth": 0, "kind": "table"}
+        for _, text in said[at:]
+    ]
     return {"earlier": max(len(lines) - LOG_LINES, 0), "lines": lines[-LOG_LINES:]}
 
 

@@ -18,7 +18,7 @@ from runtime.cards import CardDef
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
 from runtime.simulation.reading import READ, CardTally, LogReader
-from runtime.whole import WholeGame, game_seed
+from runtime.whole import Outcome, WholeGame, game_seed
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,20 @@ def play_game(
         record.error = f"{type(error).__name__}: {error}"
         record.error_at = _card_frame(error, {card.file for card in cards})
         return record
-    seats = [p.name for p in game.state.players]
+    read_game(record, whole, outcome, reader, starts)
+    return record
+
+
+def read_game(
+    record: GameRecord,
+    whole: WholeGame,
+    outcome: Outcome,
+    reader: LogReader,
+    starts: dict[str, dict[str, int]],
+) -> None:
+    """Fill a record in from a game played to its end: its outcome, and what its reader
+    kept of its log (`starts`: each seat's stats when the game began)."""
+    seats = [p.name for p in reader.game.state.players]
     record.result = outcome.result
     record.winners = tuple(seats.index(name) for name in outcome.winners if name in seats)
     record.labels = dict(outcome.labels)
@@ -85,7 +98,6 @@ def play_game(
     record.rounds, record.turns = reader.rounds, reader.turns
     record.death_rounds, record.stat_rounds = reader.death_rounds, reader.stat_rounds
     record.cards = reader.cards
-    return record
 
 
 def _card_frame(error: BaseException, files: set[str]) -> tuple[str, int, int] | None:

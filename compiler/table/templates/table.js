@@ -1,11 +1,13 @@
 // The table's page: asks /state for each new view of the game and draws it; posts the
-// answers of the human seats and undo with the table's token. Every text from the game is set
-// as text, never as markup.
+// answers of the human seats, undo, a new game and a step through a record with the table's
+// token (at a shared table, the seat's join code). Every text from the game is set as text,
+// never as markup.
 "use strict";
 
 const SEAT_COLOURS = ["#d9480f", "#0c8599", "#7048e8", "#c2255c", "#2f9e44", "#e67700"];
 const SVG = "http://www.w3.org/2000/svg";
 const token = document.querySelector('meta[name="table-token"]').content;
+const shared = document.querySelector('meta[name="table-shared"]').content === "yes";
 let version = -1;
 let shown = null;
 let busy = false;
@@ -44,10 +46,14 @@ async function post(path, body) {
 async function follow() {
   for (;;) {
     try {
-      const response = await fetch(`/state?after=${version}`, { cache: "no-store" });
+      const response = await fetch(`/state?after=${version}`, {
+        cache: "no-store",
+        headers: { "X-Table-Token": token },
+      });
       if (response.ok) {
         const view = await response.json();
-        if (view.version !== version) {
+        const aside = (v) => JSON.stringify(v && [v.present, v.pack_note]);
+        if (view.version !== version || aside(view) !== aside(shown)) {
           version = view.version;
           draw(view);
         }
@@ -70,11 +76,20 @@ function draw(view) {
   document.body.dataset.status = view.status;
   const facts = view.facts;
   document.getElementById("where").textContent =
-    `${facts.pack} · seed ${facts.seed} · ${facts.seats.length} seats`;
+    `${facts.pack} · seed ${facts.seed} · ${facts.seats.length} ` +
+    (facts.seats.length === 1 ? "seat" : "seats");
   const round = view.status === "over" ? "game over" : `round ${view.round}` +
     (view.phase ? ` · ${words(view.phase)}` : "");
   document.getElementById("round").textContent = round;
   document.getElementById("undo").disabled = !view.undoable || busy;
+  const fresh = document.getElementById("new");
+  fresh.hidden = !view.can_deal;
+  fresh.disabled = busy || (shared && view.status !== "over");
+  drawPresence(view);
+  const note = document.getElementById("pack-note");
+  note.hidden = !view.pack_note;
+  note.textContent = view.pack_note || "";
+  drawStepper(view);
   const record = document.getElementById("record");
   record.classList.toggle("disabled", view.status !== "over" || !!view.problem);
   record.setAttribute("aria-disabled", String(view.status !== "over"));
@@ -83,6 +98,34 @@ function draw(view) {
   drawBoard(view);
   drawTracks(view);
   drawLog(view);
+}
+
+function seatName(view, seat) {
+  const found = view.seats[seat];
+  return found ? `${found.name} (seat ${seat + 1})` : `seat ${seat + 1}`;
+}
+
+function drawPresence(view) {
+  const chip = document.getElementById("present");
+  chip.hidden = !view.present;
+  if (!view.present) return;
+  const here = view.present.map((seat) => (seat === view.you ? "you" : `seat ${seat + 1}`));
+  chip.textContent = `connected: ${here.join(", ") || "no one"}`;
+}
+
+function drawStepper(view) {
+  const stepper = document.getElementById("stepper");
+  const replay = view.replay;
+  stepper.hidden = !replay;
+  document.getElementById("undo").hidden = !!replay;
+  if (!replay) return;
+  document.getElementById("at").textContent = `move ${replay.at} of ${replay.of}`;
+  document.getElementById("back").disabled = busy || replay.at <= 0;
+  document.getElementById("forward").disabled = busy || replay.at >= replay.of;
+}
+
+function mine(view, question) {
+  return question.human && (view.you === null || view.you === undefined || view.you === question.seat);
 }
 
 function drawQuestion(view) {
@@ -122,19 +165,27 @@ function drawQuestion(view) {
     return;
   }
   const seat = view.seats[question.seat];
+  const yours = mine(view, question);
   ask.dataset.number = String(question.number);
   ask.style.setProperty("--seat", colourOf(question.seat));
-  ask.classList.add(question.human ? "human" : "bot");
-  who.textContent = question.human
-    ? `${seat.name} (seat ${question.seat + 1}), your decision`
-    : `${seat.name} (seat ${question.seat + 1}, ${seat.who}) is deciding`;
+  ask.classList.add(yours ? "human" : "bot");
+  if (view.replay) {
+    who.textContent = `${seatName(view, question.seat)} was asked`;
+  } else if (yours) {
+    who.textContent = `${seatName(view, question.seat)}, your decision`;
+  } else if (question.human) {
+    who.textContent = `${seatName(view, question.seat)} is deciding, at their own screen`;
+  } else {
+    who.textContent = `${seat.name} (seat ${question.seat + 1}, ${seat.who}) is deciding`;
+  }
   prompt.textContent = question.prompt;
   if (question.card) card.textContent = question.card;
   question.choices.forEach((choice, index) => {
     const button = el("button", "choice", choice);
     button.type = "button";
     button.dataset.choice = String(index);
-    button.disabled = !question.human;
+    button.disabled = !yours || !!view.replay;
+    if (view.replay && view.replay.answer === index) button.classList.add("picked");
     button.addEventListener("click", () => answer(question.number, index));
     choices.append(button);
   });
@@ -146,6 +197,16 @@ async function answer(number, index) {
   for (const button of document.querySelectorAll("#choices button")) button.disabled = true;
   try {
     await post("/answer", { question: number, choice: index });
+  } finally {
+    busy = false;
+  }
+}
+
+async function act(path, body) {
+  if (busy) return;
+  busy = true;
+  try {
+    await post(path, body);
   } finally {
     busy = false;
   }
@@ -172,9 +233,16 @@ function drawSeats(view) {
     if (view.status !== "over" && view.turn === seat.seat) box.classList.add("turn");
     if (seat.dead) box.classList.add("dead");
     const head = el("header", "seat-head");
-    head.append(el("span", "token"), el("strong", "", seat.name),
-      el("span", "who", seat.who === "human" ? "you" : seat.who));
+    let who = seat.who;
+    if (seat.who === "human") {
+      who = view.you === null || view.you === undefined || view.you === seat.seat ? "you" : "person";
+    }
+    head.append(el("span", "token"), el("strong", "", seat.name), el("span", "who", who));
     if (seat.dead) head.append(el("span", "tag", "dead"));
+    if (view.present && seat.who === "human") {
+      const here = view.present.includes(seat.seat);
+      head.append(el("span", here ? "tag here" : "tag away", here ? "connected" : "not connected"));
+    }
     box.append(head);
     if (seat.location) box.append(el("p", "place", `at ${words(seat.location)}`));
     const stats = el("dl", "stats");
@@ -293,6 +361,14 @@ function drawLog(view) {
 }
 
 document.getElementById("undo").addEventListener("click", undo);
+document.getElementById("new").addEventListener("click", () => act("/new", {}));
+document.getElementById("back").addEventListener("click", () => {
+  if (shown && shown.replay) act("/step", { to: shown.replay.at - 1 });
+});
+document.getElementById("forward").addEventListener("click", () => {
+  if (shown && shown.replay) act("/step", { to: shown.replay.at + 1 });
+});
+if (shared) document.getElementById("record").href = `/record.json?join=${encodeURIComponent(token)}`;
 document.getElementById("record").addEventListener("click", (event) => {
   if (!shown || shown.status !== "over") event.preventDefault();
 });
