@@ -149,6 +149,9 @@ def test_a_sweep_gives_the_same_figures_on_one_and_two_workers() -> None:
         "pages turned",
         "ended on 4: The Waking Eye",
         "health left",
+        "vital signs revealed",
+        "clarity gained",
+        "the dreamer flatlined",
     ):
         assert figure in text
     assert figures[0]["played"] == GAMES  # no game failed

@@ -44,7 +44,7 @@ critical cards revealed on the open page and that of every card revealed."""
 RESERVED = "reserved:"
 """An actor's bonuses hold its reserved dice as (`reserved:<colour>`, count)."""
 
-RESERVE = "reserve"
+RESERVE = "reserve_slot"
 """The stat of dice a reserve slot holds."""
 
 CLARITY_GAINED = "clarity gained"
