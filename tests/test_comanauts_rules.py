@@ -170,6 +170,17 @@ def test_the_flatline_revealed_loses_the_adventure(pack: CompiledPack) -> None:
     assert "the game is lost: flatline == 1" in " ".join(game.log.lines())
 
 
+def test_the_flatline_lies_under_the_shuffled_vital_signs(pack: CompiledPack) -> None:
+    """`shuffle_into_top: {kinds: [vital], cards: 0}`: the stable and critical cards over the
+    Flatline, in a new order each seed (the deck's end is its top)."""
+    orders = set()
+    for seed in range(6):
+        deck = pack.new_game(players=1, seed=seed).state.decks["vitals"]
+        assert [c.title for c in deck].index("Flatline") == 0 and len(deck) == 13
+        orders.add(tuple(c.title for c in deck))
+    assert len(orders) > 1
+
+
 def test_an_avatar_out_reveals_a_vital_signs_card(pack: CompiledPack) -> None:
     game = _adventure(pack, [], [])
     _vitals_on_top(game, pack, "Steady Pulse")
