@@ -115,7 +115,8 @@ def _take_out(
     """The dice drawn leave the bag: the threat dice onto the track, the white dice and the
     inner child die to be rolled (`rolled_later`), the others to the pool."""
     if game.hears("bag") and any(drawn.values()):
-        shown = ", ".join(f"{n} {kind}" for kind, n in drawn.items() if n)
+        named = {CHILD_DIE: "inner child"}
+        shown = ", ".join(f"{n} {named.get(kind, kind)}" for kind, n in drawn.items() if n)
         game.event("bag", f"{actor.name} draws {sum(drawn.values())} dice: {shown}")
     for kind, count in drawn.items():
         if not count:
