@@ -16,7 +16,7 @@ from runtime.game import Game
 from runtime.games.comanauts_adventure import turn_to
 from runtime.games.comanauts_items import defeat, equipped, gain_item
 from runtime.games.comanauts_mind import reserved
-from runtime.games.comanauts_turn import place_threat
+from runtime.games.comanauts_turn import place_threat, refresh_bag
 from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
@@ -107,6 +107,16 @@ def test_a_refresh_leaves_the_reserved_die_on_its_slot(pack: CompiledPack) -> No
     _vitals_on_top(game, pack, "Steady Pulse")
     game.end_turn()
     assert game.state.tracks["red_bag"] == 7  # eight, but the one on the slot
+
+
+def test_a_refresh_keeps_out_the_white_dice_drawn_and_not_yet_rolled(pack: CompiledPack) -> None:
+    game = _adventure(pack, [], [])
+    for kind in ("white", "child"):
+        game.state.tracks[f"{kind}_bag"] = 0
+    game.state.tracks["inner_child"] = 3
+    refresh_bag(game, {"white": 2, "child": 0})  # a bag run dry mid-draw
+    assert game.state.tracks["white_bag"] == 2 and game.state.tracks["child_bag"] == 1
+    assert game.state.tracks["inner_child"] == 0  # the die left its slot for the bag
 
 
 def test_focus_trades_two_dice_for_one_of_the_discard_pool(pack: CompiledPack) -> None:
