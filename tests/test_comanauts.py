@@ -167,10 +167,12 @@ def test_the_bag_runs_dry_and_the_discard_pool_goes_back(pack: CompiledPack) -> 
     for colour in ("red", "green", "blue", "yellow", "purple"):
         game.set_stat(colour, 0)
         game.state.tracks[f"{colour}_bag"] = 0
-    game.state.tracks["threat_bag"] = 0
+    for kind in ("threat", "white", "child"):
+        game.state.tracks[f"{kind}_bag"] = 0
     game.state.tracks["purple_bag"] = 1
     # The purple die, then the bag is empty: the discard pool goes back (all but the die in
-    # the pool), and the draw goes on: the first blue die, then the last threat die of 42.
+    # the pool), and the draw goes on: the first blue die, then the 42nd of 47, the last
+    # threat die (the white dice and the inner child die are counted after the threat dice).
     dice.add([1, 1, 42])
     draw_dice(game, game.player, 3)
     assert [game.stat(c) for c in ("purple", "blue")] == [1, 1]

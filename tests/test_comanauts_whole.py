@@ -68,8 +68,9 @@ def test_the_adventure_opens_at_its_first_page_with_an_empty_pool(pack: Compiled
 
 
 def test_hostile_a_threat_die_drawn_brings_the_enemies_turn(pack: CompiledPack) -> None:
-    # The bag's 44 dice are counted blue 1-8, green, purple, red, yellow, threat 37-44: four
-    # blue dice, then the last of the 40 left, a threat die, onto the track.
+    # The bag's 49 dice are counted blue 1-8, green, purple, red, yellow, threat 37-44, white
+    # 45-48, the inner child 49: four blue dice, then the 40th of the 45 left, the last threat
+    # die, onto the track.
     dice = ForcedDice([1, 1, 1, 1, 40])
     _, game = _adventure(pack, dice)
     rules = CardInstance(game.cards[0], 0)
@@ -106,7 +107,7 @@ def test_safe_four_threat_dice_resolve_the_page_and_the_enemies_come(
     # the crawler closes in toward the airlock; the track is cleared, the bag refreshed.
     crawler = game.actors_of("enemy")[0]
     assert crawler.name == "Hull Crawler" and crawler.location == "cargo"
-    assert game.state.tracks["hostile"] == 1 and game.state.tracks["decline"] == 1
+    assert game.state.tracks["hostile"] == 1 and game.state.tracks["vital_signs_read"] == 1
     assert game.state.tracks["threat"] == 0 and game.state.tracks["threat_bag"] == 8
     assert all(game.state.tracks[f"{colour}_bag"] == 8 for colour in ("blue", "red"))
     assert game.state.tallies["enemies' turns"] == 1
@@ -148,6 +149,9 @@ def test_a_sweep_gives_the_same_figures_on_one_and_two_workers() -> None:
         "pages turned",
         "ended on 4: The Waking Eye",
         "health left",
+        "vital signs revealed",
+        "clarity gained",
+        "the dreamer flatlined",
     ):
         assert figure in text
     assert figures[0]["played"] == GAMES  # no game failed

@@ -18,13 +18,16 @@ from runtime.games.comanauts_adventure import (
     TASK_DONE,
     avatar_out,
     can_equip,
+    can_focus,
     can_interact,
     can_move,
+    can_reserve,
     can_work,
     enemies_here,
     enemies_in_range,
     equip_item,
     fitting,
+    focus,
     interact,
     lair_of,
     lay,
@@ -32,8 +35,10 @@ from runtime.games.comanauts_adventure import (
     named_card,
     page_drawn,
     page_is,
+    page_of,
     page_task,
     pool,
+    reserve,
     turn_page,
     turn_to,
     use_page,
@@ -50,12 +55,14 @@ from runtime.games.comanauts_items import (
     inventory,
     removed,
 )
+from runtime.games.comanauts_mind import CRITICAL, reveal_vitals, turn_critical, vital_drawn
 from runtime.games.comanauts_turn import (
     ENEMY_TURN,
     PAGE,
     PAGE_EFFECT,
     THREAT,
     discard_dice,
+    draw_more,
     strike,
     turn_ends,
     turn_starts,
@@ -68,6 +75,9 @@ TURN_STARTS = "turn_starts"
 
 STATUS = "status"
 ENVIRONMENT = "environment"
+VITAL = "vital"
+FLATLINE = "flatline"
+"""The kinds of the vital signs deck: the stable and critical cards, and the Flatline."""
 
 
 # ---------------------------------------------------------------- verbs
@@ -125,6 +135,23 @@ def discard_your_dice(game: Game, card: CardInstance) -> None:
     """`discard your dice`: every die in your pool goes to the discard pool."""
     game.step()
     discard_dice(game, game.actor)
+
+
+def reveal_vital_signs(game: Game, card: CardInstance) -> None:
+    """`reveal vital signs`: the top card of the vital signs deck is revealed."""
+    game.step()
+    reveal_vitals(game)
+
+
+def critical(game: Game, card: CardInstance) -> None:
+    """`the vital signs turn critical`: the open page's entry for it, once a page."""
+    turn_critical(game, page_of(game))
+
+
+def draw_from_bag(game: Game, card: CardInstance, *, amount: int) -> None:
+    """`draw 2 dice from the bag`: into your pool, the white and inner child dice rolled."""
+    game.step()
+    draw_more(game, game.actor, amount)
 
 
 def close_in(game: Game, card: CardInstance) -> None:
@@ -281,6 +308,9 @@ COMANAUTS = BASE.extend(
         "lay": lay,
         "discard_dice": discard_your_dice,
         "close_in": close_in,
+        "reveal_vitals": reveal_vital_signs,
+        "critical": critical,
+        "draw_bag": draw_from_bag,
     },
     conditions={
         "clear_sight": clear_sight,
@@ -307,16 +337,32 @@ COMANAUTS = BASE.extend(
         ENEMY: enemy_drawn,
         ENVIRONMENT: reveal,
         PAGE: page_drawn,
+        VITAL: vital_drawn,
+        FLATLINE: vital_drawn,
     },
-    played={kind: play_drawn for kind in (ITEM, STATUS, ENEMY, ENVIRONMENT, PAGE)},
+    played={kind: play_drawn for kind in (ITEM, STATUS, ENEMY, ENVIRONMENT, PAGE, VITAL, FLATLINE)},
     hooks={"death": died, "turn_ended": turn_ends},
     reactions={TURN_STARTS: turn_starts},
     turns={ENEMY: strike},
-    procedures={"move": move, "interact": interact, "work": work, "equip": equip_item},
-    can={"move": can_move, "interact": can_interact, "work": can_work, "equip": can_equip},
+    procedures={
+        "move": move,
+        "interact": interact,
+        "work": work,
+        "equip": equip_item,
+        "focus": focus,
+        "reserve": reserve,
+    },
+    can={
+        "move": can_move,
+        "interact": can_interact,
+        "work": can_work,
+        "equip": can_equip,
+        "focus": can_focus,
+        "reserve": can_reserve,
+    },
     using={PAGE: use_page},
     implied={PAGE: page_task},
-    announces=frozenset({ENEMY_TURN, PAGE_EFFECT, TASK_DONE}),
+    announces=frozenset({ENEMY_TURN, PAGE_EFFECT, TASK_DONE, CRITICAL}),
 )
 
 MODULE = COMANAUTS

@@ -11,8 +11,10 @@ from anywhere.
 
 The procedures a seat's actions name: `move` (spend a die of the seat's choosing, then a space
 next to it), `interact` (a card on the avatar's space), `work` (the page's group task, which
-its `group task` property sets, or else its `use` block) and `equip` (an item from the
-inventory, once a turn and free); each with the test of whether it can be taken now. The
+its `group task` property sets, or else its `use` block), `equip` (an item from the
+inventory, once a turn and free), `focus` (two dice of the pool spent for one of the discard
+pool) and `reserve` (a die onto the reserve slot); each with the test of whether it can be
+taken now. The
 values the actions' conditions read: enemies here, enemies a ranged attack reaches, the dice
 that fit a colour's test.
 """
@@ -26,7 +28,14 @@ from runtime.checks import CheckCall
 from runtime.game import Game
 from runtime.games.comanauts_checks import SEEN_THROUGH, colours_of, ranged_reach, wild_of
 from runtime.games.comanauts_items import ASIDE, ENEMY, HOSTILE, equip, inventory, ways
-from runtime.games.comanauts_turn import LAIR, PAGE, clear_threat
+from runtime.games.comanauts_mind import (
+    clear_criticals,
+    put_in_reserve,
+    reserve_room,
+    reserved,
+    reveal_vitals,
+)
+from runtime.games.comanauts_turn import LAIR, PAGE, bag_track, clear_threat
 from runtime.rules import GameRules
 from runtime.state import Actor, Player
 
@@ -98,6 +107,7 @@ def open_page(game: Game, page: CardInstance) -> None:
     if old is not None and old is not page:
         close_page(game, old)
     game.state.in_play[PAGE] = page
+    clear_criticals(game)
     game.event("reveal", f"the adventure book opens at {page.definition.label}", uid=page.uid)
     start = page.definition.properties.get(START)
     if isinstance(start, str):
@@ -370,6 +380,81 @@ def can_equip(game: Game, player: Player) -> bool:
 
 
 def avatar_out(game: Game, actor: Actor) -> None:
-    """An avatar at 0 health is out of the adventure (counted)."""
+    """An avatar at 0 health is out of the adventure (counted): sent to the Morass, which this
+    pack has not, it reveals a vital signs card."""
     if actor.seat is not None:
         game.state.count(AVATARS_OUT)
+        reveal_vitals(game)
+
+
+# ---------------------------------------------------------------- focus and reserve
+
+
+def discard_pool(game: Game) -> dict[str, int]:
+    """The dice of each pool colour in the discard pool: neither in the bag, nor in a pool,
+    nor on a reserve slot."""
+    found: dict[str, int] = {}
+    for colour in colours_of(game):
+        track = bag_track(colour)
+        rule = game.rules.world.tracks.get(track)
+        if rule is None:
+            continue
+        players = game.state.players
+        held = sum(dice_of(p, colour) for p in players)
+        held += sum(reserved(p).get(colour, 0) for p in players)
+        found[colour] = max(rule.start - held - game.state.tracks.get(track, 0), 0)
+    return found
+
+
+def _pool_dice(game: Game, player: Player) -> list[str]:
+    return [colour for colour in colours_of(game) if dice_of(player, colour) > 0]
+
+
+def _spend_one(game: Game, player: Player, why: str) -> None:
+    """The seat spends a die of its choosing (the most plentiful non-purple by default)."""
+    dice = _pool_dice(game, player)
+    wild = _wild(game)
+    most = max(range(len(dice)), key=lambda i: (dice[i] != wild, dice_of(player, dice[i])))
+    picked = game.decide("spend", why, dice, default=most)
+    game.change(dice[picked], -1, player)
+
+
+def focus(game: Game, player: Player) -> None:
+    """`procedure: focus`: two dice of the pool are discarded, then one die of the discard
+    pool (any colour in it, the two just spent among them) joins the pool."""
+    if pool(game, player) < 2:
+        game.event("focus", "focus needs two dice")
+        return
+    for _ in range(2):
+        _spend_one(game, player, "discard which die to focus")
+    there = [colour for colour, n in discard_pool(game).items() if n > 0]
+    if not there:
+        return
+    wild = _wild(game)
+    default = there.index(wild) if wild in there else 0
+    picked = game.decide("take", "take which die from the discard pool", there, default=default)
+    game.change(there[picked], 1, player)
+    game.event("focus", f"{player.name} focuses: a {there[picked]} die from the discard pool")
+
+
+def can_focus(game: Game, player: Player) -> bool:
+    """Whether the seat has two dice to spend."""
+    return pool(game, player) >= 2
+
+
+def reserve(game: Game, player: Player) -> None:
+    """`procedure: reserve`: a die of the pool goes onto the reserve slot, kept past the
+    discard for the seat's next turn."""
+    dice = _pool_dice(game, player)
+    if not dice or reserve_room(game, player) <= 0:
+        game.event("reserve", "no die to reserve, or no room on the reserve slot")
+        return
+    wild = _wild(game)
+    default = dice.index(wild) if wild in dice else 0
+    picked = game.decide("spend", "reserve which die", dice, default=default)
+    put_in_reserve(game, player, dice[picked])
+
+
+def can_reserve(game: Game, player: Player) -> bool:
+    """Whether the seat has a die and room on its reserve slot."""
+    return pool(game, player) > 0 and reserve_room(game, player) > 0

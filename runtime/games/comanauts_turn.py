@@ -16,6 +16,15 @@ from __future__ import annotations
 from runtime.game import Game
 from runtime.games.comanauts_checks import colours_of
 from runtime.games.comanauts_items import ASIDE, ENEMY, HOSTILE, HOSTILE_WORD
+from runtime.games.comanauts_mind import (
+    CHILD_DIE,
+    CLARITY_DICE,
+    INNER_CHILD,
+    gain_clarity,
+    inner_child_drawn,
+    reserved,
+    take_reserve,
+)
 from runtime.state import Actor
 
 THREAT = "threat"
@@ -58,27 +67,30 @@ def bag_track(colour: str) -> str:
 
 
 def bag_colours(game: Game) -> list[str]:
-    """The kinds of die the bag holds: the pool's colours alphabetically, then threat dice."""
-    kinds = [*colours_of(game), THREAT_DICE]
+    """The kinds of die the bag holds: the pool's colours alphabetically, then threat dice,
+    white (clarity) dice and the inner child die."""
+    kinds = [*colours_of(game), THREAT_DICE, CLARITY_DICE, CHILD_DIE]
     return [kind for kind in kinds if bag_track(kind) in game.state.tracks]
 
 
-def draw_dice(game: Game, actor: Actor, count: int) -> None:
+def draw_dice(game: Game, actor: Actor, count: int) -> dict[str, int]:
     """Draw dice from the bag one at a time, each die in it as likely (forced dice count them
     kind by kind, in `bag_colours` order); the dice of a kind drawn are moved together. A
     threat die goes onto the threat track; a bag that runs out is refilled from the discard
-    pool once, and the draw goes on."""
+    pool once, and the draw goes on. Returns the white dice and inner child die drawn, which
+    the caller rolls."""
     kinds = bag_colours(game)
     inside = {kind: game.state.tracks[bag_track(kind)] for kind in kinds}
     drawn = dict.fromkeys(kinds, 0)
+    rolled_later = {CLARITY_DICE: 0, CHILD_DIE: 0}
     refilled = False
     for _ in range(max(count, 0)):
         total = sum(inside.values())
         if total <= 0 and not refilled:
-            _take_out(game, actor, drawn)
+            _take_out(game, actor, drawn, rolled_later)
             game.event("bag", "the dice bag is empty: the discard pool goes back into it")
             game.state.count(REFILLS)
-            refresh_bag(game)
+            refresh_bag(game, rolled_later)
             refilled = True
             inside = {kind: game.state.tracks[bag_track(kind)] for kind in kinds}
             drawn = dict.fromkeys(kinds, 0)
@@ -93,13 +105,18 @@ def draw_dice(game: Game, actor: Actor, count: int) -> None:
                 drawn[kind] += 1
                 break
             pick -= inside[kind]
-    _take_out(game, actor, drawn)
+    _take_out(game, actor, drawn, rolled_later)
+    return rolled_later
 
 
-def _take_out(game: Game, actor: Actor, drawn: dict[str, int]) -> None:
-    """The dice drawn leave the bag: the threat dice onto the track, the others to the pool."""
+def _take_out(
+    game: Game, actor: Actor, drawn: dict[str, int], rolled_later: dict[str, int]
+) -> None:
+    """The dice drawn leave the bag: the threat dice onto the track, the white dice and the
+    inner child die to be rolled (`rolled_later`), the others to the pool."""
     if game.hears("bag") and any(drawn.values()):
-        shown = ", ".join(f"{n} {kind}" for kind, n in drawn.items() if n)
+        named = {CHILD_DIE: "inner child"}
+        shown = ", ".join(f"{n} {named.get(kind, kind)}" for kind, n in drawn.items() if n)
         game.event("bag", f"{actor.name} draws {sum(drawn.values())} dice: {shown}")
     for kind, count in drawn.items():
         if not count:
@@ -108,6 +125,8 @@ def _take_out(game: Game, actor: Actor, drawn: dict[str, int]) -> None:
         if kind == THREAT_DICE:
             game.state.count(THREAT_DRAWN, count)
             game.advance(THREAT, count)
+        elif kind in rolled_later:
+            rolled_later[kind] += count
         else:
             game.change(kind, count, actor)
 
@@ -120,31 +139,53 @@ def discard_dice(game: Game, actor: Actor) -> None:
             game.change(colour, -left, actor)
 
 
-def refresh_bag(game: Game) -> None:
-    """Every die in the discard pool goes back into the bag: all but those in the pools, and,
-    of the threat dice, those on the threat track."""
+def refresh_bag(game: Game, drawn: dict[str, int] | None = None) -> None:
+    """Every die in the discard pool goes back into the bag: all but those in the pools and
+    on the reserve slots, of the threat dice those on the threat track, and the white and
+    inner child dice drawn and not yet rolled (`drawn`). The inner child die leaves its slot."""
     for kind in bag_colours(game):
         track = bag_track(kind)
         rule = game.rules.world.tracks[track]
         if kind == THREAT_DICE:
             held = game.state.tracks.get(THREAT, 0)
+        elif kind in (CLARITY_DICE, CHILD_DIE):
+            held = (drawn or {}).get(kind, 0)
         else:
-            held = sum(p.stats.get(kind) for p in game.state.players if kind in p.stats.rules)
+            players = game.state.players
+            held = sum(p.stats.get(kind) for p in players if kind in p.stats.rules)
+            held += sum(reserved(p).get(kind, 0) for p in players)
         back = max(rule.start - held, 0) - game.state.tracks[track]
         if back:
             game.advance(track, back)
+    if game.state.tracks.get(INNER_CHILD):
+        game.advance(INNER_CHILD, -game.state.tracks[INNER_CHILD])
 
 
 # ---------------------------------------------------------------- the turn's start and end
 
 
 def turn_starts(game: Game) -> None:
-    """Steps 1 and 3: the avatar draws its dice (its stat `draw`), the threat dice among them
-    go onto the track, and a hostile may return."""
+    """Steps 1 to 4: the avatar draws its dice (its stat `draw`), rolls the white ones for
+    clarity, the threat dice among them go onto the track and a hostile may return, the
+    inner child die drawn reveals a vital signs card; then the reserved dice join the pool."""
     actor = game.actor
+    drawn = {CLARITY_DICE: 0, CHILD_DIE: 0}
     if DRAW in actor.stats.rules:
-        draw_dice(game, actor, game.stat(DRAW, actor))
+        drawn = draw_dice(game, actor, game.stat(DRAW, actor))
+    gain_clarity(game, actor, drawn[CLARITY_DICE])
     place_threat(game)
+    for _ in range(drawn[CHILD_DIE]):
+        inner_child_drawn(game)
+    take_reserve(game, actor)
+
+
+def draw_more(game: Game, actor: Actor, count: int) -> None:
+    """Dice drawn from the bag during a turn: rolled for clarity and the inner child as the
+    turn's own draw is."""
+    drawn = draw_dice(game, actor, count)
+    gain_clarity(game, actor, drawn[CLARITY_DICE])
+    for _ in range(drawn[CHILD_DIE]):
+        inner_child_drawn(game)
 
 
 def place_threat(game: Game) -> None:
