@@ -4,8 +4,6 @@ docs/comanauts.md, each rule of the rulebook's page traced to a test that exists
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from compiler.build import CompiledPack
@@ -278,36 +276,3 @@ def test_no_avatar_suffers_the_same_status_twice(pack: CompiledPack) -> None:
 
 
 # ---------------------------------------------------------------- the rule table
-
-
-def test_every_rule_of_the_page_names_a_test_that_exists() -> None:
-    """docs/comanauts.md's rule table: each row a rule with its line on the rulebook's page
-    and the tests that prove it, each of which exists (a card test by its title in the pack,
-    a Python test by its name in tests/)."""
-    doc = (ROOT / "docs" / "comanauts.md").read_text(encoding="utf-8")
-    table = doc.split("## Every rule of the page", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
-    rows = rows[1:]  # the header
-    assert len(rows) >= 30, len(rows)
-    python = {
-        name
-        for path in (ROOT / "tests").glob("test_*.py")
-        for name in re.findall(r"^def (test_\w+)\(", path.read_text(encoding="utf-8"), re.M)
-    }
-    cards = {
-        title
-        for path in PACK.rglob("*.card")
-        for title in re.findall(r'^\s+test "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
-    }
-    for row in rows:
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        assert len(cells) == 4, row
-        where, _rule, _implemented, proof = cells
-        assert re.fullmatch(r"\d+(-\d+)?|p\. \d+", where), row
-        names = re.findall(r"`([^`]+)`", proof)
-        said = re.findall(r'"([^"]+)"', proof)
-        assert names or said or proof.startswith("reading:"), row
-        for name in names:
-            assert name in python, f"{name}: no such test ({row})"
-        for title in said:
-            assert title in cards, f"{title}: no such card test ({row})"
