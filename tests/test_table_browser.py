@@ -167,6 +167,7 @@ def test_a_shared_table_admits_each_seat_by_its_code_alone() -> None:
                     second.screenshot(path=str(IMAGES / "table-shared.png"))
                 text = second.locator("body").inner_text()
                 assert "is deciding, at their own screen" in text
+                assert "connected: seat 1, seat 2 (you)" in text
                 assert all(title not in text for title in theirs)
                 assert all(title in text for title in mine)
                 assert second.locator("#choices button:not([disabled])").count() == 0

@@ -109,7 +109,7 @@ function drawPresence(view) {
   const chip = document.getElementById("present");
   chip.hidden = !view.present;
   if (!view.present) return;
-  const here = view.present.map((seat) => (seat === view.you ? "you" : `seat ${seat + 1}`));
+  const here = view.present.map((seat) => `seat ${seat + 1}${seat === view.you ? " (you)" : ""}`);
   chip.textContent = `connected: ${here.join(", ") || "no one"}`;
 }
 
