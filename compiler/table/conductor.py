@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.play.game import HUMAN, Played, Table, outcome_text, record_of
+from compiler.play.game import HUMAN, Played, Table, record_of
 from compiler.play.records import Move, Record, Recorder
-from compiler.table.view import TableFacts, game_view
+from compiler.table.view import TableFacts, game_view, outcome_view
 from runtime.decisions import Decision, DecisionError
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
@@ -301,14 +301,7 @@ class TableGame:
         self._version += 1
         outcome = None
         if run.finished and run.problem is None:
-            ended = self.table.whole.outcome(run.game)
-            outcome = {
-                "text": outcome_text(ended, self.table.until),
-                "result": ended.result,
-                "winners": list(ended.winners),
-                "labels": dict(ended.labels),
-                "stopped": ended.stopped,
-            }
+            outcome = outcome_view(self.table.whole.outcome(run.game), self.table.until)
         asked = run.asked.to_json() if run.asked is not None else None
         views: dict[int, dict[str, Any]] = {}
         for seat in self.apart or ():

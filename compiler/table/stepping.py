@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.play.game import HUMAN, Table, outcome_text
+from compiler.play.game import HUMAN, Table
 from compiler.play.records import Diverged, Move, Record, Replay
 from compiler.table.conductor import NotAsked
-from compiler.table.view import TableFacts, game_view
+from compiler.table.view import TableFacts, game_view, outcome_view
 from runtime.decisions import Decision, DecisionError
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError
@@ -92,14 +92,7 @@ class RecordedGame:
             known = isinstance(error, (DecisionError, DiceError, RunawayError))
             problem = str(error) if known else runtime_failure(error)
         if problem is None:
-            ended = whole.outcome(game)
-            outcome = {
-                "text": outcome_text(ended, self.table.until),
-                "result": ended.result,
-                "winners": list(ended.winners),
-                "labels": dict(ended.labels),
-                "stopped": ended.stopped,
-            }
+            outcome = outcome_view(whole.outcome(game), self.table.until)
         last = game_view(self.facts, game, None, moves.moves, [], True, problem, outcome)
         last["replay"] = {"answer": None}
         self._views.append(last)

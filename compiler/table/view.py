@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.build import CompiledPack
-from compiler.play.game import HUMAN, Table
+from compiler.play.game import HUMAN, Table, outcome_text
 from compiler.play.records import Move
 from compiler.table.board import layout
 from runtime.cards import CardInstance
 from runtime.game import Game
 from runtime.state import Actor
+from runtime.whole import Outcome
 
 LOG_LINES = 400
 """The log's last lines sent with each view; the earlier ones are counted."""
@@ -255,3 +256,14 @@ def said_on_the_page(text: str, secret: set[str]) -> str:
     for title in secret:
         text = text.replace(f'"{title}"', FACE_DOWN).replace(title, FACE_DOWN)
     return text
+
+
+def outcome_view(outcome: Outcome, until: str) -> dict[str, Any]:
+    """How a game ended, as the page shows it."""
+    return {
+        "text": outcome_text(outcome, until),
+        "result": outcome.result,
+        "winners": list(outcome.winners),
+        "labels": dict(outcome.labels),
+        "stopped": outcome.stopped,
+    }
