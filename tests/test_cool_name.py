@@ -182,3 +182,70 @@ def test_rounds_bite_with_conditions_and_count_a_dying_foe_down(pack: CompiledPa
     play_round(game)  # round 1: the cut bites at the start of the turn; the goblin's round
     assert hero.stats.get("body") == 5
     assert goblin.dead
+
+
+@pytest.mark.parametrize(
+    ("vitality", "attribute", "sides"),
+    [("body", "toughness", 4), ("mind", "willpower", 6), ("spirit", "resilience", 10)],
+)
+def test_each_type_of_wound_rolls_its_own_attribute(
+    pack: CompiledPack, vitality: str, attribute: str, sides: int
+) -> None:
+    """The death check, the rounds of dying and natural healing read the wound's attribute:
+    body toughness, mind willpower, spirit resilience (here 1, 2 and 4: a d4, a d6, a d10)."""
+    game = pack.new_game(players=1, seed=0)
+    hero = game.state.players[0]
+    for name, score in (("toughness", 1), ("willpower", 2), ("resilience", 4)):
+        hero.stats.set(name, score)
+    hero.stats.set(f"{vitality}_wounds", 1)
+    game.dice = ForcedDice([1])  # against 2 wounds: dying
+    wound(game, game.new_instance(card(pack, "Notched Falchion")), hero, vitality, lethal=True)
+    check = next(e for e in game.log.events if e.kind == "check")
+    assert f"death check ({vitality}) (score {hero.stats.get(attribute)}: d{sides} against 2)" in (
+        check.text
+    )
+    assert hero.stats.get("dying") == hero.stats.get(attribute)
+    rule = pack.rules.procedures["natural"]
+    call = CheckCall(rule, (("vitality", vitality),), (), f"natural healing ({vitality})")
+    cot = game.new_instance(card(pack, "Convalescent's Cot"))
+    prepared = CHECKS["cool-name-natural"].prepare(game, cot, call)
+    assert isinstance(prepared, ActionCheck)
+    assert (prepared.score, prepared.sides, prepared.difficulty) == (
+        hero.stats.get(attribute),
+        sides,
+        2,
+    )
+
+
+def _heal_difficulty(pack: CompiledPack, game: Game, span: str | None = None) -> int:
+    """The difficulty of Aria's check to heal one of Wargar's body wounds."""
+    rule = pack.rules.procedures["heal"]
+    args = (("vitality", "body"), *((("span", span),) if span else ()))
+    call = CheckCall(rule, args, (), "check heal body")
+    prepared = prepare_heal(game, game.new_instance(card(pack, "Surgeon's Kit")), call)
+    assert isinstance(prepared, ActionCheck)
+    return prepared.difficulty
+
+
+def test_healing_without_proper_tools_is_harder(pack: CompiledPack) -> None:
+    """Lacking tools for the type adds the ruleset's 2; a simple first-aid kit is not enough,
+    healer's tools are; tools for another type do not count."""
+    game, aria, wargar = party(pack)
+    game.target(wargar)
+    assert _heal_difficulty(pack, game) == 10  # 6 + 2 body wounds + 2 without tools
+    aria.items.append(game.new_instance(card(pack, "Simple First-Aid Kit")))
+    assert _heal_difficulty(pack, game) == 10
+    aria.items.append(game.new_instance(card(pack, "Mind-Mender's Incense")))  # mind, spirit
+    assert _heal_difficulty(pack, game) == 10
+    aria.items.append(game.new_instance(card(pack, "Healer's Tools")))
+    assert _heal_difficulty(pack, game) == 8
+
+
+def test_each_step_down_the_time_chart_adds_one_to_the_difficulty(pack: CompiledPack) -> None:
+    """An hour is the base; a quarter-hour, a minute and a round are one, two and three steps
+    down the chart, each +1 to the difficulty (and a step up adds nothing to it)."""
+    game, aria, wargar = party(pack)
+    game.target(wargar)
+    aria.items.append(game.new_instance(card(pack, "Healer's Tools")))
+    spans = (None, "hour", "quarter-hour", "minute", "round", "half-day")
+    assert [_heal_difficulty(pack, game, span) for span in spans] == [8, 8, 9, 10, 11, 8]
