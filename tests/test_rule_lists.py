@@ -1,10 +1,11 @@
 """The rule lists: each bundled game's page (docs/<game>.md) ends with a table of every rule of
 its rulebook, in this project's words, with the rulebook line it comes from, where it is
 implemented, and what proves it: a Python test by its name in backticks, a card test of the
-game's pack by its name in quotes, or a documented reading (`reading:` and a link).
+game's pack by its name in quotes, or a documented reading (`reading:` and a link). A rule not
+implemented yet says `missing:` and why: it counts against the coverage, and is never hidden.
 
-Each test named must exist, and each row must name a test or a reading: deleting a test a
-rule names fails here. The page states its coverage (`Tested: N of M rules (P %)`), which must
+Each test named must exist, and each row must name a test, a reading or that it is missing:
+deleting a test a rule names fails here. The page states its coverage (`Tested: N of M rules (P %)`), which must
 agree with the table; it is the game's rule coverage as a docs page.
 """
 
@@ -34,6 +35,7 @@ class Rule:
     python: tuple[str, ...]
     cards: tuple[str, ...]
     reading: bool
+    missing: bool
     row: str
 
 
@@ -79,6 +81,7 @@ def rule_list(game: str) -> tuple[str, list[Rule]] | None:
                 tuple(re.findall(r"`(test_\w+)`", proof)),
                 tuple(re.findall(r'"([^"]+)"', proof)),
                 "reading:" in proof,
+                proof.startswith("missing:"),
                 row,
             )
         )
@@ -99,7 +102,7 @@ def problems(
     """What is wrong with a game's rule list: a rule nothing proves, a test that is not there."""
     found = [] if rules else [f"{game}: the rule list has no rows"]
     for rule in rules:
-        if not (rule.python or rule.cards or rule.reading):
+        if not (rule.python or rule.cards or rule.reading or rule.missing):
             found.append(f"{game}: nothing proves {rule.row}")
         found.extend(
             f"{game}: no test {name} ({rule.row})" for name in rule.python if name not in python
@@ -141,5 +144,5 @@ def test_a_rule_whose_test_is_deleted_or_that_names_nothing_fails() -> None:
     found = problems(game, rules, python - {proved.python[0]}, cards)
     assert f"{game}: no test {proved.python[0]} ({proved.row})" in found
     assert all(proved.python[0] in problem for problem in found)
-    bare = Rule("1", "a rule", (), (), False, "| 1 | a rule | | |")
+    bare = Rule("1", "a rule", (), (), False, False, "| 1 | a rule | | |")
     assert problems(game, [bare], python, cards) == [f"{game}: nothing proves {bare.row}"]
