@@ -24,7 +24,7 @@ from compiler.pipeline import FileResult, check_files
 from compiler.printing.art import art_problems, art_references
 from compiler.ruleset import UNPLACED, Ruleset
 from compiler.sheets import expand_sheets, remap_results
-from compiler.wholegame import compile_whole
+from compiler.wholegame_compile import compile_whole
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.game import Game

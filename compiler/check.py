@@ -209,6 +209,9 @@ def _check_pack_files(
     sheets = expand_sheets(pack, problems, report.sources)
     texts.update({shown: sheet.text for shown, sheet in sheets.items()})
     size = card_size_of(pack)
+    cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
+    # A key hashes pillbox's own code (tool_fingerprint reads every file of it): only a cache
+    # needs them, and `--no-cache` is the run that must start fast.
     keys = {
         shown: _file_key(
             ruleset,
@@ -218,9 +221,9 @@ def _check_pack_files(
             size,
         )
         for shown, text in texts.items()
+        if cache is not None
     }
     pack_key = _combined_key(keys, problems)
-    cache = CheckCache.open(pack.root, ruleset.digest) if use_cache else None
     summary = cache.summary(pack_key) if cache is not None else None
     if summary is None:
         summary = _run_checks(ruleset, texts, keys, problems, cache, validate_ir, size, sheets)

@@ -38,6 +38,7 @@ from compiler.ir import (
 from compiler.kept import Kept, keeping
 from compiler.ruleset import Ruleset
 from compiler.rulestext import effects_text
+from dsl.spans import span_text
 
 _CARD_STEPS: tuple[Literal["use", "carry", "play"], ...] = ("use", "carry", "play")
 """The test steps that name another card."""
@@ -113,15 +114,6 @@ class _Positions:
     def text(self, at: Sequence[int]) -> str:
         """What the card says at a span (its first line only), for test messages."""
         return span_text(self.lines, at)
-
-
-def span_text(lines: Sequence[str], at: Sequence[int]) -> str:
-    """The words of a file's lines at an IR span (its first line only)."""
-    line, column, end_line, end_column = at
-    if not 1 <= line <= len(lines):
-        return ""
-    source = lines[line - 1].rstrip("\r\n")
-    return source[column - 1 : end_column - 1 if end_line == line else None].strip()
 
 
 def _name(identifier: str) -> ast.Name:

@@ -297,6 +297,8 @@ def look_alike_titles(ruleset: Ruleset, cards: PackCards) -> Iterator[Diagnostic
 def printed_title(title: str) -> str:
     """A title as it reads in print: NFKC, with the characters that print nothing left out and
     each letter of another script that looks like an ASCII one read as that one."""
+    if title.isascii():  # NFKC leaves ASCII as it is, and no ASCII character is a format (Cf)
+        return title
     shown = "".join(
         c for c in unicodedata.normalize("NFKC", title) if unicodedata.category(c) != "Cf"
     )

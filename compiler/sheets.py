@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from compiler.codegen import span_text
 from compiler.kept import Kept, keeping
 from compiler.lower import IRT
 from compiler.pack import (
@@ -40,7 +39,7 @@ from compiler.pack import (
 )
 from compiler.pipeline import FileResult
 from dsl.parser import CONDITION_KEYWORDS, STATEMENT_KEYWORDS
-from dsl.spans import Diagnostic, Span
+from dsl.spans import Diagnostic, Span, span_text
 
 MAX_SHEET_ROWS = 5_000
 """Rows a sheet may hold, its header included."""

@@ -1,20 +1,21 @@
-"""A ruleset's whole game (`game:`): its effects and conditions compiled from the card language,
-and its problems reported at the ruleset's lines.
+"""A ruleset's whole game (`game:`): its effects and conditions lowered from the card language,
+and its problems reported at the ruleset's lines (`compiler.wholegame_compile` compiles it).
 
 An action's `effect:`, a setup, an ending's condition are card language written in YAML. Each
 is parsed where it stands in its file (the parser is given the file's own lines, so every
 span is the ruleset's line and column), lowered by the same `Lowerer` as a card's blocks and
-compiled by the same code generator into one rules card; `runtime.datagame` plays it.
+compiled (`compiler.wholegame_compile`) by the same code generator into one rules card;
+`runtime.datagame` plays it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from compiler.codegen import compile_file
 from compiler.ir import BlockEntry, Card, Condition, Effect, Operand, Test
 from compiler.lower import Lowerer, at
 from compiler.ruleset import lineage_documents
@@ -23,16 +24,11 @@ from compiler.yamlio import YamlDocument
 from dsl import nodes as n
 from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
-from runtime.cards import CardDef
 from runtime.games import game_module
-from runtime.wholerules import ActionRule, CountedFact, Ending, Part, Tally, WholeRules
 
 SECTION = "game"
 RULES_KIND = "game"
 """The kind of the rules card the whole game's effects are compiled into (never a pack's card)."""
-
-DEFAULT_ROUND_LIMIT = 200
-"""A game still going after this many rounds is stopped and counted as such."""
 
 OPEN_EFFECTS = '_ "_" { _ {'
 OPEN_CONDITION = '_ "_" {'
@@ -53,7 +49,13 @@ class Lowered:
 
     cards: dict[Path, tuple[str, str, Card]]  # file -> (shown name, its text, its rules card)
     diagnostics: list[Diagnostic]
-    documents: list[tuple[Path, YamlDocument]]  # the files the ruleset merges, its own first
+    ruleset: Ruleset
+
+    @cached_property
+    def documents(self) -> list[tuple[Path, YamlDocument]]:
+        """The files the ruleset merges, its own first, read when a position is wanted: a
+        section of procedures only, checked clean, needs none (reading them is 4 ms)."""
+        return lineage_documents(self.ruleset)
 
     def in_written_order(
         self, entries: dict[str, Any], path: tuple[str, ...]
@@ -119,11 +121,10 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
     section = ruleset.data.get(SECTION)
     if not isinstance(section, dict):
         return None
-    documents = lineage_documents(ruleset)
-    lowered = Lowered({}, [], documents)
+    lowered = Lowered({}, [], ruleset)
     texts: dict[Path, str] = {}
     for snippet in snippets(section):
-        found = _written_in(documents, snippet.path)
+        found = _written_in(lowered.documents, snippet.path)
         if found is None:
             continue
         path, document = found
@@ -169,7 +170,7 @@ def lower_whole(ruleset: Ruleset) -> Lowered | None:
             }
             card["tests"].append(test)
         lowered.diagnostics += lowerer.diagnostics
-    lowered.diagnostics += list(_structure_problems(ruleset, section, documents))
+    lowered.diagnostics += list(_structure_problems(ruleset, section, lowered))
     return lowered
 
 
@@ -207,11 +208,6 @@ def _bounds(ruleset: Ruleset, operand: Operand) -> tuple[int, int] | None:
     if operand.get("value") == "track" and track is not None and track.on == "game":
         return track.low, track.high
     return None
-
-
-def _each_seat(entry: object) -> bool:
-    """Whether a tally is read for each seat and summed (its short form), or once."""
-    return not isinstance(entry, dict) or bool(entry.get("each_seat", True))
 
 
 def written_order(
@@ -333,12 +329,13 @@ def _error(code: str, message: str, span: Span, help: str | None = None) -> Diag
 
 
 def _structure_problems(
-    ruleset: Ruleset, section: dict[str, Any], documents: list[tuple[Path, YamlDocument]]
+    ruleset: Ruleset, section: dict[str, Any], lowered: Lowered
 ) -> Iterator[Diagnostic]:
     """What keeps the section from making a game: procedures the module lacks, a turn no seat
     takes, actions no one can pay for, a free action taken forever, no way to end."""
 
     def span(*path: str, key: bool = False) -> Span:
+        documents = lowered.documents
         found = _written_in(documents, (SECTION, *path))
         if found is None:
             found = _written_in(documents, (SECTION,))
@@ -462,91 +459,3 @@ def _unknown_procedure(
             span(*path),
             f"its procedures: {known}",
         )
-
-
-def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
-    """The ruleset's whole game, compiled; None when it declares none. The ruleset checked
-    clean (`whole_game_problems` found none) before it is compiled."""
-    lowered = lowered_whole(ruleset)
-    if lowered is None:
-        return None
-    section: dict[str, Any] = ruleset.data[SECTION]
-    blocks: dict[str, Any] = {}
-    checks: dict[str, Any] = {}
-    observers: dict[str, Any] = {}
-    card: CardDef | None = None
-    for _path, (shown, text, ir) in lowered.cards.items():
-        compiled = compile_file(ruleset, [ir], shown, text, library)
-        card = compiled.cards[0]
-        blocks.update({block.name: block.run for block in card.blocks})
-        checks.update({test.name: test.steps[0].check for test in card.tests})
-        observers.update(
-            {test.name: test.steps[0].observe[0][1] for test in card.tests if test.steps[0].observe}
-        )
-    if card is None:  # every part is a procedure: a card with no blocks runs them
-        card = CardDef(RULES_KIND, ruleset.title, None, ruleset.file, 1, {})
-    actions = []
-    for name, action in lowered.in_written_order(
-        section.get("actions") or {}, (SECTION, "actions")
-    ):
-        action = action or {}
-        actions.append(
-            ActionRule(
-                name=name,
-                text=str(action.get("text") or name.replace("_", " ")),
-                line=0,
-                cost=int(action.get("cost", 0)),
-                once=bool(action.get("once", False)),
-                main=bool(action.get("main", False)),
-                self_paid=bool(action.get("self_paid", False)),
-                when=checks.get(f"when {name}"),
-                effect=blocks.get(f"action {name}"),
-                procedure=action.get("procedure"),
-            )
-        )
-    end = section.get("end") or {}
-    endings = tuple(
-        Ending(result, checks[result], str(end[result]))
-        for result in ("lost", "won")
-        if result in checks
-    )
-    seats = section.get("seats") or {}
-    setup = section.get("setup") or {}
-    return WholeRules(
-        fewest=int(seats.get("fewest", 1)),
-        most=int(seats.get("most", 1)),
-        actions=tuple(actions),
-        endings=endings,
-        round_limit=int(end.get("round_limit", DEFAULT_ROUND_LIMIT)),
-        after_last_round=end.get("after_last_round"),
-        winners=str(end.get("winners", "living")),
-        setup_table=blocks.get("setup table"),
-        setup_seat=blocks.get("setup seat"),
-        setup_procedure=setup.get("procedure"),
-        turn_starts=blocks.get("turn starts"),
-        turn_ends=blocks.get("turn ends"),
-        facts=tuple(
-            CountedFact(name, checks[f"count {name}"])
-            for name in (section.get("count") or {})
-            if f"count {name}" in checks
-        ),
-        tallies=tuple(
-            Tally(name, observers[f"tally {name}"], _each_seat(entry))
-            for name, entry in (section.get("tally") or {}).items()
-            if f"tally {name}" in observers
-        ),
-        card=card,
-        parts=tuple(
-            Part(name, str((entry or {}).get("procedure")))
-            for name, entry in lowered.in_written_order(
-                section.get("parts") or {}, (SECTION, "parts")
-            )
-        ),
-        notes=section.get("notes"),
-        breakdown=section.get("breakdown"),
-        actor_turns={
-            kind: blocks[f"turn {kind}"]
-            for kind in (section.get("turns") or {})
-            if f"turn {kind}" in blocks
-        },
-    )

@@ -6,6 +6,7 @@ produces diagnostics; how they are rendered is the compiler's business.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -50,6 +51,15 @@ class Span(NamedTuple):
     def whole_file(cls, file: str) -> Span:
         """Return a span pointing at the first character of a file."""
         return cls(file, 1, 1, 1, 1)
+
+
+def span_text(lines: Sequence[str], at: Sequence[int]) -> str:
+    """The words of a file's lines at a span in the IR's list form (its first line only)."""
+    line, column, end_line, end_column = at
+    if not 1 <= line <= len(lines):
+        return ""
+    source = lines[line - 1].rstrip("\r\n")
+    return source[column - 1 : end_column - 1 if end_line == line else None].strip()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """A whole game as data: the seats, setup, actions, end and counted facts a ruleset's `game:`
 section declares, with its effects and conditions compiled from the card language.
 
-The compiler (`compiler.wholegame`) builds these from the ruleset; `runtime.datagame` plays
-them. Nothing here knows a game: every name is the ruleset's.
+The compiler (`compiler.wholegame_compile`) builds these from the ruleset; `runtime.datagame`
+plays them. Nothing here knows a game: every name is the ruleset's.
 """
 
 from __future__ import annotations

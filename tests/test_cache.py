@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import compiler.check
 import compiler.pipeline
 from compiler.cache import cache_dir
 from compiler.check import check_paths
@@ -84,3 +85,17 @@ def test_no_cache_writes_nothing(tmp_path: Path) -> None:
     pack = make_pack(tmp_path / "pack", 1)
     check_paths([pack], use_cache=False)
     assert not list(cache_dir().glob("check-*"))
+
+
+def test_no_cache_does_not_hash_pillbox_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cache keys hash every file of pillbox's code; `--no-cache`, the run that must
+    # start fast, has no use for them.
+    def refuse() -> str:
+        raise AssertionError("tool_fingerprint read without a cache")
+
+    monkeypatch.setattr(compiler.check, "tool_fingerprint", refuse)
+    pack = make_pack(tmp_path / "pack", 2)
+    report = check_paths([pack], use_cache=False)
+    assert report.errors == 0 and report.files == 2

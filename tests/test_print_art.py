@@ -27,6 +27,7 @@ from compiler.printing.glyphs import (
     COVERAGE,
     coverage_text,
     installed_font_has,
+    missing,
     read_font_coverage,
     shipped_coverage,
 )
@@ -170,6 +171,14 @@ def test_a_character_no_font_has_is_warned_of_where_the_card_writes_it(
         assert said.count("warning[W0706]") == 1, said
         assert f"cards.card:{number}:{column}: warning[W0706]" in said
         assert "U+E000 a private-use character" in said
+
+
+def test_the_characters_no_font_has_are_found_in_the_order_written() -> None:
+    # missing() finds the characters past what every face has by one regex pass: the Latin
+    # ones before U+0250 (a U+024F included) are never looked up, the rest come once each.
+    text = f"Caf\u00e9 \u024f{PRIVATE_USE}\u00ff \u200b{PRIVATE_USE}\U000f0000"
+    assert missing(text) == [PRIVATE_USE, "\U000f0000"]
+    assert missing("Caf\u00e9 \u024f") == []
 
 
 def test_art_is_found_inside_the_pack_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler import wholegame
 from compiler.build import CompiledPack
+from compiler.ruleset import load_ruleset
 from runtime.datagame import data_whole_game, legal_actions, whole_game_of
 from runtime.decisions import Decision, DecisionMaker, ScriptedDecisions
 from runtime.game import Game
@@ -287,3 +289,16 @@ def test_what_the_rules_put_on_this_stays_for_the_game(tmp_path: Path) -> None:
     assert game.state.over == "won" and game.state.tracks["light"] == 6
     assert game.state.rules_card is not None
     assert game.state.rules_card.tokens == {"batteries": 6}  # one a trim, all kept
+
+
+def test_a_clean_game_of_procedures_is_checked_without_reading_its_files_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Reading the ruleset's files again for their positions costs every check 4 ms; a
+    # `game:` of procedures only, with nothing wrong, points at no line.
+    def refuse(ruleset: object) -> object:
+        raise AssertionError("the ruleset's files were read again")
+
+    monkeypatch.setattr(wholegame, "lineage_documents", refuse)
+    monkeypatch.setattr(wholegame, "_LOWERED", {})
+    assert wholegame.whole_game_problems(load_ruleset("coma-ward"), {}) == []
