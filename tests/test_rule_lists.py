@@ -5,8 +5,8 @@ game's pack by its name in quotes, or a documented reading (`reading:` and a lin
 implemented yet says `missing:` and why: it counts against the coverage, and is never hidden.
 
 Each test named must exist, and each row must name a test, a reading or that it is missing:
-deleting a test a rule names fails here. The page states its coverage (`Tested: N of M rules (P %)`), which must
-agree with the table; it is the game's rule coverage as a docs page.
+deleting a test a rule names fails here. The page states its coverage (`Tested: N of M rules
+(P %)`), which must agree with the table; it is the game's rule coverage as a docs page.
 """
 
 from __future__ import annotations
