@@ -1,0 +1,156 @@
+"""Lobotomy: rules of the rulebook that had no test of their own, each with forced dice where
+dice are rolled (the numbers in the names are the rulebook's lines; docs/lobotomy.md lists
+every rule and what proves it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.dice import ForcedDice
+from runtime.games.lobotomy import patrol_space, special_event, tantrum, target_nearest
+from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
+from runtime.games.lobotomy_table import lay_memory_token, open_ways
+from tests.conftest import ROOT
+from tests.helpers import card, compiled
+
+PACK = ROOT / "content" / "lobotomy"
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def memory_tokens(flags: set[str]) -> list[str]:
+    return sorted(flag for flag in flags if flag.startswith("memory token:"))
+
+
+def test_memory_tokens_one_a_space_and_twelve_at_most_lines_238_395(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.state.flags = {f for f in game.state.flags if not f.startswith("memory token:")}
+    lay_memory_token(game, "A1")
+    lay_memory_token(game, "A1")  # never two on one space
+    assert memory_tokens(game.state.flags) == ["memory token:A1"]
+    for number in range(2, 13):
+        lay_memory_token(game, f"B{number}")
+    lay_memory_token(game, "C1")  # all twelve are on the board: the step is skipped
+    assert len(memory_tokens(game.state.flags)) == 12
+    assert "memory token:C1" not in game.state.flags
+
+
+def test_the_warden_goes_from_a12_to_b1_lines_234_401_873(pack: CompiledPack) -> None:
+    assert (patrol_space(0), patrol_space(11), patrol_space(12)) == ("A1", "A12", "B1")
+    game = pack.new_game(players=1, seed=1)
+    game.advance("insomnia", 11)
+    (walker,) = game.actors_of("warden")
+    assert walker.location == "A12"
+    game.advance("insomnia", 1)
+    assert walker.location == "B1" and game.state.tracks["insomnia"] == 12
+
+
+def test_a_death_leaves_the_cooldowns_as_they_were_line_916(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=2)
+    hero = game.state.players[0]
+    calm = game.new_instance(card(pack, "Calm Voice"))
+    hero.items.append(calm)
+    game.add_tokens(calm, "cooldown", 2)
+    hero.location = "B4"
+    hero.stats.set("health", 1)
+    husk = game.spawn("monster", "B4", card(pack, "Orderly Husk"))
+    game.state.round = 1  # inside a game: a death does not end the run
+    game.dice = ForcedDice([6, 6, 6])
+    monster_attack(game, husk, hero)
+    assert hero.location == "central" and hero.stats.get("health") == 6
+    assert calm.tokens.get("cooldown") == 2
+
+
+def test_a_monster_with_no_ap_still_attacks_and_attacking_costs_none_lines_433_462(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.location = "A3"
+    husk = game.spawn("monster", "A3", card(pack, "Orderly Husk"))
+    husk.stats.set("ap", 0)
+    phase = pack.rules.world.turns.phases[1]
+    game.dice = ForcedDice([6, 6, 6])
+    monsters_attack(game, phase)
+    assert hero.stats.get("health") == 4  # three successes, Defense 1: 2 damage
+    assert husk.stats.get("ap") == 0
+
+
+def test_a_monster_keeps_its_damage_as_it_moves_line_643(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.state.players[0].location = "A3"
+    husk = game.spawn("monster", "A6", card(pack, "Orderly Husk"))
+    husk.stats.set("hp", 2)
+    move_monsters(game, pack.rules.world.turns.phases[1])
+    assert husk.location == "A4" and husk.stats.get("hp") == 2
+
+
+def test_each_monster_attacks_once_a_monsters_turn_line_462(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.state.players[0]
+    hero.location = "A3"
+    game.spawn("monster", "A3", card(pack, "Orderly Husk"))
+    game.dice = ForcedDice([1, 1, 1])
+    before = len(game.log.events)
+    monsters_attack(game, pack.rules.world.turns.phases[1])
+    attacks = [e for e in game.log.events[before:] if e.kind == "attack"]
+    assert len(attacks) == 1
+
+
+def test_a_special_event_runs_each_scenarios_event_of_its_colour_lines_375_381(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.play(card(pack, "The Night Shift"))  # on red: the Warden a space on
+    game.play(card(pack, "Hall of Mirrors"))  # on red: 1 insanity for each character
+    game.state.in_play["movement"] = game.new_instance(card(pack, "Cold Draft"))  # red
+    special_event(game, pack.rules.world.turns.phases[1])
+    assert game.state.tracks["insomnia"] == 1
+    assert game.state.players[0].stats.get("insanity") == 1
+    game.state.in_play["movement"] = game.new_instance(card(pack, "Quiet Hour"))  # no colour
+    special_event(game, pack.rules.world.turns.phases[1])
+    assert game.state.tracks["insomnia"] == 1
+
+
+def test_a_tantrum_leaves_the_others_on_the_space_to_a_smash_line_845(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    boss = game.spawn("monster", first.location, card(pack, "Kiln Warden Oswin"))
+    second.location = first.location
+    second.stats.set("defense", 0)
+    game.state.current = 1
+    tantrum(game, game.new_instance(card(pack, "Sedative")))
+    assert any(flag.startswith("tantrum") for flag in game.state.flags)
+    game.dice = ForcedDice([6, 6])
+    move_monsters(game, pack.rules.world.turns.phases[1])
+    assert first.stats.get("health") == 5 and second.stats.get("health") == 4
+    assert boss.location == first.location
+
+
+def test_characters_and_tokens_on_a_space_do_not_stop_a_move_line_333(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    game.state.flags = {f for f in game.state.flags if not f.startswith("memory token:")}
+    first.location, second.location = "C3", "C4"
+    lay_memory_token(game, "C4")
+    game.state.floor.clear()  # no door between them: only the character and the token
+    assert "C4" in open_ways(game, first)
+    game.move("C4")
+    assert first.location == "C4"
+
+
+def test_the_warden_cannot_be_attacked_before_the_clash_line_264(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.advance("insomnia", 1)
+    (walker,) = game.actors_of("warden")
+    walker.location = game.player.location  # set there: no stomp, no walk
+    target_nearest(game, game.new_instance(card(pack, "Sedative")))
+    assert game.state.target is None and game.actors_of("monster") == []
