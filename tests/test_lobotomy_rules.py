@@ -11,6 +11,7 @@ from runtime.dice import ForcedDice
 from runtime.games.lobotomy import patrol_space, special_event, tantrum, target_nearest
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_table import lay_memory_token, open_ways
+from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
 
@@ -154,3 +155,54 @@ def test_the_warden_cannot_be_attacked_before_the_clash_line_264(pack: CompiledP
     walker.location = game.player.location  # set there: no stomp, no walk
     target_nearest(game, game.new_instance(card(pack, "Sedative")))
     assert game.state.target is None and game.actors_of("monster") == []
+
+
+def test_a_monster_targets_the_lowest_defense_then_the_least_health_lines_763_767(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    first.location = second.location = "C2"
+    first.stats.set("health", 6)
+    second.stats.set("health", 3)
+    game.spawn("monster", "C2", card(pack, "Orderly Husk"))
+    phase = pack.rules.world.turns.phases[1]
+    game.dice = ForcedDice([1, 1, 1])
+    monsters_attack(game, phase)  # the same Defense: the one with less health
+    game.dice = ForcedDice([1, 1, 1])
+    second.stats.set("defense", 2)
+    monsters_attack(game, phase)  # the lowest Defense first, whatever the health
+    attacks = [e for e in game.log.events if e.kind == "attack"]
+    assert [e.data["target"] for e in attacks] == ["player 2", "player 1"]
+
+
+def test_a_scenario_done_before_the_clash_gives_an_insanity_back_line_1004(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=5, seed=1)
+    for player in game.state.players:
+        player.stats.set("insanity", 2)
+    game.play(card(pack, "Cold Storage"))
+    (keeper,) = game.actors_of("monster")
+    game.state.round = 1
+    game.change("hp", -keeper.stats.get("hp"), keeper)
+    game.state.decks["movement"] = []
+    game.state.decks["monster"] = []
+    game.state.decks["scenario"] = []
+    play_round(game)
+    assert game.state.tracks["scenarios"] == 1
+    assert [p.stats.get("insanity") for p in game.state.players] == [1] * 5
+
+
+@pytest.mark.parametrize(("first", "second", "step"), [("A4", "A8", "A5"), ("A8", "A4", "A7")])
+def test_two_characters_as_near_a_monster_heads_for_the_first_seat_line_440(
+    pack: CompiledPack, first: str, second: str, step: str
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    game.state.floor.clear()  # no doors in the way
+    seats = game.state.players
+    seats[0].location, seats[1].location = first, second
+    husk = game.spawn("monster", "A6", card(pack, "Orderly Husk"))
+    husk.stats.set("ap", 1)
+    move_monsters(game, pack.rules.world.turns.phases[1])
+    assert husk.location == step
