@@ -8,7 +8,15 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.dice import ForcedDice
-from runtime.games.lobotomy import patrol_space, special_event, tantrum, target_nearest
+from runtime.games.lobotomy import (
+    chaos_die,
+    fists,
+    patrol_space,
+    special_event,
+    tantrum,
+    target_nearest,
+)
+from runtime.games.lobotomy_dice import CHAOS_FACES, ChaosFace
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_table import lay_memory_token, open_ways
 from runtime.rounds import play_round
@@ -206,3 +214,22 @@ def test_two_characters_as_near_a_monster_heads_for_the_first_seat_line_440(
     husk.stats.set("ap", 1)
     move_monsters(game, pack.rules.world.turns.phases[1])
     assert husk.location == step
+
+
+def test_of_two_attack_rolls_only_the_first_has_the_chaos_die_line_835(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    game.target(husk)
+    bare = game.new_instance(card(pack, "Sedative"))
+    chaos_die(game, bare)
+    two_skulls = CHAOS_FACES.index(ChaosFace(skulls=2)) + 1
+    # The first roll: three blanks and the Chaos Die's two skulls, 1 past Defense 1; the
+    # second: three sixes and no Chaos Die, 2 past it. Health 4 to 1, no die left over.
+    dice = ForcedDice([1, 1, 1, two_skulls, 6, 6, 6])
+    game.dice = dice
+    fists(game, bare)
+    assert husk.stats.get("hp") == 3
+    fists(game, bare)
+    assert husk.stats.get("hp") == 1 and dice.unused == []
