@@ -233,3 +233,30 @@ def test_of_two_attack_rolls_only_the_first_has_the_chaos_die_line_835(
     assert husk.stats.get("hp") == 3
     fists(game, bare)
     assert husk.stats.get("hp") == 1 and dice.unused == []
+
+
+def test_a_monster_leaves_a_space_with_a_character_it_is_not_after_line_823(
+    pack: CompiledPack,
+) -> None:
+    # The Nemesis haunts the third seat (the lowest roll); on the first's space, it walks off.
+    game = pack.new_game(players=3, seed=1)
+    game.state.floor.clear()
+    for seat, character in enumerate(game.state.players):
+        character.location = ["A5", "A8", "B5"][seat]
+    game.dice = ForcedDice([4, 3, 1])
+    nemesis = game.spawn("monster", "A5", card(pack, "The Other You"))
+    move_monsters(game, pack.rules.world.turns.phases[1])
+    assert nemesis.location == "A4"  # towards B5, by the central piece
+
+
+def test_the_players_act_one_after_another_in_seat_order_lines_158_307(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=3, seed=1)
+    game.state.decks["movement"] = []
+    game.state.decks["monster"] = []
+    play_round(game)
+    turns = [e.text for e in game.log.events if e.kind == "turn"]
+    assert turns == [
+        f"player {seat}'s turn {edge}" for seat in (1, 2, 3) for edge in ("begins", "ends")
+    ]
