@@ -260,3 +260,16 @@ def test_the_players_act_one_after_another_in_seat_order_lines_158_307(
     assert turns == [
         f"player {seat}'s turn {edge}" for seat in (1, 2, 3) for edge in ("begins", "ends")
     ]
+
+
+def test_a_scenario_done_leaves_with_its_tokens_and_its_monsters_stay_line_1000(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=5, seed=1)
+    game.state.decks["scenario"] = []  # its jump starts no other
+    sheep = game.play(card(pack, "Counting Sheep"))  # its setup: a monster on A6
+    sheep.tokens["progress"] = 5
+    game.end_turn()  # its objective is checked: done
+    assert not any(slot.startswith("scenario:") for slot in game.state.in_play)
+    assert game.state.tracks["scenarios"] == 1 and not sheep.tokens.get("progress")
+    assert [m.location for m in game.actors_of("monster")] == ["A6"]
