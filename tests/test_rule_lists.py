@@ -67,9 +67,9 @@ def rule_list(game: str) -> tuple[str, list[Rule]] | None:
     if found is None:
         return None
     section = page[found.end() :].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
     rules = []
-    for row in rows[2:]:  # the header and its rule
+    for row in rows[2:]:  # the header and its rule (`|---|`)
         cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
         assert len(cells) == 4, f"{game}: a row of four cells, not {len(cells)}: {row}"
         where, text, _implemented, proof = cells
@@ -93,7 +93,7 @@ LISTED = [game for game in GAMES if rule_list(game) is not None]
 
 def test_the_games_with_a_rule_list_are_known() -> None:
     """The games whose lists are written (issue 34 asks for all four)."""
-    assert {"comanauts", "cool-name"} <= set(LISTED)
+    assert {"comanauts", "cool-name", "lobotomy"} <= set(LISTED)
 
 
 def problems(
@@ -146,3 +146,14 @@ def test_a_rule_whose_test_is_deleted_or_that_names_nothing_fails() -> None:
     assert all(proved.python[0] in problem for problem in found)
     bare = Rule("1", "a rule", (), (), False, False, "| 1 | a rule | | |")
     assert problems(game, [bare], python, cards) == [f"{game}: nothing proves {bare.row}"]
+
+
+@pytest.mark.parametrize("game", LISTED)
+def test_the_first_rule_under_the_header_is_read(game: str) -> None:
+    """The header's rule (`|---|`) is skipped, not the table's first rule."""
+    listed = rule_list(game)
+    assert listed is not None
+    section, rules = listed
+    lines = section.splitlines()
+    first = lines[next(i for i, line in enumerate(lines) if line.startswith("|---")) + 1]
+    assert rules[0].row == first
