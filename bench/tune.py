@@ -26,17 +26,21 @@ from bench.timing import load, verdict  # noqa: E402
 
 GOAL_MINUTES = 15.0
 
+MINUTES = "10"
+"""The time tune's default seats are chosen to fit: under the goal, so the search can end."""
+
 CASES = {
     "cool-name": (
         "content/cool-name",
-        ["--target", "won 40..55%", "--vary", "foe", "--max-edits", "2"],
+        ["--target", "won 60..75%", "--vary", "foe", "--max-edits", "2", "--minutes", MINUTES],
     ),
     "comanauts": (
         "content/comanauts",
-        ["--target", "won 70..85%", "--vary", "enemy", "--max-edits", "2"],
+        ["--target", "won 70..85%", "--vary", "enemy", "--max-edits", "2", "--minutes", MINUTES],
     ),
 }
-"""Each case: its pack and what tune is asked."""
+"""Each case: its pack and what tune is asked: a band a designer might ask of it (the encounter
+harder than the strongest seats find it now), which the pack as written misses."""
 
 
 def run(name: str, pack: str, asked: list[str]) -> None:
