@@ -1,0 +1,167 @@
+"""Coma Ward's rules that its rule list (docs/coma-ward.md, "Every rule of the rulebook") names
+and no other test held: a turn's movement, its free actions, turn order, a failed search's
+hallucination, picking up and dropping. Dice are forced and answers scripted."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.cards import CardInstance
+from runtime.decisions import Decision, DecisionMaker, Defaults, PresetThenAsk
+from runtime.dice import ForcedDice
+from runtime.game import Game
+from runtime.games.coma_ward_game import (
+    drop_items,
+    new_game,
+    pick_up,
+    prologue,
+    setup,
+    take_turn,
+    trade,
+    use_items,
+)
+from runtime.games.coma_ward_map import walk
+from runtime.games.coma_ward_rules import focus_search
+from tests.conftest import ROOT
+from tests.helpers import card, compiled
+
+PACK = ROOT / "content" / "coma-ward"
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+class _Seen:
+    """A decision maker that remembers what it was asked."""
+
+    def __init__(self, then: DecisionMaker) -> None:
+        self.then = then
+        self.asked: list[Decision] = []
+
+    def decide(self, decision: Decision) -> int:
+        self.asked.append(decision)
+        return self.then.decide(decision)
+
+
+def _game(pack: CompiledPack, players: int = 2, *answers: str) -> tuple[Game, _Seen]:
+    """A whole game set up, with scripted answers (defaults once they run out), remembered."""
+    game = new_game(pack.rules, pack.cards, players, 0)
+    game.decisions = PresetThenAsk([], Defaults())
+    setup(game)
+    seen = _Seen(PresetThenAsk(answers, Defaults()))
+    game.decisions = seen
+    return game, seen
+
+
+def _give(game: Game, pack: CompiledPack, into: list[CardInstance], *titles: str) -> None:
+    into.extend(game.new_instance(card(pack, title)) for title in titles)
+
+
+def _texts(game: Game) -> list[str]:
+    return [event.text for event in game.log.events]
+
+
+def test_a_move_takes_at_most_dexterity_steps_through_a_space_with_a_player(
+    pack: CompiledPack,
+) -> None:
+    # Health 2: Dexterity 2. The second player stands on f2-west, which the first walks
+    # through; the third step is never offered.
+    steps = ("walk to f2-west", "walk to f2-stairs")
+    game, seen = _game(pack, 2, "move", *steps)
+    first, second = game.state.players
+    game.set_stat("health", 2, first)
+    second.location = "f2-west"
+    take_turn(game, first)
+    assert first.location == "f2-stairs"
+    moves = [d for d in seen.asked if d.kind == "move"]
+    assert [d.prompt for d in moves] == [
+        "2 moves left from nurses-station",
+        "1 move left from f2-west",
+    ]
+
+
+def test_a_player_who_does_not_move_has_not_entered_their_space(pack: CompiledPack) -> None:
+    # The Pharmacy Cage's "when you end your move here" at Terror 4 costs a Health: a turn
+    # that starts on the cage and stops at once does not end a move there.
+    game, _ = _game(pack, 2, "stop")
+    player = game.state.players[0]
+    game.state.in_play["f2-room-2"] = game.new_instance(card(pack, "Pharmacy Cage"))
+    player.location = "f2-room-2"
+    game.set_stat("terror", 4, player)
+    assert walk(game, player, 3, set()) is None
+    assert player.stats.get("health") == 5 and player.location == "f2-room-2"
+
+
+def test_play_passes_to_the_left_seat_by_seat(pack: CompiledPack) -> None:
+    game, _ = _game(pack, 3)
+    prologue(game, game.state.players[0], round_limit=1)
+    begun = [text for text in _texts(game) if text.endswith("'s turn begins")]
+    assert begun == [f"player {seat}'s turn begins" for seat in (1, 2, 3)]
+
+
+def test_a_failed_search_draws_a_hallucination_the_left_player_reads(pack: CompiledPack) -> None:
+    # Focus 4: 1 1 2 3 is no success; the hallucination is read by the player to the left.
+    game, _ = _game(pack, 3)
+    first = game.state.players[0]
+    room = game.new_instance(card(pack, "Records Archive"))
+    game.state.decks["hallucination"].append(
+        game.new_instance(card(pack, "The Gurney That Follows"))
+    )
+    game.dice = ForcedDice([1, 1, 2, 3])
+    assert focus_search(game, room) is False
+    narrating = [e for e in game.log.events if e.kind == "narrator"]
+    assert [e.data["narrator"] for e in narrating] == ["player 2"]
+    assert first.location == "f2-stairs"  # the option picked resolved: "Climb aboard"
+    assert not first.items
+
+
+def test_a_trade_never_takes_the_receiver_past_the_carry_limit(pack: CompiledPack) -> None:
+    # Strength 3: the second player carries three items, so nothing counted can be given.
+    game, seen = _game(pack, 2, "player 2", "done", "done")
+    first, second = game.state.players
+    _give(game, pack, first.items, "Hospital Jelly")
+    _give(game, pack, second.items, "Hospital Jelly", "Hospital Jelly", "Hospital Jelly")
+    assert trade(game, first) == set()
+    give = next(d for d in seen.asked if d.prompt == "give player 2")
+    assert give.choices == ("done",)
+    assert len(first.items) == 1 and len(second.items) == 3
+
+
+def test_any_number_of_items_are_used_in_one_free_action(pack: CompiledPack) -> None:
+    game, _ = _game(pack, 2, "Hospital Jelly", "Hospital Jelly")
+    player = game.state.players[0]
+    game.set_stat("health", 3, player)
+    _give(game, pack, player.items, "Hospital Jelly", "Hospital Jelly")
+    use_items(game, player)
+    assert player.stats.get("health") == 5 and not player.items
+
+
+def test_items_dropped_lie_face_up_on_the_space(pack: CompiledPack) -> None:
+    game, _ = _game(pack, 2, "Hospital Jelly", "done")
+    player = game.state.players[0]
+    _give(game, pack, player.items, "Hospital Jelly", "Packet of Crackers")
+    drop_items(game, player)
+    assert [i.title for i in game.state.floor["nurses-station"]] == ["Hospital Jelly"]
+    assert [i.title for i in player.items] == ["Packet of Crackers"]
+    assert any(text.startswith("drop ") and "Hospital Jelly" in text for text in _texts(game))
+
+
+def test_picking_up_takes_everything_then_drops_to_the_carry_limit(pack: CompiledPack) -> None:
+    game, _ = _game(pack, 2, "Packet of Crackers")
+    player = game.state.players[0]
+    floor = game.state.floor.setdefault("nurses-station", [])
+    _give(
+        game,
+        pack,
+        floor,
+        "Hospital Jelly",
+        "Hospital Jelly",
+        "Hospital Jelly",
+        "Packet of Crackers",
+    )
+    pick_up(game, player)
+    assert [i.title for i in player.items] == ["Hospital Jelly"] * 3
+    assert [i.title for i in game.state.floor["nurses-station"]] == ["Packet of Crackers"]
