@@ -165,3 +165,18 @@ def test_picking_up_takes_everything_then_drops_to_the_carry_limit(pack: Compile
     pick_up(game, player)
     assert [i.title for i in player.items] == ["Hospital Jelly"] * 3
     assert [i.title for i in game.state.floor["nurses-station"]] == ["Packet of Crackers"]
+
+
+def test_a_move_a_card_grants_never_enters_an_unrevealed_room(pack: CompiledPack) -> None:
+    # `move to PLACE` is `game.move`: onto a slot with no tile it is refused, onto a room laid
+    # it goes (rulebook line 209).
+    game, _ = _game(pack, 2)
+    player = game.state.players[0]
+    game.move("f2-room-3")
+    assert player.location == "nurses-station" and "f2-room-3" not in game.state.in_play
+    assert _texts(game)[-1] == (
+        "nurses-station → f2-room-3: a move a card grants never enters an unrevealed room"
+    )
+    game.state.in_play["f2-room-3"] = game.new_instance(card(pack, "Records Archive"))
+    game.move("f2-room-3")
+    assert player.location == "f2-room-3"

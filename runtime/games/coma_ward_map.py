@@ -9,6 +9,8 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 - Entering a slot that has no room tile yet ends the move there; revealing it is the turn's
   main action. With the room deck empty, such a slot cannot be entered at all.
 - Ending the move (its triggers) happens once, where the player stops, and only if they moved.
+- A move a card grants (`move to PLACE`) never enters a slot whose room tile is not laid: only
+  the movement action reveals tiles (rulebook line 209). The move is refused and logged.
 """
 
 from __future__ import annotations
@@ -81,6 +83,13 @@ def board(game: Game) -> Board:
 def is_hidden(game: Game, place: str) -> bool:
     """Whether a place is a slot whose room tile has not been laid."""
     return place in board(game).slots and place not in game.state.in_play
+
+
+def refused_move(game: Game, player: Player, place: str) -> str | None:
+    """Why a move a card grants may not go to this place: a slot with no room tile yet."""
+    if is_hidden(game, place):
+        return "a move a card grants never enters an unrevealed room"
+    return None
 
 
 def steps_from(game: Game, place: str) -> Sequence[Step]:

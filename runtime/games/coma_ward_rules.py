@@ -14,6 +14,7 @@ from runtime.checks import Arm
 from runtime.game import Game, RunEnded
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
+from runtime.games.coma_ward_map import refused_move
 from runtime.games.coma_ward_phenomena import CONDITIONS as ACT_CONDITIONS
 from runtime.games.coma_ward_phenomena import TRIGGERS as ACT_TRIGGERS
 from runtime.games.coma_ward_phenomena import VALUES as ACT_VALUES
@@ -439,6 +440,7 @@ COMA_WARD = BASE.extend(
     },
     owned={"quirk": True, "neurosis": True, "role": True, "record": True},
     hooks={"death": drop_everything, "move_ended": end_move, "turn_ended": turn_ends},
+    refusals={"move": refused_move},
     announces=frozenset(
         {
             "revealed",
