@@ -11,6 +11,7 @@ from runtime.cards import CardInstance
 from runtime.decisions import Decision, DecisionMaker, Defaults, PresetThenAsk
 from runtime.dice import ForcedDice
 from runtime.game import Game
+from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_game import (
     drop_items,
     new_game,
@@ -180,3 +181,44 @@ def test_a_move_a_card_grants_never_enters_an_unrevealed_room(pack: CompiledPack
     game.state.in_play["f2-room-3"] = game.new_instance(card(pack, "Records Archive"))
     game.move("f2-room-3")
     assert player.location == "f2-room-3"
+
+
+def _fight(pack: CompiledPack, dice: list[int], *answers: str) -> tuple[Game, _Seen]:
+    """Two players on the nurses' station, f2-room-2 revealed beside it, f2-room-3 not."""
+    game, seen = _game(pack, 2, *answers)
+    game.state.in_play["f2-room-2"] = game.new_instance(card(pack, "Records Archive"))
+    game.dice = ForcedDice(dice)
+    return game, seen
+
+
+def test_a_dodge_won_lets_the_defender_step_one_space_away(pack: CompiledPack) -> None:
+    # Unarmed, 3 dice: one success; a dodge of Dexterity 3 + 2: two. The defender may step to
+    # a space next to theirs, never into a room with no tile (rulebook 237, 268).
+    game, seen = _fight(pack, [5, 1, 1, 5, 6, 1, 1, 1], "dodge", "walk to f2-room-2")
+    first, second = game.state.players
+    result = attack(game, first, second)
+    assert result.winner == "defender" and not result.tie
+    (step,) = [
+        d for d in seen.asked if d.prompt == "player 2 may move one space away from player 1"
+    ]
+    assert step.choices == ("stay", "walk to f2-east", "walk to f2-room-2", "walk to f2-west")
+    assert step.default == 0 and step.seat == second.seat
+    assert second.location == "f2-room-2" and first.location == "nurses-station"
+    assert second.stats.get("health") == 5
+
+
+@pytest.mark.parametrize(
+    ("dice", "defence"),
+    [
+        ([5, 1, 1, 5, 1, 1, 1, 1], "dodge"),  # a tie: nobody moves (239, 271)
+        ([5, 1, 1, 5, 6, 1], "counter-attack"),  # a counter-attack won: no step away
+    ],
+)
+def test_no_step_away_after_a_tie_or_a_counter_attack(
+    pack: CompiledPack, dice: list[int], defence: str
+) -> None:
+    game, seen = _fight(pack, dice, defence)
+    first, second = game.state.players
+    attack(game, first, second)
+    assert not [d for d in seen.asked if "one space away" in d.prompt]
+    assert second.location == first.location == "nurses-station"

@@ -11,6 +11,9 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 - Ending the move (its triggers) happens once, where the player stops, and only if they moved.
 - A move a card grants (`move to PLACE`) never enters a slot whose room tile is not laid: only
   the movement action reveals tiles (rulebook line 209). The move is refused and logged.
+- The winner of a fight by a dodge may step to a space next to theirs, or stay (lines 237,
+  268): never into an unrevealed room, nor by the elevator. It is no movement action, so no
+  move ends there (line 170).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from runtime.world import Board, Lift
 
 STOP = "stop"
 """The answer that ends a move before its last space."""
+
+STAY = "stay"
+"""The answer of a dodge's winner who does not step away."""
 
 REMEMBERED_BOARDS = 100
 """Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
@@ -90,6 +96,25 @@ def refused_move(game: Game, player: Player, place: str) -> str | None:
     if is_hidden(game, place):
         return "a move a card grants never enters an unrevealed room"
     return None
+
+
+def step_away(game: Game, player: Player, away_from: str) -> str | None:
+    """A dodge won: the defender may step to a space next to theirs, away from the attacker
+    (`away_from` names them); the space stepped to, if they did."""
+    here = player.location
+    if here is None:
+        return None
+    spaces = [near for near in sorted(board(game).neighbours(here)) if not is_hidden(game, near)]
+    if not spaces:
+        return None
+    prompt = f"{player.name} may move one space away from {away_from}"
+    choices = (STAY, *(f"walk to {space}" for space in spaces))
+    picked = game.decide("move", prompt, choices, default=0, asked=player)
+    if picked == 0:
+        return None
+    player.location = spaces[picked - 1]
+    game.event("move", f"{player.name} steps away: {here} → {player.location}", to=player.location)
+    return player.location
 
 
 def steps_from(game: Game, place: str) -> Sequence[Step]:
