@@ -8,7 +8,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.cards import CardInstance
-from runtime.decisions import Decision, DecisionMaker, Defaults, PresetThenAsk
+from runtime.decisions import Decision, DecisionMaker, Defaults, PresetThenAsk, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
@@ -25,7 +25,7 @@ from runtime.games.coma_ward_game import (
 from runtime.games.coma_ward_map import walk
 from runtime.games.coma_ward_rules import focus_search
 from tests.conftest import ROOT
-from tests.helpers import card, compiled
+from tests.helpers import card, compiled, make_pack
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -222,3 +222,51 @@ def test_no_step_away_after_a_tie_or_a_counter_attack(
     attack(game, first, second)
     assert not [d for d in seen.asked if "one space away" in d.prompt]
     assert second.location == first.location == "nurses-station"
+
+
+CORRIDOR = """\
+hallucination "The Corridor Stretches" {
+    situation "The hallway runs on further than it should."
+    option "Run" { move 3 spaces away }
+}
+
+room "Linen Closet" { number 1 }
+"""
+
+
+@pytest.fixture(scope="module")
+def corridor(tmp_path_factory: pytest.TempPathFactory) -> CompiledPack:
+    """A pack of one hallucination whose option moves the player three spaces away."""
+    return compiled(make_pack(tmp_path_factory.mktemp("corridor"), cards=CORRIDOR))
+
+
+@pytest.mark.parametrize(("face", "arrives"), [(1, "f2-elevator"), (2, "f1-elevator")])
+def test_move_x_spaces_away_is_exactly_x_moves_the_elevator_as_in_any_move(
+    corridor: CompiledPack, face: int, arrives: str
+) -> None:
+    # By default each step leaves the player farthest from the start: the hallway east, the
+    # elevator, then a ride down, which on a 1 does not move and spends the move (348-350).
+    seen = _Seen(ScriptedDecisions(["Run"]))
+    game = corridor.new_game(seed=0, dice=ForcedDice([face]), decisions=seen)
+    game.play(card(corridor, "The Corridor Stretches"))
+    assert game.player.location == arrives
+    moves = [d for d in seen.asked if d.kind == "move"]
+    assert [d.prompt for d in moves] == [
+        "3 of 3 moves left from nurses-station",
+        "2 of 3 moves left from f2-east",
+        "1 of 3 moves left from f2-elevator",
+    ]
+    assert "the elevator rolls 1: it does not move" in _texts(game) or face != 1
+
+
+def test_move_x_spaces_away_has_no_stop_and_never_enters_an_unrevealed_room(
+    corridor: CompiledPack,
+) -> None:
+    answers = ["Run", "walk to f2-room-2", "walk to nurses-station", "walk to f2-west"]
+    seen = _Seen(ScriptedDecisions(answers))
+    game = corridor.new_game(seed=0, decisions=seen)
+    game.state.in_play["f2-room-2"] = game.new_instance(card(corridor, "Linen Closet"))
+    game.play(card(corridor, "The Corridor Stretches"))
+    assert game.player.location == "f2-west"
+    first = next(d for d in seen.asked if d.kind == "move")
+    assert first.choices == ("walk to f2-east", "walk to f2-room-2", "walk to f2-west")

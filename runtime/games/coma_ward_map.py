@@ -11,6 +11,10 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 - Ending the move (its triggers) happens once, where the player stops, and only if they moved.
 - A move a card grants (`move to PLACE`) never enters a slot whose room tile is not laid: only
   the movement action reveals tiles (rulebook line 209). The move is refused and logged.
+- `move N spaces away` is exactly N moves (rulebook lines 348-350), each a step the player
+  picks, by default the one that leaves them farthest from where they began; the stairs and
+  the elevator serve as in any move (a failed ride spends its move), and no step enters an
+  unrevealed room. It ends early only where no step is open.
 - The winner of a fight by a dodge may step to a space next to theirs, or stay (lines 237,
   268): never into an unrevealed room, nor by the elevator. It is no movement action, so no
   move ends there (line 170).
@@ -96,6 +100,37 @@ def refused_move(game: Game, player: Player, place: str) -> str | None:
     if is_hidden(game, place):
         return "a move a card grants never enters an unrevealed room"
     return None
+
+
+def move_exactly(game: Game, player: Player, moves: int) -> None:
+    """`move 3 spaces away`: exactly `moves` moves, each a step the player picks (by default
+    the farthest from the start), the elevator tried as in any move; never into an unrevealed
+    room. The move ends where the last step leaves the player."""
+    start = player.location
+    if start is None:
+        return
+    found = board(game)
+    far = found.distances(start)
+    for left in range(moves, 0, -1):
+        here = player.location
+        if here is None or game.ended:
+            break
+        steps = [s for s in _board_moves(found, here).steps if not is_hidden(game, s.to)]
+        if not steps:
+            game.event("move", f"no space is open from {here}: the move ends early")
+            break
+        away = max(range(len(steps)), key=lambda index: far.get(steps[index].to, -1))
+        prompt = f"{left} of {moves} moves left from {here}"
+        step = steps[game.decide("move", prompt, [s.label for s in steps], default=away)]
+        if step.lift is not None:
+            face = game.roll_dice(1, step.lift.sides).faces[0]
+            if face in step.lift.fails:
+                game.event("move", f"the {step.lift.name} rolls {face}: it does not move")
+                continue
+        game.event("move", f"move: {here} → {step.to}", to=step.to)
+        player.location = step.to
+    if player.location != start:
+        game.hook("move_ended", player)
 
 
 def step_away(game: Game, player: Player, away_from: str) -> str | None:

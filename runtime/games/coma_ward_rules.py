@@ -14,7 +14,7 @@ from runtime.checks import Arm
 from runtime.game import Game, RunEnded
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
-from runtime.games.coma_ward_map import refused_move
+from runtime.games.coma_ward_map import move_exactly, refused_move
 from runtime.games.coma_ward_phenomena import CONDITIONS as ACT_CONDITIONS
 from runtime.games.coma_ward_phenomena import TRIGGERS as ACT_TRIGGERS
 from runtime.games.coma_ward_phenomena import VALUES as ACT_VALUES
@@ -241,6 +241,12 @@ def spend_use(game: Game, card: CardInstance) -> None:
         game.discard(card)
 
 
+def move_away(game: Game, card: CardInstance, *, amount: int) -> None:
+    """`move 3 spaces away`: exactly that many spaces, never into an unrevealed room."""
+    game.step()
+    move_exactly(game, game.player, amount)
+
+
 def pills_on_this(game: Game, card: CardInstance) -> int:
     """`pills on this`."""
     return card.tokens.get("pill", 0)
@@ -407,6 +413,7 @@ COMA_WARD = BASE.extend(
         "bonus_next": bonus_next,
         "take_damage": take_damage,
         "spend_use": spend_use,
+        "move_away": move_away,
         **ACT_VERBS,
     },
     modifiers={"carry_bonus": carry_bonus},
