@@ -4,6 +4,8 @@ hallucination, picking up and dropping. Dice are forced and answers scripted."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from compiler.build import CompiledPack
@@ -270,3 +272,33 @@ def test_move_x_spaces_away_has_no_stop_and_never_enters_an_unrevealed_room(
     assert game.player.location == "f2-west"
     first = next(d for d in seen.asked if d.kind == "move")
     assert first.choices == ("walk to f2-east", "walk to f2-room-2", "walk to f2-west")
+
+
+LOCKER = """\
+hallucination "A Locker Left Open" {
+    situation "Someone has been through these shelves before you."
+    option "Search" { search the item deck }
+}
+
+item "Gauze" { type medicine; use { discard this; gain health 1 } }
+item "Cold Toast" { type food; use { discard this; lose terror 1 } }
+item "Mop Handle" { type weapon }
+"""
+
+
+def test_searching_a_deck_leaves_its_discards_out_and_shuffles_it(tmp_path: Path) -> None:
+    # The FAQ (344-346): the player picks from the deck, not from its discard pile, and the
+    # deck is shuffled afterwards without the discards.
+    locker = compiled(make_pack(tmp_path, cards=LOCKER))
+    seen = _Seen(ScriptedDecisions(["Search", "Mop Handle"]))
+    game = locker.new_game(seed=0, decisions=seen)
+    deck, discards = game.state.decks["item"], game.state.discards.setdefault("item", [])
+    deck[:] = [game.new_instance(card(locker, t)) for t in ("Gauze", "Mop Handle", "Cold Toast")]
+    discards[:] = [game.new_instance(card(locker, "Gauze"))]
+    shuffles = game.shuffles
+    game.play(card(locker, "A Locker Left Open"))
+    offered = next(d for d in seen.asked if d.prompt == "search the item deck for")
+    assert offered.choices == ("Cold Toast", "Mop Handle", "Gauze")  # the pile, top first
+    assert [i.title for i in game.player.items] == ["Mop Handle"]
+    assert sorted(c.title for c in deck) == ["Cold Toast", "Gauze"]
+    assert [c.title for c in discards] == ["Gauze"] and game.shuffles == shuffles + 1
