@@ -201,6 +201,19 @@ def test_the_matron_attacks_with_four_dice_and_a_dodge_answers(pack: CompiledPac
     assert calm.state.players[0].stats.get("health") == 5 and calm.actors_of("matron")
 
 
+def test_a_dodge_that_beats_the_matron_lets_the_character_step_away(pack: CompiledPack) -> None:
+    # Her 4 dice: 1 success; the dodge's 5 dice: 2. As in any fight, the character who wins
+    # by a dodge may step one space away (rulebook 237, 268).
+    game = _act(pack, "Doing the Rounds", players=2, dice=[5, 1, 1, 1, 5, 6, 1, 1, 1])
+    victim, other = game.state.players
+    other.location = "roof"
+    game.decisions = PresetThenAsk(["dodge", "walk to f2-west"], Defaults())
+    round_ends(game)
+    (matron,) = game.actors_of("matron")
+    assert victim.stats.get("health") == 5 and victim.location == "f2-west"
+    assert matron.location == "nurses-station"
+
+
 def test_pills_go_on_rooms_at_the_end_of_a_turn_and_six_rooms_win(pack: CompiledPack) -> None:
     game = _act(pack, "Doing the Rounds", players=2)
     player = game.state.players[1]

@@ -27,15 +27,16 @@ PACK = ROOT / "content" / "coma-ward"
 # answering a game's own procedure (where to step) by its rules, `odds` weighing the
 # look-alike variants its seat cannot tell apart instead of reading the one drawn, and the log
 # telling the change a stat made rather than the one asked (the same games: a 100-game sweep's
-# figures were the same to the byte before and after).
+# figures were the same to the byte before and after), and the winner of a dodge asked whether
+# to step away (rulebook 237, 268).
 GAMES = {
-    (4, 0, None): "5d33218625c968d238b85a7d",
-    (4, 1, None): "8a5087491237375f93cb7f6f",
-    (4, 2, None): "0d3c6b6a58988b7fefccc510",
+    (4, 0, None): "e6427acd3775cc86c7cf300f",
+    (4, 1, None): "838d960f57beebfa97b05f6f",
+    (4, 2, None): "4e8be115310fe9c0db614257",
     (2, 3, None): "6a1073327b4336f7d38ced98",
-    (6, 4, None): "420a11755669336cc7acd368",
-    (4, 5, "random"): "ed990c8ad5108dfed8c0c5a6",
-    (4, 6, "cautious"): "b8b1103bbaa8a70cfd1a03e8",
+    (6, 4, None): "2514ab0bb8d7bdac3875c2d2",
+    (4, 5, "random"): "bdcc27a93a133ae41814c6ea",
+    (4, 6, "cautious"): "919effb01a71b02a85440052",
     (4, 7, "bold"): "3e0abbc647a05c490b880276",
     (4, 8, "odds"): "85e28f04f65d49893517a450",
     (3, 9, "odds"): "b6f9945f0c589fc49b46c850",

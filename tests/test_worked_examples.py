@@ -219,7 +219,10 @@ def test_bruce_attacks_with_the_broom_on_seven_dice(cards: CompiledPack) -> None
 
 
 def test_jane_dodges_with_sneakers_on_six_dice(cards: CompiledPack) -> None:
-    game, dice, answers = new_game(cards, [1, 1, 2, 2, 3, 5, 6, 5, 5, 6, 1, 2, 3], ["dodge"])
+    # Jane wins, so she may move one space away from Bruce (rulebook 237): she does.
+    game, dice, answers = new_game(
+        cards, [1, 1, 2, 2, 3, 5, 6, 5, 5, 6, 1, 2, 3], ["dodge", "walk to f2-west"]
+    )
     bruce, jane = game.state.players
     (broom,) = give(game, bruce, "Broom")
     give(game, jane, "Sneakers")
@@ -229,12 +232,15 @@ def test_jane_dodges_with_sneakers_on_six_dice(cards: CompiledPack) -> None:
     assert (result.defender_dice, result.defender_successes) == (6, 3)
     assert result.winner == "defender" and not result.tie and result.damage == 0
     assert jane.stats.get("health") == 5
-    assert lines(game)[-4:] == [
+    assert lines(game)[-6:] == [
         "Jane defends against Bruce: dodge",
         "Jane rolls dexterity 4, dodge +2 = 6 dice",
         "Jane dodges (6 dice): 5 5 6 1 2 3 → 3 successes",
         "Jane wins 2 to 3: no harm done; Jane may move one space away from Bruce",
+        "Jane may move one space away from Bruce: walk to f2-west",
+        "Jane steps away: nurses-station → f2-west",
     ]
+    assert jane.location == "f2-west" and bruce.location == "nurses-station"
     assert used_up(dice, answers)
 
 

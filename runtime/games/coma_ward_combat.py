@@ -11,6 +11,7 @@ The procedure is the rulebook's "Attacking or Stealing Items". Readings taken he
   Neither takes the bonuses of a stat's own checks (`bonus next dexterity`): those wait for a
   `check dexterity`. Adrenaline and carried items count through `game.stat`, as in any check.
 - Ties go to the defender, and nothing happens: no damage, no move, no item changes hands.
+- A defender who wins by a dodge may step one space away (`coma_ward_map.step_away`).
 - The side that is hurt may discard clothing that `protects` to take less damage, piece by
   piece (`coma_ward.hurt`).
 - Medicine as an attack: the attacker declares `medicine` and rolls an attack check with the
@@ -31,6 +32,7 @@ from runtime.cards import CardInstance, Effect
 from runtime.checks import CheckCall
 from runtime.decisions import YES_NO
 from runtime.game import Game
+from runtime.games.coma_ward_map import step_away
 from runtime.games.coma_ward_pool import POOL, Pool, make_pool, roll_prepared, take_bonuses
 from runtime.rules import ProcedureRule
 from runtime.state import Player, seat_index
@@ -400,6 +402,7 @@ def attack(
             f"{defender.name} may move one space away from {attacker.name}",
             winner=defender.name,
         )
+        step_away(game, defender, attacker.name)
         return result
     # A counter-attack hurts the attacker even when they only meant to steal.
     return _hurt(game, defender, attacker, counter.damage, result, score)

@@ -8,7 +8,8 @@ Readings taken here:
 - An enemy "attacks with N dice": it rolls N dice of the attack check against one character on
   its space (the one it walked toward, else the first in seat order), who dodges or
   counter-attacks as in any fight. If it wins, the character takes an unarmed blow's damage;
-  the enemies have no Health, so a counter-attack that wins only fends it off.
+  the enemies have no Health, so a counter-attack that wins only fends it off; a dodge that
+  wins lets the character step one space away, as in any fight.
 - The waterline "climbs one floor": to the next space on another floor that it has not stood on
   (the stairs above it); "below it" are the floors it has risen past.
 """
@@ -31,7 +32,7 @@ from runtime.games.coma_ward_combat import (
     dodge_pool,
     hurt,
 )
-from runtime.games.coma_ward_map import board, is_hidden
+from runtime.games.coma_ward_map import board, is_hidden, step_away
 from runtime.games.coma_ward_pool import make_pool, roll_prepared
 from runtime.state import Actor, Player
 
@@ -144,6 +145,8 @@ def fight(game: Game, enemy: Actor, defender: Player, dice: int) -> bool:
             f"{defender.name} holds off {enemy.name}, {hits} to {blocks}",
             winner=defender.name,
         )
+        if defence == "dodge" and hits < blocks:
+            step_away(game, defender, enemy.name)
         return False
     game.event(
         "combat",

@@ -9,6 +9,15 @@ The map itself is the ruleset's data (`places:` with `level`, `area` and `slot`,
 - Entering a slot that has no room tile yet ends the move there; revealing it is the turn's
   main action. With the room deck empty, such a slot cannot be entered at all.
 - Ending the move (its triggers) happens once, where the player stops, and only if they moved.
+- A move a card grants (`move to PLACE`) never enters a slot whose room tile is not laid: only
+  the movement action reveals tiles (rulebook line 209). The move is refused and logged.
+- `move N spaces away` is exactly N moves (rulebook lines 348-350), each a step the player
+  picks, by default the one that leaves them farthest from where they began; the stairs and
+  the elevator serve as in any move (a failed ride spends its move), and no step enters an
+  unrevealed room. It ends early only where no step is open.
+- The winner of a fight by a dodge may step to a space next to theirs, or stay (lines 237,
+  268): never into an unrevealed room, nor by the elevator. It is no movement action, so no
+  move ends there (line 170).
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ from runtime.world import Board, Lift
 
 STOP = "stop"
 """The answer that ends a move before its last space."""
+
+STAY = "stay"
+"""The answer of a dodge's winner who does not step away."""
 
 REMEMBERED_BOARDS = 100
 """Boards whose steps are kept (one a pack loaded) before they are all forgotten."""
@@ -81,6 +93,63 @@ def board(game: Game) -> Board:
 def is_hidden(game: Game, place: str) -> bool:
     """Whether a place is a slot whose room tile has not been laid."""
     return place in board(game).slots and place not in game.state.in_play
+
+
+def refused_move(game: Game, player: Player, place: str) -> str | None:
+    """Why a move a card grants may not go to this place: a slot with no room tile yet."""
+    if is_hidden(game, place):
+        return "a move a card grants never enters an unrevealed room"
+    return None
+
+
+def move_exactly(game: Game, player: Player, moves: int) -> None:
+    """`move 3 spaces away`: exactly `moves` moves, each a step the player picks (by default
+    the farthest from the start), the elevator tried as in any move; never into an unrevealed
+    room. The move ends where the last step leaves the player."""
+    start = player.location
+    if start is None:
+        return
+    found = board(game)
+    far = found.distances(start)
+    for left in range(moves, 0, -1):
+        here = player.location
+        if here is None or game.ended:
+            break
+        steps = [s for s in _board_moves(found, here).steps if not is_hidden(game, s.to)]
+        if not steps:
+            game.event("move", f"no space is open from {here}: the move ends early")
+            break
+        away = max(range(len(steps)), key=lambda index: far.get(steps[index].to, -1))
+        prompt = f"{left} of {moves} moves left from {here}"
+        step = steps[game.decide("move", prompt, [s.label for s in steps], default=away)]
+        if step.lift is not None:
+            face = game.roll_dice(1, step.lift.sides).faces[0]
+            if face in step.lift.fails:
+                game.event("move", f"the {step.lift.name} rolls {face}: it does not move")
+                continue
+        game.event("move", f"move: {here} → {step.to}", to=step.to)
+        player.location = step.to
+    if player.location != start:
+        game.hook("move_ended", player)
+
+
+def step_away(game: Game, player: Player, away_from: str) -> str | None:
+    """A dodge won: the defender may step to a space next to theirs, away from the attacker
+    (`away_from` names them); the space stepped to, if they did."""
+    here = player.location
+    if here is None:
+        return None
+    spaces = [near for near in sorted(board(game).neighbours(here)) if not is_hidden(game, near)]
+    if not spaces:
+        return None
+    prompt = f"{player.name} may move one space away from {away_from}"
+    choices = (STAY, *(f"walk to {space}" for space in spaces))
+    picked = game.decide("move", prompt, choices, default=0, asked=player)
+    if picked == 0:
+        return None
+    player.location = spaces[picked - 1]
+    game.event("move", f"{player.name} steps away: {here} → {player.location}", to=player.location)
+    return player.location
 
 
 def steps_from(game: Game, place: str) -> Sequence[Step]:

@@ -14,6 +14,7 @@ from runtime.checks import Arm
 from runtime.game import Game, RunEnded
 from runtime.games.base import BASE, carry, narrate
 from runtime.games.coma_ward_combat import COMBAT_PROCEDURES, hurt
+from runtime.games.coma_ward_map import move_exactly, refused_move
 from runtime.games.coma_ward_phenomena import CONDITIONS as ACT_CONDITIONS
 from runtime.games.coma_ward_phenomena import TRIGGERS as ACT_TRIGGERS
 from runtime.games.coma_ward_phenomena import VALUES as ACT_VALUES
@@ -240,6 +241,35 @@ def spend_use(game: Game, card: CardInstance) -> None:
         game.discard(card)
 
 
+def move_away(game: Game, card: CardInstance, *, amount: int) -> None:
+    """`move 3 spaces away`: exactly that many spaces, never into an unrevealed room."""
+    game.step()
+    move_exactly(game, game.player, amount)
+
+
+def search_deck(game: Game, card: CardInstance, *, deck: str) -> None:
+    """`search the item deck`: a card of the player's choice from the deck's draw pile (its
+    discards left out), then the pile is shuffled without them; the card comes into play as a
+    drawn one does (rulebook FAQ 344-346)."""
+    game.step()
+    pile = game.state.decks.get(deck)
+    if not pile:
+        game.event("search", f"the {deck} deck has nothing to search; its discards stay out")
+        return
+    titles = [c.title for c in reversed(pile)]  # the top of the deck first
+    picked = game.decide("item", f"search the {deck} deck for", titles, default=0)
+    found = pile.pop(len(pile) - 1 - picked)
+    game.shuffle(pile)
+    game.event(
+        "search",
+        f"{found.title} is taken from the {deck} deck, which is shuffled without its discards",
+        deck=deck,
+        uid=found.uid,
+    )
+    handler = game.module.drawn.get(found.kind) or game.module.drawn["*"]
+    handler(game, found)
+
+
 def pills_on_this(game: Game, card: CardInstance) -> int:
     """`pills on this`."""
     return card.tokens.get("pill", 0)
@@ -406,6 +436,8 @@ COMA_WARD = BASE.extend(
         "bonus_next": bonus_next,
         "take_damage": take_damage,
         "spend_use": spend_use,
+        "move_away": move_away,
+        "search_deck": search_deck,
         **ACT_VERBS,
     },
     modifiers={"carry_bonus": carry_bonus},
@@ -439,6 +471,7 @@ COMA_WARD = BASE.extend(
     },
     owned={"quirk": True, "neurosis": True, "role": True, "record": True},
     hooks={"death": drop_everything, "move_ended": end_move, "turn_ended": turn_ends},
+    refusals={"move": refused_move},
     announces=frozenset(
         {
             "revealed",
