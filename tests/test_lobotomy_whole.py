@@ -376,3 +376,17 @@ def test_a_trade_gives_and_takes_items_on_your_space_for_1_ap(pack: CompiledPack
     assert torch in player.items and torch not in other.items
     assert keys in other.items
     assert player.stats.get("ap") == ap - 1
+
+
+def test_a_death_before_the_clash_is_one_death_of_the_figures(pack: CompiledPack) -> None:
+    # Rulebook 910-917: a character who dies wakes in confinement. The waking is an event of
+    # its own kind: logged as a second `death`, each death was counted twice in a sweep's
+    # figures (30 deaths a game at two seats, where 18 characters died).
+    game = _table(pack, 2)
+    player = game.state.players[0]
+    with game.recording() as events:
+        game.change("health", -99, player)
+    deaths = [e for e in events if e.kind == "death" and e.data.get("player") == player.name]
+    assert len(deaths) == 1
+    assert [e.kind for e in events if "wakes in solitary confinement" in e.text] == ["wake"]
+    assert player.location == "central" and not player.dead

@@ -428,7 +428,8 @@ def confinement(game: Game, actor: Actor) -> None:
     actor.stats.set(HEALTH, rule.start)
     insanity = actor.stats.get(INSANITY)
     actor.stats.set(INSANITY, max(insanity - DEATH_INSANITY_REGAINED, 0))
-    game.event("death", f"{actor.name} wakes in solitary confinement", player=actor.name)
+    # Its own kind: the death is the engine's event; a second `death` counted it twice
+    game.event("wake", f"{actor.name} wakes in solitary confinement", player=actor.name)
     for item in list(actor.items):
         if isinstance(item.definition.properties.get("durability"), int):
             game.add_tokens(item, WEAR, 1)
