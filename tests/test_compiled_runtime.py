@@ -113,3 +113,23 @@ def test_a_sweep_on_the_compiled_runtime_gives_the_figures_of_the_pure_one(
     fast_code, fast = _simulate(pack, monkeypatch, request)
     assert pure_code == fast_code == 0, pure
     assert fast == pure and json.loads(fast)["games"] == games
+
+
+LOBOTOMY = ROOT / "content" / "lobotomy"
+
+
+@pytest.mark.skipif(compiled.freshness() != "fresh", reason="no fresh `make compiled` build")
+def test_lobotomy_plays_the_same_games_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Lobotomy's modules are compiled with the engine's (runtime.games.COMPILED_GAMES): its
+    # rolls are plain classes, which mypyc compiles where a generic dataclass it could not.
+    games = compiled.BUILD / "runtime" / "games"
+    for module in ("lobotomy", "lobotomy_dice", "lobotomy_monsters", "lobotomy_table"):
+        assert list(games.glob(f"{module}.*.so")), f"{module} is not compiled"
+    request = SimulateRequest(4, 7, players=2, as_json=True, workers=2)
+    figures = []
+    for pure in ("1", "0"):
+        monkeypatch.setenv(compiled.PURE_ENV, pure)
+        lines: list[str] = []
+        assert command.simulate(LOBOTOMY, None, request, lines.append) == 0, lines
+        figures.append("\n".join(lines))
+    assert figures[0] == figures[1] and json.loads(figures[0])["games"] == 4

@@ -373,7 +373,7 @@ def test_rolling_gives_what_the_odds_say(attack: Attack, target: Target) -> None
     assert walked == attack_wear_distribution(attack, target)
 
 
-def _damage_and_wear(rolled: AttackRolled[int]) -> tuple[int, bool]:
+def _damage_and_wear(rolled: AttackRolled) -> tuple[int, bool]:
     return rolled.outcome, rolled.rolled_a_one
 
 

@@ -5,22 +5,27 @@ that give the same figures on one and two workers."""
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
 from compiler.build import CompiledPack
 from runtime.cards import CardInstance
-from runtime.datagame import legal_actions, setup, whole_game_of
+from runtime.datagame import legal_actions, setup, take_turn, whole_game_of
 from runtime.decisions import Decision
 from runtime.game import Game
+from runtime.games import lobotomy
 from runtime.games.lobotomy_clash import clash_begun, is_warden
+from runtime.games.lobotomy_inventory import trades
 from runtime.games.lobotomy_table import MEMORY_TOKEN
 from runtime.policies import policy_named, seat_policies
 from runtime.rounds import play_round
 from runtime.simulation.record import Sweep, play_game
+from runtime.state import Player
 from runtime.whole import game_seed
+from runtime.wholerules import ActionRule, WholeRules
 from tests.conftest import ROOT
-from tests.helpers import compiled, run, sweep_figures
+from tests.helpers import card, compiled, run, sweep_figures
 
 PACK = ROOT / "content" / "lobotomy"
 
@@ -221,3 +226,167 @@ def test_a_monster_killed_is_not_counted_among_the_deaths() -> None:
         monsters += sum(1 for name in died if name not in names)
         assert len(record.death_rounds) == sum(1 for name in died if name in names)
     assert monsters > 0 and seats > 0
+
+
+# ---------------------------------------------------------------- the rules a whole game needs
+
+BEGINNER = """\
+ruleset: lobotomy-beginner
+title: Lobotomy, Paranoid Beginner
+version: 1
+extends: lobotomy
+runtime: lobotomy
+tracks:
+  scenarios: {min: 0, max: 1, start: 0, summary: "one scenario: the patrol ends at A12"}
+"""
+
+
+@pytest.fixture(scope="module")
+def beginner(tmp_path_factory: pytest.TempPathFactory) -> CompiledPack:
+    """The starter pack at Paranoid Beginner: one scenario (its ruleset's `scenarios` most)."""
+    folder = tmp_path_factory.mktemp("beginner")
+    shutil.copytree(PACK / "starter" / "cards", folder / "cards")
+    (folder / "ruleset.yaml").write_text(BEGINNER, encoding="utf-8")
+    (folder / "pack.yaml").write_text(
+        "pack: beginner\ntitle: Beginner\nversion: 0.1.0\nruleset: ruleset.yaml\n", encoding="utf-8"
+    )
+    return compiled(folder)
+
+
+@pytest.mark.parametrize(("insomnia", "clash"), [(10, False), (11, True)])
+def test_at_one_scenario_the_patrol_ends_at_a12(
+    beginner: CompiledPack, insomnia: int, clash: bool
+) -> None:
+    # Rulebook 266, 875-883: the Warden's journey ends at A12 on Paranoid Beginner; moved on
+    # from there, he goes to the pentagram and the Final Clash begins (not at D12).
+    game = _table(beginner, 1)
+    game.state.tracks["insomnia"] = insomnia
+    play_round(game)  # every movement card of the starter moves the Warden
+    assert clash_begun(game) is clash
+    warden = next(a for a in game.state.others if is_warden(a))
+    assert warden.location == ("central" if clash else "A12")
+
+
+def test_in_the_final_clash_the_warden_walks_the_track_no_more(pack: CompiledPack) -> None:
+    # Rulebook 1019: on the pentagram the Warden moves as a monster; a movement card's Warden
+    # symbol no longer pushes the track past its end, so the clash's blocks (a scenario's
+    # `when the warden arrives`) run once, not each round.
+    game = _table(pack, 1, "The Hungry Wing")
+    game.state.tracks["insomnia"] = 47
+    _top(game, "movement", "Lights Flicker")
+    play_round(game)
+    assert clash_begun(game)
+    _top(game, "movement", "Lights Flicker")
+    with game.recording() as events:
+        play_round(game)
+    assert not [e for e in events if "when the warden arrives" in e.text]
+    assert not [e for e in events if e.kind == "track" and "pushed past" in e.text]
+
+
+def test_a_character_woken_in_a_cell_is_not_held_by_the_monsters_on_the_central_piece(
+    pack: CompiledPack,
+) -> None:
+    # Rulebook 914 and 257: a dead character wakes in a cell of solitary confinement, a space
+    # no one is on; the central piece is one space here, so the monsters on it do not hold
+    # them until their next turn ends (without it, a character wakes among the monsters that
+    # killed them, cannot leave, and dies each round: three Warden spaces a death).
+    game = _table(pack, 2)
+    player = game.state.players[0]
+    monster = next(a for a in game.state.others if a.kind == "monster")
+    monster.location = player.location = "central"
+    assert lobotomy.held_by_monsters(game, player, "A1") is not None
+    lobotomy.confinement(game, player)
+    assert player.location == "central"
+    assert lobotomy.held_by_monsters(game, player, "A1") is None
+    lobotomy.left_the_cell(game, player)
+    assert lobotomy.held_by_monsters(game, player, "A1") is not None
+
+
+class Answers:
+    """A seat that gives these answers in turn, then 0 (end the turn, done) to the rest."""
+
+    def __init__(self, *answers: int) -> None:
+        self.answers = list(answers)
+
+    def decide(self, decision: Decision) -> int:
+        return self.answers.pop(0) if self.answers else 0
+
+
+def take(whole: WholeRules, game: Game, player: Player, action: ActionRule, *answers: int) -> None:
+    """A turn in which the seat takes this action (then answers as told) and ends."""
+    picked = legal_actions(whole, game, player, set()).index(action) + 1
+    game.decisions = Answers(picked, *answers)
+    take_turn(whole, game, player)
+
+
+def _players_turn(game: Game) -> Player:
+    player = game.state.players[0]
+    game.state.phase = "players"
+    game.state.others.clear()  # no monster on the board
+    return player
+
+
+def test_running_gives_two_ap_spent_on_moving_alone(pack: CompiledPack) -> None:
+    # Rulebook 314-316: declared as the turn begins, running gives 2 AP that, with the rest,
+    # go on movement alone; a skill or item of 0 AP may still be used.
+    assert pack.whole is not None
+    game = _table(pack, 2)
+    player = _players_turn(game)
+    player.location = "A5"
+    game.state.flags.add(f"{MEMORY_TOKEN}:A5")
+    ap = player.stats.get("ap")
+    names = [a.name for a in legal_actions(pack.whole, game, player, set())]
+    assert "run" in names and "memory" in names
+    run_action = next(a for a in pack.whole.actions if a.name == "run")
+    take(pack.whole, game, player, run_action)
+    assert player.stats.get("ap") == ap + 2
+    names = [a.name for a in legal_actions(pack.whole, game, player, {"run"})]
+    assert "move" in names and "use" in names
+    assert not {"run", "memory", "search", "reveal", "trade"} & set(names)
+
+
+def test_running_is_declared_before_any_ap_is_spent(pack: CompiledPack) -> None:
+    assert pack.whole is not None
+    game = _table(pack, 2)
+    player = _players_turn(game)
+    player.stats.set("ap", player.stats.get("ap") - 1)
+    assert "run" not in [a.name for a in legal_actions(pack.whole, game, player, set())]
+
+
+def test_a_trade_gives_and_takes_items_on_your_space_for_1_ap(pack: CompiledPack) -> None:
+    # Rulebook 318: 1 AP, any number of items given and taken with characters on your space;
+    # 500: an item a memory brought back is its character's own and is never traded.
+    assert pack.whole is not None
+    game = _table(pack, 2)
+    player = _players_turn(game)
+    other = game.state.players[1]
+    player.location = "A5"
+    other.location = "A6"
+    names = [a.name for a in legal_actions(pack.whole, game, player, set())]
+    assert "trade" not in names  # no one on your space
+    other.location = "A5"
+    keys = game.new_instance(card(pack, "Ward Key Ring"))  # a memory brings it back
+    torch = game.new_instance(card(pack, "Aerosol Torch"))
+    other.items[:] = [keys, torch]
+    player.items[:] = [c for c in player.items if c.kind not in {"weapon", "equipment", "drug"}]
+    trade_action = next(a for a in pack.whole.actions if a.name == "trade")
+    ap = player.stats.get("ap")
+    assert [item for _, _, item in trades(game, player)] == [torch]
+    take(pack.whole, game, player, trade_action, 1)  # the one offer: take the torch; done
+    assert torch in player.items and torch not in other.items
+    assert keys in other.items
+    assert player.stats.get("ap") == ap - 1
+
+
+def test_a_death_before_the_clash_is_one_death_of_the_figures(pack: CompiledPack) -> None:
+    # Rulebook 910-917: a character who dies wakes in confinement. The waking is an event of
+    # its own kind: logged as a second `death`, each death was counted twice in a sweep's
+    # figures (30 deaths a game at two seats, where 18 characters died).
+    game = _table(pack, 2)
+    player = game.state.players[0]
+    with game.recording() as events:
+        game.change("health", -99, player)
+    deaths = [e for e in events if e.kind == "death" and e.data.get("player") == player.name]
+    assert len(deaths) == 1
+    assert [e.kind for e in events if "wakes in solitary confinement" in e.text] == ["wake"]
+    assert player.location == "central" and not player.dead

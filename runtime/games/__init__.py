@@ -33,10 +33,21 @@ COMPILED_GAMES = (
     "coma_ward_pool.py",
     "cool_name.py",
     "cool_name_checks.py",
+    "lobotomy.py",
+    "lobotomy_attack.py",
+    "lobotomy_clash.py",
+    "lobotomy_dice.py",
+    "lobotomy_inventory.py",
+    "lobotomy_monsters.py",
+    "lobotomy_scenarios.py",
+    "lobotomy_symbols.py",
+    "lobotomy_table.py",
+    "lobotomy_tokens.py",
 )
 """The game modules, of this folder, that `make compiled` compiles with the engine's hot ones
 (compiler/simulate/compiled.py): the base and the games whose sweeps are benchmarked, each
-proven to play the same games compiled (scripts/game_fingerprint.py)."""
+proven to play the same games compiled (scripts/game_fingerprint.py; Lobotomy's by
+tests/test_compiled_runtime.py, its rolls plain classes since mypyc compiles no generic one)."""
 
 GAME_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 """What a game's name looks like: words of letters and digits joined by dashes."""

@@ -53,11 +53,11 @@ from runtime.games.lobotomy_monsters import (
     stun,
     untouchable,
 )
-from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, movement_stopped
+from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, SCENARIOS, movement_stopped
 from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
 from runtime.games.lobotomy_table import QUARTERS, SPACES, spawn_memory_token
 from runtime.module import OddsVariant, ValueDef
-from runtime.state import Actor
+from runtime.state import Actor, Player
 from runtime.world import Phase
 
 INSANITY = "insanity"
@@ -73,6 +73,12 @@ MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
 ETHEREAL = "ethereal"
 ESCAPING = "escaping"
+IN_CELL = "in a cell"
+"""The flag of a character woken in a cell of solitary confinement, until their next turn
+ends: the monsters on the central piece do not hold them (257, 914; docs/lobotomy.md)."""
+
+FINAL_CLASH = "final_clash"
+"""The trigger of the Warden passing the end of his patrol (the Insomnia Track's `past_max`)."""
 
 DEATH_WARDEN_STEPS = 3
 DEATH_INSANITY_REGAINED = 2
@@ -268,9 +274,11 @@ def spawn_memories(game: Game, phase: Phase) -> None:
 
 
 def move_warden(game: Game, phase: Phase) -> None:
-    """Step 4: the Warden advances a space along the Insomnia Track."""
+    """Step 4: the Warden advances a space along the Insomnia Track; from the Final Clash on
+    he stands on the pentagram and moves as a monster (1019), so the track moves no more (a
+    push past its end would start the clash's blocks, `when the warden arrives`, again)."""
     card = _movement(game)
-    if card is not None and card.definition.properties.get("warden"):
+    if card is not None and card.definition.properties.get("warden") and not clash_begun(game):
         game.advance(INSOMNIA, 1)
 
 
@@ -293,10 +301,27 @@ def warden(game: Game) -> Actor:
     return game.spawn(WARDEN, patrol_space(game.state.tracks.get(INSOMNIA, 0)), name=WARDEN_NAME)
 
 
+def patrol_end(game: Game) -> int:
+    """The last space of the Warden's patrol: A12 (11) for one scenario, B12 for two, C12 for
+    three, D12 (47) for four (266, 875-881): the difficulty is the `scenarios` track's most,
+    and the patrol never runs past the Insomnia Track's own end."""
+    rule = game.rules.world.tracks.get(SCENARIOS)
+    track = game.rules.world.tracks[INSOMNIA]
+    if rule is None:
+        return track.high
+    return min(track.high, SPACES * max(rule.high, 1) - 1)
+
+
 def warden_walks(game: Game, before: int, after: int) -> None:
     """The Insomnia Track moved: the Warden stands on its space, and stomps who is there
-    (from the Final Clash on, he is on the pentagram)."""
+    (from the Final Clash on, he is on the pentagram). Past the end of the difficulty's
+    patrol the Final Clash begins (883): the track's own `past_max` where the patrol is the
+    whole track, its trigger fired here where the difficulty ends it sooner."""
     if clash_begun(game):
+        return
+    if after > patrol_end(game):
+        game.event("track", f"the Warden passes the end of his patrol: {FINAL_CLASH}")
+        game.fire(FINAL_CLASH, game.cards_in_play())
         return
     walker = warden(game)
     walker.location = patrol_space(after)
@@ -352,10 +377,17 @@ def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
         return None
     if f"{ESCAPING}:{actor.name}" in game.state.flags:
         return None
+    if f"{IN_CELL}:{actor.name}" in game.state.flags and actor.location == game.rules.start_place:
+        return None  # woken in a cell: the monsters stand on the central piece, not in it
     holding = [m for m in game.actors_of(MONSTER, actor.location) if ETHEREAL not in m.keywords]
     if not holding:
         return None
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"
+
+
+def left_the_cell(game: Game, player: Player) -> None:
+    """A character's turn is over: a cell they woke in is the central piece's again."""
+    game.state.flags.discard(f"{IN_CELL}:{player.name}")
 
 
 def refused_move(game: Game, actor: Actor, place: str) -> str | None:
@@ -389,13 +421,15 @@ def confinement(game: Game, actor: Actor) -> None:
         return
     actor.stats.dead = False
     actor.location = game.rules.start_place
+    game.state.flags.add(f"{IN_CELL}:{actor.name}")
     if game.state.phase is not None and game.state.acting is not None:  # a monster's attack
         game.state.flags.add(f"{WOKE}:{actor.name}")
     rule = actor.stats.rules[HEALTH]
     actor.stats.set(HEALTH, rule.start)
     insanity = actor.stats.get(INSANITY)
     actor.stats.set(INSANITY, max(insanity - DEATH_INSANITY_REGAINED, 0))
-    game.event("death", f"{actor.name} wakes in solitary confinement", player=actor.name)
+    # Its own kind: the death is the engine's event; a second `death` counted it twice
+    game.event("wake", f"{actor.name} wakes in solitary confinement", player=actor.name)
     for item in list(actor.items):
         if isinstance(item.definition.properties.get("durability"), int):
             game.add_tokens(item, WEAR, 1)
@@ -459,7 +493,7 @@ LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCEN
 LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
-LOBOTOMY = lobotomy_table.extend(LOBOTOMY)
+LOBOTOMY = lobotomy_table.extend(LOBOTOMY).extend("lobotomy", hooks={"turn_ended": left_the_cell})
 """With the characters' rules (setup, capacities, memories, running, costs), the board
 tokens' (lockers, bodies, doors) and the whole game's procedures (the board's setup, moving,
 doors and memory tokens at the table)."""

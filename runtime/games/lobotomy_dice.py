@@ -61,7 +61,6 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from math import comb
-from typing import Generic, TypeVar
 
 from runtime.dice import DiceError, DiceSource, roll_dice
 from runtime.distributions import ranges_probability, sum_distribution
@@ -207,22 +206,31 @@ def _check_faces(die: str, values: Iterable[int], faces: int) -> None:
         raise ValueError(f"a face of a {die} shows 0 to {MAX_FACE_VALUE} of a symbol, no more")
 
 
-Outcome = TypeVar("Outcome")
-
-
 @dataclass(frozen=True)
-class Rolled(Generic[Outcome]):
-    """A test rolled: its outcome, every face the source gave, in order, and the log line."""
+class Rolled:
+    """A test rolled: its outcome (damage, successes, or 1 for a test passed), every face the
+    source gave, in order, and the log line. Not generic: mypyc compiles no generic class."""
 
-    outcome: Outcome
+    outcome: int
     faces: tuple[int, ...]
     text: str
 
 
 @dataclass(frozen=True)
-class AttackRolled(Rolled[Outcome]):
+class AttackRolled(Rolled):
     """An attack test rolled, and whether an attack die showed a natural 1 (the weapon wears)."""
 
+    rolled_a_one: bool = False
+
+
+@dataclass(frozen=True)
+class EachRolled:
+    """A monster's AoE attack rolled: the damage to each target, the faces, the log line, and
+    whether an attack die showed a natural 1."""
+
+    outcome: tuple[int, ...]
+    faces: tuple[int, ...]
+    text: str
     rolled_a_one: bool = False
 
 
@@ -334,7 +342,7 @@ def _avoid(damage: int, avoidance: int | None, source: _Recording) -> tuple[int,
     return damage - avoided, f"; avoidance {avoidance}+: {_faces(faces)} → {avoided} avoided"
 
 
-def roll_attack(attack: Attack, target: Target, source: DiceSource) -> AttackRolled[int]:
+def roll_attack(attack: Attack, target: Target, source: DiceSource) -> AttackRolled:
     """Roll an attack test against one target: the damage dealt."""
     recording = _Recording(source)
     thrown = _throw(attack, (target,), recording)
@@ -345,9 +353,7 @@ def roll_attack(attack: Attack, target: Target, source: DiceSource) -> AttackRol
     return AttackRolled(damage, tuple(recording.faces), text, thrown.rolled_a_one)
 
 
-def roll_area_attack(
-    attack: Attack, targets: Sequence[Target], source: DiceSource
-) -> AttackRolled[int]:
+def roll_area_attack(attack: Attack, targets: Sequence[Target], source: DiceSource) -> AttackRolled:
     """Roll a character's AoE attack (737): the damage to share out among the targets."""
     _checked(len(targets), MAX_TARGETS, "AoE targets")
     recording = _Recording(source)
@@ -364,7 +370,7 @@ def roll_area_attack(
 
 def roll_attack_on_each(
     attack: Attack, targets: Sequence[Target], source: DiceSource
-) -> AttackRolled[tuple[int, ...]]:
+) -> EachRolled:
     """Roll a monster's AoE attack (811): the damage to each target, by its own Defense."""
     _checked(len(targets), MAX_TARGETS, "AoE targets")
     recording = _Recording(source)
@@ -377,12 +383,10 @@ def roll_attack_on_each(
         damages.append(damage)
         defense = _defense_text(total, target, attack)
         parts.append(f"target {number}: {defense}{avoided} → {damage} damage")
-    return AttackRolled(
-        tuple(damages), tuple(recording.faces), "; ".join(parts), thrown.rolled_a_one
-    )
+    return EachRolled(tuple(damages), tuple(recording.faces), "; ".join(parts), thrown.rolled_a_one)
 
 
-def roll_avoidance(damage: int, avoidance: int, source: DiceSource) -> Rolled[int]:
+def roll_avoidance(damage: int, avoidance: int, source: DiceSource) -> Rolled:
     """Roll Avoidance (x) for each point of damage (1107): the damage left."""
     recording = _Recording(source)
     left, text = _avoid(_checked(damage, MAX_DAMAGE, "damage"), avoidance, recording)
@@ -636,15 +640,16 @@ IMAGINATION_SUCCESS = 4
 """A search or unlocking test's die succeeds on 4, 5 or 6 (482, 948)."""
 
 
-def roll_imagination(imagination: int, source: DiceSource, modifier: int = 0) -> Rolled[bool]:
-    """Roll an imagination test (345): passed on 2d6 at most imagination + modifier."""
+def roll_imagination(imagination: int, source: DiceSource, modifier: int = 0) -> Rolled:
+    """Roll an imagination test (345): passed (outcome 1) on 2d6 at most imagination +
+    modifier."""
     roll = roll_dice(IMAGINATION_DICE, SIDES, source)
     passed = roll.total <= imagination + modifier
     text = (
         f"imagination test ({imagination + modifier} or less): {_faces(roll.faces)} → "
         f"{roll.total}, {'passed' if passed else 'failed'}"
     )
-    return Rolled(passed, roll.faces, text)
+    return Rolled(int(passed), roll.faces, text)
 
 
 def imagination_distribution(imagination: int, modifier: int = 0) -> dict[bool, Fraction]:
@@ -670,7 +675,7 @@ def _roll_successes(imagination: int, source: _Recording, label: str) -> tuple[i
     )
 
 
-def roll_search(imagination: int, source: DiceSource) -> Rolled[int]:
+def roll_search(imagination: int, source: DiceSource) -> Rolled:
     """Roll a search test (480): the successes, imagination-many d6 at 4 or more."""
     recording = _Recording(source)
     successes, text = _roll_successes(imagination, recording, "search test")
@@ -726,14 +731,15 @@ def unlock_strength(strength: int, earlier_attempts: int) -> int:
 
 def roll_unlock(
     imagination: int, strength: int, source: DiceSource, earlier_attempts: int = 0
-) -> Rolled[bool]:
-    """Roll an unlocking test (946): opened when the successes reach the lock's strength."""
+) -> Rolled:
+    """Roll an unlocking test (946): opened (outcome 1) when the successes reach the lock's
+    strength."""
     recording = _Recording(source)
     successes, text = _roll_successes(imagination, recording, "unlocking test")
     needed = unlock_strength(strength, earlier_attempts)
     opened = successes >= needed
     text += f" against strength {needed}, {'opened' if opened else 'still locked'}"
-    return Rolled(opened, tuple(recording.faces), text)
+    return Rolled(int(opened), tuple(recording.faces), text)
 
 
 def unlock_distribution(
@@ -750,7 +756,7 @@ STOMP_ROLLS = 2
 
 def roll_stomp(
     source: DiceSource, rolls: int = STOMP_ROLLS, faces: tuple[ChaosFace, ...] = CHAOS_FACES
-) -> Rolled[int]:
+) -> Rolled:
     """Roll the Warden's stomp (906): a point of damage per skull, prevented by nothing."""
     _check_faces("Chaos Die", [f.skulls for f in faces], len(faces))
     recording = _Recording(source)

@@ -321,6 +321,89 @@ def stop_running(game: Game, actor: Actor) -> None:
     game.state.flags.discard(f"{RUNNING}:{actor.name}")
 
 
+def turn_unspent(game: Game, card: CardInstance) -> bool:
+    """`no ap spent this turn`: your AP are still what your turn gave you (running is
+    declared at the beginning of the turn, 314)."""
+    actor = game.actor
+    rule = actor.stats.rules.get(AP)
+    return rule is not None and actor.stats.get(AP) >= rule.start
+
+
+# ---------------------------------------------------------------- trading
+
+MOST_TRADES = 16
+"""Cards one trade action moves at most: a bound on the seat's questions, not a rule."""
+
+
+def personal(game: Game, card: CardInstance) -> bool:
+    """An item a memory brings back is its character's own: never traded (500)."""
+    return any(
+        d.kind == MEMORY and card.title in _titles_of(d.properties.get("brings"))
+        for d in game.cards
+    )
+
+
+def _titles_of(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [str(title) for title in value] if isinstance(value, list | tuple) else []
+
+
+def _room(taker: Actor, card: CardInstance) -> bool:
+    """Whether the item fits the taker's inventory: four slots, one armor (rulebook, Items)."""
+    held = [c for c in taker.items if c.kind in INVENTORY_KINDS]
+    if _armor(card) and any(_armor(c) for c in held):
+        return False
+    return sum(map(slots, held)) + slots(card) <= INVENTORY_CAPACITY
+
+
+def trades(game: Game, player: Actor) -> list[tuple[Actor, Actor, CardInstance]]:
+    """Every item that may change hands between the player and a character on their space:
+    (giver, taker, item)."""
+    others = [
+        p
+        for p in game.state.players
+        if p is not player and not p.dead and p.location == player.location
+    ]
+    offers = []
+    for other in others:
+        for giver, taker in ((player, other), (other, player)):
+            for item in giver.items:
+                if item.kind in INVENTORY_KINDS and not personal(game, item) and _room(taker, item):
+                    offers.append((giver, taker, item))
+    return offers
+
+
+def _offer_text(player: Actor, offer: tuple[Actor, Actor, CardInstance]) -> str:
+    giver, taker, item = offer
+    if giver is player:
+        return f"give {item.title} to {taker.name}"
+    return f"take {item.title} from {giver.name}"
+
+
+def trade(game: Game, player: Actor) -> None:
+    """Trade (1 AP, paid by the action): give and take any number of items with the
+    characters on your space, one question an item, until the seat is done (318); an item a
+    memory brought back stays with its character (500). The table agrees: one seat asks."""
+    for _ in range(MOST_TRADES):
+        offers = trades(game, player)
+        if not offers:
+            return
+        choices = ["done", *(_offer_text(player, offer) for offer in offers)]
+        picked = game.decide("trade", "trade", choices, default=0)
+        if picked == 0:
+            return
+        giver, taker, item = offers[picked - 1]
+        giver.items.remove(item)
+        taker.items.append(item)
+        game.event("trade", f"{giver.name} gives {item.definition.label} to {taker.name}")
+
+
+def can_trade(game: Game, player: Actor) -> bool:
+    """Whether an item may change hands with a character on the player's space."""
+    return bool(trades(game, player))
+
+
 # ---------------------------------------------------------------- conditions and values
 
 
@@ -371,7 +454,7 @@ def memories_left(game: Game, card: CardInstance) -> int:
 
 CHARACTERS: dict[str, Any] = {
     "verbs": {"remember": remember, "start_running": start_running},
-    "conditions": {"running": is_running, "holding": holding},
+    "conditions": {"running": is_running, "holding": holding, "turn_unspent": turn_unspent},
     "values": {
         "skills_held": ValueDef(skills_held),
         "inventory_used": ValueDef(inventory_used),

@@ -15,7 +15,7 @@ numbers are the rulebook's text's.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -751,8 +751,11 @@ def settle_strike(
     game.change(HEALTH, -damage, victim)
 
 
-def strike(game: Game, card: CardInstance, *, dice: int, symbols: list[str] | None = None) -> None:
-    """`strike 4 fire`: the monster's attack test on the character it attacks."""
+def strike(
+    game: Game, card: CardInstance, *, dice: int, symbols: Sequence[str] | None = None
+) -> None:
+    """`strike 4 fire`: the monster's attack test on the character it attacks (the card's
+    words come as a tuple: a `list` here is refused by the compiled runtime)."""
     rule = procedure_rule(game, STRIKE_PROCEDURE)
     if rule is None:
         game.event("attack", "this game has no monster's attack test")

@@ -28,7 +28,7 @@ import random
 
 from runtime.cards import CardInstance
 from runtime.game import Game
-from runtime.games.lobotomy_inventory import memory_deck
+from runtime.games.lobotomy_inventory import can_trade, memory_deck, trade
 from runtime.games.lobotomy_monsters import spawn_top_monster
 from runtime.games.lobotomy_scenarios import SCENARIOS, active
 from runtime.games.lobotomy_tokens import (
@@ -184,6 +184,12 @@ def extend(module: GameModule) -> GameModule:
             "walk": walk,
             "reveal_door": reveal_door,
             "pick_up_memory": pick_up_memory,
+            "trade": trade,
         },
-        can={"walk": can_walk, "reveal_door": can_reveal_door, "pick_up_memory": memory_here},
+        can={
+            "walk": can_walk,
+            "reveal_door": can_reveal_door,
+            "pick_up_memory": memory_here,
+            "trade": can_trade,
+        },
     )
