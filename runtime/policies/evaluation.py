@@ -5,8 +5,9 @@ a playout stops at a horizon (the end of the turn) and the state is valued betwe
 what every ruleset states: the stats' polarity (`runtime.stats.polarity`: more of a stat whose
 lowest value kills is good) of the seat itself, of the seats beside it and of the actors no seat
 plays (what is good for a monster is bad for the seats), how many seats still stand, and the
-cards the game keeps as found (its goals count them). Its weights are a start, not a tuning:
-a ruleset that says what its own progress is (a future `game:` key) should come first.
+cards the game keeps as found (its goals count them). Their weights are the same for every
+game; a ruleset says what its own progress is in `game: worth:` (a track, a goal's count, the
+foes down), and its terms are added to these, each weighed against the generic ones' 1.
 """
 
 from __future__ import annotations
@@ -73,4 +74,8 @@ def value(game: Game, seat: int) -> float:
         worth += FOES * sum(1.0 if foe.dead else 1 - standing(foe) for foe in foes) / len(foes)
     else:
         worth += FOES / 2
+    progress = game.module.progress
+    if progress is not None:  # the game's own terms, weighed against the generic ones' 1
+        earned, weights = progress(game, seat)
+        worth = (worth + earned) / (1 + weights)
     return 0.05 + 0.9 * worth
