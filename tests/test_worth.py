@@ -14,6 +14,7 @@ import pytest
 from runtime.datagame import whole_game_of
 from runtime.game import Game
 from runtime.policies.evaluation import value
+from tests.conftest import ROOT
 from tests.helpers import compiled, run
 from tests.test_whole_from_data import RULES, lamp_pack
 
@@ -92,3 +93,25 @@ def test_a_misspelt_value_in_a_term_is_told_at_its_line(tmp_path: Path) -> None:
     line = rules.splitlines().index(term.rstrip("\n")) + 1
     assert code == 1 and "Traceback" not in output, output
     assert f"ruleset.yaml:{line}:" in output and "lihgt" in output
+
+
+def test_coma_ward_counts_its_clues_then_its_phenomenons_goal() -> None:
+    pack = compiled(ROOT / "content" / "coma-ward")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 4, 1)
+    progress = game.module.progress
+    assert progress is not None
+    _, weights = progress(game, 0)
+    clues = [c for c in game.cards if c.kind == "clue"][:3]
+    game.state.found = [game.new_instance(c) for c in clues]
+    assert progress(game, 0) == (1.0, weights)  # every clue found: the prologue's term
+    rounds = next(c for c in game.cards if c.title == "Doing the Rounds")
+    game.state.in_play["phenomenon"] = game.new_instance(rounds)
+    assert progress(game, 0) == (1.0, weights)  # not yet its act
+    game.state.flags.add("phenomenon_act")
+    for room in ("f1-room-1", "f1-room-2", "f2-room-1"):
+        game.state.in_play[room] = game.new_instance(
+            next(c for c in game.cards if c.kind == "room")
+        )
+        game.add_tokens(game.state.in_play[room], "pill", 1)
+    assert progress(game, 0) == (1.5, weights)  # three rooms with pills of the six
