@@ -54,6 +54,14 @@ def standing(actor: Actor) -> float:
     return total / counted if counted else 0.5
 
 
+def scale(game: Game, seat: int) -> float:
+    """How much of the worth between lost and won the generic terms span: 1, less where the
+    game's own terms (`game: worth:`) share it. A margin in the generic terms' units is this
+    much in a state's worth."""
+    progress = game.module.progress
+    return 1.0 if progress is None else 1 / (1 + progress(game, seat)[1])
+
+
 def value(game: Game, seat: int) -> float:
     """The state's worth to the seat: 1 won, 0 lost, between the two while it goes on."""
     state = game.state
