@@ -37,9 +37,8 @@ EXPLORATION = 0.7
 """UCB1's exploration constant, for values between 0 and 1."""
 
 DEFAULT_PLAYOUTS = 16
-"""`mcts` with no budget given: playouts a decision. More bought no wins at a turn's horizon
-(Coma Ward, four seats, 200 games, seed 7: mcts:16 56.0 % [49-63], mcts:32 59.0 % [52-66];
-mcts:64 52 % [42-62] over 100 before the worth terms) at two and four times the cost."""
+"""`mcts` with no budget given: playouts a decision. More bought no wins at a turn's horizon,
+at two and four times the cost (docs/policies.md gives the figures)."""
 
 MARGIN = 0.02
 """How much better than the rules' answer (a decision's default) another must be worth to be
