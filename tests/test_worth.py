@@ -7,13 +7,17 @@ stats, foes, cards found) never reads: only its own terms tell a search that lig
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 from runtime.datagame import whole_game_of
+from runtime.decisions import Decision
 from runtime.game import Game
-from runtime.policies.evaluation import value
+from runtime.policies.base import Seat
+from runtime.policies.evaluation import scale, value
+from runtime.policies.search import MARGIN, pick_best
 from tests.conftest import ROOT
 from tests.helpers import compiled, run
 from tests.test_whole_from_data import RULES, lamp_pack
@@ -67,6 +71,17 @@ def test_the_search_values_what_the_game_calls_progress(lamp: Game, tmp_path: Pa
     before = value(plain, 0)
     plain.state.tracks["light"] = 6
     assert value(plain, 0) == before  # the generic terms do not read a game's tracks
+
+
+def test_the_rules_answer_margin_is_in_the_generic_terms_units(lamp: Game) -> None:
+    """The worth terms share a state's worth with the generic ones (3.5 against 1 here), so a
+    difference the generic terms make is 4.5 times smaller: the margin too."""
+    assert scale(lamp, 0) == 1 / 4.5
+    decision = Decision("option", "which", ("rules' answer", "other"), default=0)
+    seat = Seat(0, lamp.state.players[0], random.Random(1))
+    nearly = [0.5, 0.5 + MARGIN / 2]  # within the absolute margin, above the scaled one
+    assert pick_best(seat, nearly, decision, MARGIN) == 0
+    assert pick_best(seat, nearly, decision, MARGIN * scale(lamp, 0)) == 1
 
 
 @pytest.mark.parametrize(
