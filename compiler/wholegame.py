@@ -114,6 +114,13 @@ def snippets(section: dict[str, Any]) -> Iterator[Snippet]:
             yield Snippet((SECTION, "tally", name), "value", f"tally {name}")
         elif isinstance(value, dict) and isinstance(value.get("value"), str):
             yield Snippet((SECTION, "tally", name, "value"), "value", f"tally {name}")
+    for name, term in (section.get("worth") or {}).items():
+        if not isinstance(term, dict):
+            continue
+        if isinstance(term.get("value"), str):
+            yield Snippet((SECTION, "worth", name, "value"), "value", f"worth {name}")
+        if isinstance(term.get("when"), str):
+            yield Snippet((SECTION, "worth", name, "when"), "condition", f"worth when {name}")
 
 
 def lower_whole(ruleset: Ruleset) -> Lowered | None:
@@ -350,6 +357,7 @@ def _structure_problems(
             f"the seats run from {fewest} to {most}: the fewest is more than the most",
             span("seats"),
         )
+    yield from _worth_problems(section, span)
     module = game_module(ruleset.runtime)
     for part, entry in (section.get("parts") or {}).items():
         yield from _unknown_procedure(module, (entry or {}).get("procedure"), span, "parts", part)
@@ -459,3 +467,27 @@ def _unknown_procedure(
             span(*path),
             f"its procedures: {known}",
         )
+
+
+def _worth_problems(section: dict[str, Any], span: Callable[..., Span]) -> Iterator[Diagnostic]:
+    """E0489 at a `worth:` term that can never earn anything: a value read between two equal
+    ends, or a term with neither a value nor a condition."""
+    for name, term in (section.get("worth") or {}).items():
+        if not isinstance(term, dict):
+            continue
+        if "value" not in term and "when" not in term:
+            yield _error(
+                "E0489",
+                f"the worth term {name!r} reads nothing: it needs a `value:` or a `when:`",
+                span("worth", name, key=True),
+                "add a `value:` (with `to:`, where it earns its whole weight) or a `when:` "
+                "condition (its whole weight while it holds)",
+            )
+        elif "value" in term and float(term.get("from", 0)) == float(term.get("to", 1)):
+            yield _error(
+                "E0489",
+                f"the worth term {name!r} runs from {term.get('from', 0)} to "
+                f"{term.get('to', 1)}: a value between two equal ends never earns anything",
+                span("worth", name, "to" if "to" in term else "value"),
+                "give `from:` (nothing earned) and `to:` (its whole weight) different numbers",
+            )

@@ -12,7 +12,15 @@ from compiler.codegen import compile_file
 from compiler.ruleset_model import Ruleset
 from compiler.wholegame import RULES_KIND, SECTION, lowered_whole
 from runtime.cards import CardDef
-from runtime.wholerules import ActionRule, CountedFact, Ending, Part, Tally, WholeRules
+from runtime.wholerules import (
+    ActionRule,
+    CountedFact,
+    Ending,
+    Part,
+    Tally,
+    WholeRules,
+    WorthTerm,
+)
 
 DEFAULT_ROUND_LIMIT = 200
 """A game still going after this many rounds is stopped and counted as such."""
@@ -98,6 +106,19 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
         ),
         notes=section.get("notes"),
         breakdown=section.get("breakdown"),
+        worth=tuple(
+            WorthTerm(
+                name,
+                float(term["weight"]),
+                observers.get(f"worth {name}"),
+                checks.get(f"worth when {name}"),
+                float(term.get("from", 0)),
+                float(term.get("to", 1)),
+            )
+            for name, term in lowered.in_written_order(
+                section.get("worth") or {}, (SECTION, "worth")
+            )
+        ),
         actor_turns={
             kind: blocks[f"turn {kind}"]
             for kind in (section.get("turns") or {})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import replace
 from functools import partial
 
 from runtime.cards import CardDef, CardInstance, Effect, Observe
@@ -80,7 +81,34 @@ def table_module(rules: GameRules, whole: WholeRules) -> GameModule:
     module = game_module(rules.game)
     if module.whole:
         module = module.extend(module.name, **module.whole)
+    if whole.worth:
+        module = replace(module, progress=partial(progress, whole))
     return _with_turns(rules, module, whole)
+
+
+def progress(whole: WholeRules, game: Game, seat: int) -> tuple[float, float]:
+    """What the ruleset's `worth:` terms earn the seat (its "you") in the game as it stands,
+    and their weights in all."""
+    card = _card(whole, game)
+    state = game.state
+    turn = state.current
+    state.current = seat
+    earned = total = 0.0
+    try:
+        for term in whole.worth:
+            total += term.weight
+            if term.when is not None and not term.when(game, card):
+                continue
+            if term.value is None:
+                earned += term.weight
+                continue
+            read = term.value(game, card)
+            number = float(read) if isinstance(read, int | float) else 0.0
+            share = (number - term.low) / (term.high - term.low)
+            earned += term.weight * min(max(share, 0.0), 1.0)
+    finally:
+        state.current = turn
+    return earned, total
 
 
 def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> GameModule:

@@ -132,6 +132,9 @@ class GameModule:
     # What the game calls a part of the state the engine keeps for it, as a command shows the
     # state ("found": the label of `GameState.found`); a part it does not name keeps its own.
     words: Mapping[str, str] = field(default_factory=dict)
+    # A game's own progress for a seat, as its ruleset states it (`game: worth:`): what its
+    # terms earned and their weights in all, added to the generic worth a search reads.
+    progress: Callable[[Game, int], tuple[float, float]] | None = None
 
     def extend(self, name: str, **tables: Any) -> GameModule:
         """A module that is this one with some entries added or replaced (and triggers added

@@ -59,6 +59,20 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class WorthTerm:
+    """A game's own progress, as its ruleset states it (`game: worth:`): what a seat that
+    searches adds to the engine's generic worth of a state. Read with the seat as "you": the
+    value between `low` (nothing) and `high` (all of `weight`), while `when` holds."""
+
+    name: str
+    weight: float
+    value: Observe | None = None  # none: the whole weight while `when` holds
+    when: Check | None = None  # none: always
+    low: float = 0.0
+    high: float = 1.0
+
+
+@dataclass(frozen=True)
 class Part:
     """A part of a game played by a module's procedure (an opening, an act), in order."""
 
@@ -89,4 +103,5 @@ class WholeRules:
     parts: tuple[Part, ...] = ()  # none: the ruleset's rounds, until an ending holds
     notes: str | None = None  # the module's procedure that notes a game's figures at its end
     breakdown: str | None = None  # the label a game's figures are broken down by (a ladder's)
+    worth: tuple[WorthTerm, ...] = ()  # the game's own progress, for the seats that search
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for

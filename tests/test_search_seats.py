@@ -52,7 +52,7 @@ def test_a_greedy_seat_plays_a_whole_game_and_replays_every_turn_exactly() -> No
 
 @pytest.mark.parametrize(
     ("name", "playouts", "seconds"),
-    [("mcts", 64, None), ("mcts:200", 200, None), ("mcts:50ms", 64, 0.05)],
+    [("mcts", 16, None), ("mcts:200", 200, None), ("mcts:50ms", 16, 0.05)],
 )
 def test_an_mcts_budget_is_playouts_or_milliseconds(
     name: str, playouts: int, seconds: float | None

@@ -292,13 +292,24 @@ def test_what_the_rules_put_on_this_stays_for_the_game(tmp_path: Path) -> None:
 
 
 def test_a_clean_game_of_procedures_is_checked_without_reading_its_files_again(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # Reading the ruleset's files again for their positions costs every check 4 ms; a
-    # `game:` of procedures only, with nothing wrong, points at no line.
+    # `game:` of procedures only, with nothing wrong, points at no line. (Coma Ward's own
+    # `game:` has worth conditions to parse, so a game of its procedures alone is written.)
+    procedures_only = tmp_path / "ruleset.yaml"
+    procedures_only.write_text(
+        "ruleset: procedures\ntitle: Procedures\nversion: 1\nextends: base\n"
+        "runtime: coma-ward\ngame:\n  seats: {fewest: 2, most: 6}\n"
+        "  setup: {procedure: deal_strips_and_quirks}\n"
+        "  parts:\n    prologue: {procedure: prologue}\n    end: {procedure: phenomenon_act}\n"
+        "  notes: note_the_game\n"
+    )
+    ruleset = load_ruleset(str(procedures_only))
+
     def refuse(ruleset: object) -> object:
         raise AssertionError("the ruleset's files were read again")
 
     monkeypatch.setattr(wholegame, "lineage_documents", refuse)
     monkeypatch.setattr(wholegame, "_LOWERED", {})
-    assert wholegame.whole_game_problems(load_ruleset("coma-ward"), {}) == []
+    assert wholegame.whole_game_problems(ruleset, {}) == []

@@ -63,7 +63,7 @@ from compiler.terminal import echo
 @click.option(
     "--rungs",
     metavar="P1,P2,...",
-    help="The ladder's rungs, weakest first (default: random,greedy,mcts:16,mcts:64).",
+    help="The ladder's rungs, weakest first (default: random,greedy,mcts:8,mcts:16).",
 )
 @click.option(
     "--include-records",

@@ -442,6 +442,12 @@ def deck_empty(game: Game, card: CardInstance, *, deck: str) -> bool:
     return deck in game.state.decks and not game.state.decks[deck]
 
 
+def phenomenon_is(game: Game, card: CardInstance, *, title: str) -> bool:
+    """`the phenomenon is "High Water"`: its act is under way."""
+    found = phenomenon(game)
+    return found is not None and found.title == title and ACT in game.state.flags
+
+
 def game_over(game: Game, card: CardInstance, *, result: str) -> bool:
     """`the game is won`."""
     return game.state.over == result
@@ -493,6 +499,7 @@ CONDITIONS: dict[str, Callable[..., bool]] = {
     "deck_empty": deck_empty,
     "game_over": game_over,
     "you_won": you_won,
+    "phenomenon_is": phenomenon_is,
 }
 """The act's conditions."""
 

@@ -5,8 +5,9 @@ a playout stops at a horizon (the end of the turn) and the state is valued betwe
 what every ruleset states: the stats' polarity (`runtime.stats.polarity`: more of a stat whose
 lowest value kills is good) of the seat itself, of the seats beside it and of the actors no seat
 plays (what is good for a monster is bad for the seats), how many seats still stand, and the
-cards the game keeps as found (its goals count them). Its weights are a start, not a tuning:
-a ruleset that says what its own progress is (a future `game:` key) should come first.
+cards the game keeps as found (its goals count them). Their weights are the same for every
+game; a ruleset says what its own progress is in `game: worth:` (a track, a goal's count, the
+foes down), and its terms are added to these, each weighed against the generic ones' 1.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def standing(actor: Actor) -> float:
     return total / counted if counted else 0.5
 
 
+def scale(game: Game, seat: int) -> float:
+    """How much of the worth between lost and won the generic terms span: 1, less where the
+    game's own terms (`game: worth:`) share it. A margin in the generic terms' units is this
+    much in a state's worth."""
+    progress = game.module.progress
+    return 1.0 if progress is None else 1 / (1 + progress(game, seat)[1])
+
+
 def value(game: Game, seat: int) -> float:
     """The state's worth to the seat: 1 won, 0 lost, between the two while it goes on."""
     state = game.state
@@ -73,4 +82,8 @@ def value(game: Game, seat: int) -> float:
         worth += FOES * sum(1.0 if foe.dead else 1 - standing(foe) for foe in foes) / len(foes)
     else:
         worth += FOES / 2
+    progress = game.module.progress
+    if progress is not None:  # the game's own terms, weighed against the generic ones' 1
+        earned, weights = progress(game, seat)
+        worth = (worth + earned) / (1 + weights)
     return 0.05 + 0.9 * worth

@@ -29,19 +29,22 @@ from dataclasses import dataclass, field
 from runtime.decisions import Decision
 from runtime.game import Game
 from runtime.policies.base import Seat, best
-from runtime.policies.evaluation import value
+from runtime.policies.evaluation import scale, value
 from runtime.policies.heuristics import procedural
 from runtime.policies.lookahead import Lookahead
 
 EXPLORATION = 0.7
 """UCB1's exploration constant, for values between 0 and 1."""
 
-DEFAULT_PLAYOUTS = 64
-"""`mcts` with no budget given: playouts a decision."""
+DEFAULT_PLAYOUTS = 16
+"""`mcts` with no budget given: playouts a decision. More bought no wins at a turn's horizon,
+at two and four times the cost (docs/policies.md gives the figures)."""
 
 MARGIN = 0.02
 """How much better than the rules' answer (a decision's default) another must be worth to be
-taken instead: within the noise of a few playouts, the rules' answer stands."""
+taken instead, in the units of the generic terms of a state's worth (`evaluation.scale`: a
+game's own terms share the worth with them): within the noise of a few playouts, the rules'
+answer stands."""
 
 
 def searched(game: Game, decision: Decision) -> bool:
@@ -50,11 +53,11 @@ def searched(game: Game, decision: Decision) -> bool:
     return len(decision.choices) > 1 and decision.kind not in game.module.guided
 
 
-def pick_best(seat: Seat, worths: list[float], decision: Decision) -> int:
-    """The answer worth the most, the rules' answer unless another beats it by `MARGIN`."""
+def pick_best(seat: Seat, worths: list[float], decision: Decision, margin: float) -> int:
+    """The answer worth the most, the rules' answer unless another beats it by `margin`."""
     default = decision.default
     if default is not None:
-        bar = worths[default] + MARGIN
+        bar = worths[default] + margin
         if not any(worth > bar for worth in worths):
             return default
     return best(seat, worths, decision)
@@ -98,7 +101,7 @@ class GreedyPolicy:
         for answer in range(len(decision.choices)):
             worth = look.playout(decision, seat.index, stream, _Then(answer, stream), value)
             scores.append(-1.0 if worth is None else worth)
-        return pick_best(seat, scores, decision)
+        return pick_best(seat, scores, decision, MARGIN * scale(game, seat.index))
 
 
 class _Then:
@@ -176,13 +179,13 @@ class MctsPolicy:
                 node.worth[answer] = node.worth.get(answer, 0.0) + worth
         if not root.visits:
             return unsearched_answer(decision, stream)
-        return most_played(seat, root, decision)
+        return most_played(seat, root, decision, MARGIN * scale(game, seat.index))
 
 
-def most_played(seat: Seat, root: _Node, decision: Decision) -> int:
+def most_played(seat: Seat, root: _Node, decision: Decision, margin: float) -> int:
     """The answer played out most (the robust choice: a mean of few playouts is noisy, and the
     best of noisy means is too good to be true), its mean breaking ties; the rules' answer
-    unless the one played most beats its mean by `MARGIN`."""
+    unless the one played most beats its mean by `margin`."""
     visits = [root.visits.get(answer, 0) for answer in decision.choices]
     means = [
         root.worth.get(answer, 0.0) / count if count else -1.0
@@ -193,7 +196,7 @@ def most_played(seat: Seat, root: _Node, decision: Decision) -> int:
         seat, [means[i] if count == most else -2.0 for i, count in enumerate(visits)], decision
     )
     default = decision.default
-    if default is not None and visits[default] and means[picked] <= means[default] + MARGIN:
+    if default is not None and visits[default] and means[picked] <= means[default] + margin:
         return default
     return picked
 

@@ -32,7 +32,7 @@ FEWEST_TO_FLAG = 10
 """Games a value of the breakdown must have under each rung before its flags are read: fewer
 say nothing."""
 
-DEFAULT_RUNGS = ("random", "greedy", "mcts:16", "mcts:64")
+DEFAULT_RUNGS = ("random", "greedy", "mcts:8", "mcts:16")
 """The ladder's rungs unless others are asked for: a floor, one step of lookahead, and search
 at two budgets."""
 
