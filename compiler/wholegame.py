@@ -10,7 +10,7 @@ compiled by the same code generator into one rules card; `runtime.datagame` play
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,15 @@ from dsl.parser import parse
 from dsl.spans import Diagnostic, Span
 from runtime.cards import CardDef
 from runtime.games import game_module
-from runtime.wholerules import ActionRule, CountedFact, Ending, Part, Tally, WholeRules
+from runtime.wholerules import (
+    ActionRule,
+    CountedFact,
+    Ending,
+    Part,
+    Tally,
+    TurnShape,
+    WholeRules,
+)
 
 SECTION = "game"
 RULES_KIND = "game"
@@ -367,8 +375,13 @@ def _structure_problems(
             "give the seats `actions:` (docs/adding-a-game.md, section 2)",
         )
         return
+    yield from _turn_problems(module, section, span)
     if section.get("parts"):
-        return  # the module's procedures play the parts: their turns and ends are theirs
+        # The module's procedures play the parts, and end the game: only what the seats'
+        # actions name is read here.
+        for name, action in (section.get("actions") or {}).items():
+            yield from _action_problems(module, name, action or {}, span)
+        return
     seated = next((a.name for a in ruleset.world.actors.values() if a.seated), "character")
     phases = [p for p in ruleset.world.turns.phases if p.actors == seated]
     if not phases:
@@ -381,21 +394,7 @@ def _structure_problems(
     paid_from = [p.actions for p in phases if p.actions is not None]
     for name, action in (section.get("actions") or {}).items():
         action = action or {}
-        procedure = action.get("procedure")
-        if ("effect" in action) == (procedure is not None):
-            yield _error(
-                "E0483",
-                f"the action {name!r} needs one of `effect:` (card language) or `procedure:`",
-                span("actions", name, key=True),
-            )
-        if procedure is not None and procedure not in module.procedures:
-            known = ", ".join(sorted(module.procedures)) or "none"
-            yield _error(
-                "E0484",
-                f"the game module '{module.name}' has no procedure {procedure!r}",
-                span("actions", name, "procedure"),
-                f"its procedures: {known}",
-            )
+        yield from _action_problems(module, name, action, span)
         cost = int(action.get("cost", 0))
         if cost and not paid_from and phases:
             yield _error(
@@ -404,16 +403,6 @@ def _structure_problems(
                 "stat to pay it from",
                 span("actions", name, "cost"),
                 "give the phase `actions: STAT` (action points), or make the action free",
-            )
-        bounded = any(action.get(key, False) for key in ("once", "main", "self_paid"))
-        if not cost and not bounded:
-            yield _error(
-                "E0485",
-                f"the free action {name!r} could be taken forever: a free action is taken at "
-                "most once a turn",
-                span("actions", name, key=True),
-                "add `once: true` (or `main: true`: the turn's one main action; `self_paid: "
-                "true`: its effect pays what it costs), or give it a cost",
             )
     for kind in section.get("turns") or {}:
         actor = ruleset.world.actors.get(kind)
@@ -436,6 +425,98 @@ def _structure_problems(
             span("end") if end else span(),
             "add `end: {won: CONDITION}`, or `turns: last_round: N` with "
             "`end: {after_last_round: won}`",
+        )
+
+
+def _action_problems(
+    module: Any, name: str, action: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps one action from being taken: nothing to do, a procedure the module lacks, a
+    free action that could be taken forever."""
+    procedure = action.get("procedure")
+    if ("effect" in action) == (procedure is not None):
+        yield _error(
+            "E0483",
+            f"the action {name!r} needs one of `effect:` (card language) or `procedure:`",
+            span("actions", name, key=True),
+        )
+    if procedure is not None and procedure not in module.procedures:
+        known = ", ".join(sorted(module.procedures)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no procedure {procedure!r}",
+            span("actions", name, "procedure"),
+            f"its procedures: {known}",
+        )
+    bounded = any(action.get(key, False) for key in ("once", "main", "self_paid"))
+    if not int(action.get("cost", 0)) and not bounded:
+        yield _error(
+            "E0485",
+            f"the free action {name!r} could be taken forever: a free action is taken at "
+            "most once a turn",
+            span("actions", name, key=True),
+            "add `once: true` (or `main: true`: the turn's one main action; `self_paid: "
+            "true`: its effect pays what it costs), or give it a cost",
+        )
+
+
+def _turn_problems(
+    module: Any, section: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps a turn of free actions then one main action from holding together: a name
+    the module lacks, an action followed by no action of the game, a turn with no main action."""
+    actions: dict[str, Any] = section.get("actions") or {}
+    turn = section.get("turn") or {}
+    for name, action in actions.items():
+        action = action or {}
+        for key, table in (("targets", module.targets), ("prefer", module.can)):
+            named = action.get(key)
+            if named is not None and named not in table:
+                known = ", ".join(sorted(table)) or "none"
+                yield _error(
+                    "E0484",
+                    f"the game module '{module.name}' has no {key} procedure {named!r}",
+                    span("actions", name, key),
+                    f"its {key} procedures: {known}",
+                )
+        follow = action.get("then")
+        if follow is not None and (follow not in actions or follow == name):
+            yield _error(
+                "E0489",
+                f"the action {name!r} is followed by {follow!r}, which is no other action of "
+                "the game",
+                span("actions", name, "then"),
+                f"the actions: {', '.join(a for a in actions if a != name) or 'none'}",
+            )
+        if turn and action.get("targets") is not None and not action.get("main", False):
+            yield _error(
+                "E0489",
+                f"the free action {name!r} has `targets:`: only a main action is offered "
+                "once for each target",
+                span("actions", name, "targets"),
+                "make it `main: true`, or let its procedure ask whom it is taken on",
+            )
+    if not turn:
+        for name, action in actions.items():
+            for key in ("then", "targets", "prefer"):
+                if key in (action or {}):
+                    yield _error(
+                        "E0489",
+                        f"the action {name!r} has `{key}:`, which only a turn of free actions "
+                        "then one main action reads",
+                        span("actions", name, key, key=True),
+                        "add `turn: {free: {ask: ..., on: ...}, main: {ask: ...}}` to `game:`",
+                    )
+        return
+    yield from _unknown_procedure(
+        module, (turn.get("main") or {}).get("fallback"), span, "turn", "main", "fallback"
+    )
+    if not any((a or {}).get("main", False) for a in actions.values()):
+        yield _error(
+            "E0489",
+            "the turn ends with one main action, but no action is `main: true`",
+            span("turn", key=True),
+            "mark the turn's main actions `main: true`",
         )
 
 
@@ -502,9 +583,30 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
                 when=checks.get(f"when {name}"),
                 effect=blocks.get(f"action {name}"),
                 procedure=action.get("procedure"),
+                targets=action.get("targets"),
+                then=action.get("then"),
+                prefer=action.get("prefer"),
             )
         )
     end = section.get("end") or {}
+    turn = section.get("turn")
+    shape = None
+    if isinstance(turn, dict):
+        followed = {a.then for a in actions if a.then is not None}
+        actions = [replace(a, unasked=a.name in followed) for a in actions]
+        free, main = turn.get("free") or {}, turn.get("main") or {}
+        shape = TurnShape(
+            free_ask=str(free.get("ask", "")),
+            on=str(free.get("on", "")),
+            free_kind=str(free.get("kind", "free")),
+            main_ask=str(main.get("ask", "")),
+            main_kind=str(main.get("kind", "main")),
+            fallback=main.get("fallback"),
+            tally=bool(turn.get("tally", True)),
+            free=tuple(a for a in actions if not a.main and not a.unasked),
+            main=tuple(a for a in actions if a.main and not a.unasked),
+            follow={a.name: a for a in actions if a.unasked},
+        )
     endings = tuple(
         Ending(result, checks[result], str(end[result]))
         for result in ("lost", "won")
@@ -536,6 +638,7 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             if f"tally {name}" in observers
         ),
         card=card,
+        turn=shape,
         parts=tuple(
             Part(name, str((entry or {}).get("procedure")))
             for name, entry in lowered.in_written_order(

@@ -30,6 +30,28 @@ class ActionRule:
     when: Check | None  # legal only while this holds
     effect: Effect | None  # the effect written in the card language
     procedure: str | None  # or the game module's named procedure
+    targets: str | None = None  # the module's list of whom it is taken on: offered for each
+    then: str | None = None  # the action taken after it without asking, when it can be
+    prefer: str | None = None  # the module's check that makes it the default answer
+    unasked: bool = False  # taken only after another (its `then:`), never offered
+
+
+@dataclass(frozen=True)
+class TurnShape:
+    """A turn of free actions, each at most once, then one main action: the words of its two
+    questions, and what a seat with no main action to take does."""
+
+    free_ask: str
+    on: str  # the answer that goes on to the main action, offered first
+    free_kind: str
+    main_ask: str
+    main_kind: str
+    fallback: str | None  # the module's procedure run when no main action can be taken
+    tally: bool  # whether the actions taken are counted (`took: NAME`)
+    free: tuple[ActionRule, ...] = ()  # the free actions offered, in the ruleset's order
+    main: tuple[ActionRule, ...] = ()  # the main actions offered, in the ruleset's order
+    # the actions taken after another without asking, by name
+    follow: Mapping[str, ActionRule] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,3 +112,4 @@ class WholeRules:
     notes: str | None = None  # the module's procedure that notes a game's figures at its end
     breakdown: str | None = None  # the label a game's figures are broken down by (a ladder's)
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for
+    turn: TurnShape | None = None  # none: a seat picks among all its legal actions
