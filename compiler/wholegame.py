@@ -396,7 +396,7 @@ def _structure_problems(
         action = action or {}
         yield from _action_problems(module, name, action, span)
         cost = int(action.get("cost", 0))
-        if cost and not paid_from and phases:
+        if cost and not paid_from and phases and not section.get("turn"):
             yield _error(
                 "E0482",
                 f"the action {name!r} costs {cost}, but the seats' phase has no `actions:` "
@@ -487,6 +487,14 @@ def _turn_problems(
                 "the game",
                 span("actions", name, "then"),
                 f"the actions: {', '.join(a for a in actions if a != name) or 'none'}",
+            )
+        if turn and int(action.get("cost", 0)):
+            yield _error(
+                "E0489",
+                f"the action {name!r} costs {action['cost']}, but a turn of free actions then "
+                "one main action pays no costs",
+                span("actions", name, "cost"),
+                "make it free (`once: true`) or the turn's main action (`main: true`)",
             )
         if turn and action.get("targets") is not None and not action.get("main", False):
             yield _error(
