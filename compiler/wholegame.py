@@ -363,7 +363,7 @@ def _structure_problems(
         )
     module = game_module(ruleset.runtime)
     for part, entry in (section.get("parts") or {}).items():
-        yield from _unknown_procedure(module, (entry or {}).get("procedure"), span, "parts", part)
+        yield from _part_problems(module, part, entry or {}, span)
     yield from _unknown_procedure(module, section.get("notes"), span, "notes")
     setup_procedure = (section.get("setup") or {}).get("procedure")
     yield from _unknown_procedure(module, setup_procedure, span, "setup", "procedure")
@@ -425,6 +425,35 @@ def _structure_problems(
             span("end") if end else span(),
             "add `end: {won: CONDITION}`, or `turns: last_round: N` with "
             "`end: {after_last_round: won}`",
+        )
+
+
+def _part_problems(
+    module: Any, part: str, entry: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps a part from being played: neither a procedure nor rounds until a check (or
+    both), or a name the module lacks."""
+    rounds = "until" in entry
+    if ("procedure" in entry) == rounds or (
+        not rounds and ("then" in entry or "round_limit" in entry)
+    ):
+        yield _error(
+            "E0490",
+            f"the part {part!r} needs one of `procedure:` (the module plays it) or `until:` "
+            "(rounds of the seats' turns until the module's check holds)",
+            span("parts", part, key=True),
+            "`then:` and `round_limit:` go with `until:`",
+        )
+    yield from _unknown_procedure(module, entry.get("procedure"), span, "parts", part, "procedure")
+    yield from _unknown_procedure(module, entry.get("then"), span, "parts", part, "then")
+    until = entry.get("until")
+    if until is not None and until not in module.can:
+        known = ", ".join(sorted(module.can)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no check {until!r} (its `can` table)",
+            span("parts", part, "until"),
+            f"its checks: {known}",
         )
 
 
@@ -648,7 +677,13 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
         card=card,
         turn=shape,
         parts=tuple(
-            Part(name, str((entry or {}).get("procedure")))
+            Part(
+                name,
+                procedure=(entry or {}).get("procedure"),
+                until=(entry or {}).get("until"),
+                round_limit=int((entry or {}).get("round_limit", DEFAULT_ROUND_LIMIT)),
+                then=(entry or {}).get("then"),
+            )
             for name, entry in lowered.in_written_order(
                 section.get("parts") or {}, (SECTION, "parts")
             )

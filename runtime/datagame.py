@@ -20,7 +20,7 @@ from runtime.decisions import reads_defaults
 from runtime.game import DEFAULT_BUDGET, Game, RunEnded
 from runtime.games import game_module
 from runtime.module import GameModule, TurnRule
-from runtime.rounds import play_round
+from runtime.rounds import play_round, rounds_until
 from runtime.rules import GameRules
 from runtime.state import Actor, Player
 from runtime.whole import NotWhole, Outcome, WholeGame, phase_over
@@ -198,17 +198,21 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
     can = game.module.can
     taken: set[str] = set()
     main: ActionRule | None = None
+    # Asked before every free action of every turn: plain loops, no generator (mypyc makes
+    # each an object), each test the cheapest first.
     while not game.ended and not player.turn_over and not player.dead:
-        free = [a for a in shape.free if a.name not in taken and _can(game, player, card, a)]
+        free: list[ActionRule] = []
+        choices = [shape.on]
+        default = 0
+        for action in shape.free:
+            if action.name not in taken and _can(can, game, player, card, action):
+                free.append(action)
+                choices.append(action.text)
+                prefer = action.prefer
+                if heads and not default and prefer is not None and can[prefer](game, player):
+                    default = len(free)
         if not free:
             break
-        default = 0
-        if heads:
-            preferred = next(
-                (i for i, a in enumerate(free) if _preferred(can, game, player, a)), -1
-            )
-            default = preferred + 1
-        choices = [shape.on, *(action.text for action in free)]
         picked = game.decide(shape.free_kind, shape.free_ask, choices, default=default)
         if picked == 0:
             break
@@ -216,7 +220,7 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
         taken.add(action.name)
         _do(game, player, card, action, shape.tally)
         follow = shape.follow.get(action.then) if action.then is not None else None
-        if follow is not None and not game.ended and _can(game, player, card, follow):
+        if follow is not None and not game.ended and _can(can, game, player, card, follow):
             if follow.main:
                 main = follow
                 break
@@ -239,34 +243,32 @@ def main_action(whole: WholeRules, game: Game, player: Player) -> None:
     shape = whole.turn
     assert shape is not None, "a main action is a turn's of free actions then one main action"
     card = _card(whole, game)
+    module = game.module
+    can = module.can
     offered: list[tuple[ActionRule, Actor | None]] = []
     group: list[ActionRule] = []
     for action in shape.main:
         if group and action.targets != group[0].targets:
-            offered += _on_each(game, player, group)
+            _on_each(module.targets, game, player, group, offered)
             group = []
-        if not _can(game, player, card, action):
+        if not _can(can, game, player, card, action):
             continue
         if action.targets is None:
             offered.append((action, None))
         else:
             group.append(action)
-    offered += _on_each(game, player, group)
+    if group:
+        _on_each(module.targets, game, player, group, offered)
     if not offered:
         if shape.fallback is not None:
-            game.module.procedures[shape.fallback](game, player)
+            module.procedures[shape.fallback](game, player)
         return
     default = 0
     if reads_defaults(game.decisions):  # no default worked out for a maker that skips it
-        can = game.module.can
-        default = next(
-            (
-                i
-                for i, (a, _on) in enumerate(offered)
-                if a.prefer is None or can[a.prefer](game, player)
-            ),
-            0,
-        )
+        for index, (action, _on) in enumerate(offered):
+            if action.prefer is None or can[action.prefer](game, player):
+                default = index
+                break
     choices = [a.text if on is None else f"{a.text} {on.name}" for a, on in offered]
     action, on = offered[game.decide(shape.main_kind, shape.main_ask, choices, default=default)]
     if on is None:
@@ -284,31 +286,30 @@ def main_action(whole: WholeRules, game: Game, player: Player) -> None:
 
 
 def _on_each(
-    game: Game, player: Player, group: list[ActionRule]
-) -> list[tuple[ActionRule, Actor | None]]:
-    """Actions that share a list of targets, offered target by target."""
-    if not group:
-        return []
-    targets = game.module.targets[str(group[0].targets)](game, player)
-    return [(action, on) for on in targets for action in group]
+    targets: Mapping[str, Callable[[Game, Player], Sequence[Player]]],
+    game: Game,
+    player: Player,
+    group: list[ActionRule],
+    offered: list[tuple[ActionRule, Actor | None]],
+) -> None:
+    """Offer actions that share a list of targets target by target."""
+    for on in targets[group[0].targets or ""](game, player):
+        for action in group:
+            offered.append((action, on))
 
 
-def _can(game: Game, player: Player, card: CardInstance, action: ActionRule) -> bool:
-    """Whether the seat can take this action now: its `when:` and its module's `can`."""
-    if action.when is not None and not action.when(game, card):
-        return False
-    able = game.module.can.get(action.procedure) if action.procedure else None
-    return able is None or able(game, player)
-
-
-def _preferred(
+def _can(
     can: Mapping[str, Callable[[Game, Player], bool]],
     game: Game,
     player: Player,
+    card: CardInstance,
     action: ActionRule,
 ) -> bool:
-    """Whether a free action is the default answer now: its `prefer:` check holds."""
-    return action.prefer is not None and can[action.prefer](game, player)
+    """Whether the seat can take this action now: its `when:` and its module's `can`."""
+    if action.when is not None and not action.when(game, card):
+        return False
+    able = can.get(action.procedure) if action.procedure is not None else None
+    return able is None or able(game, player)
 
 
 def _do(game: Game, player: Player, card: CardInstance, action: ActionRule, tally: bool) -> None:
@@ -395,17 +396,30 @@ def play(whole: WholeRules, game: Game, until: str) -> None:
 
 
 def play_parts(whole: WholeRules, game: Game, until: str) -> None:
-    """Play the game's parts in order, each its module's procedure, to the end of the one
-    named; a part its module says cannot be played now (`can`) ends the game there."""
+    """Play the game's parts in order, to the end of the one named: rounds of the seats' turns
+    until the part's check holds, then its `then:`; or its module's procedure, when the
+    module says it can be played now (`can`): a part that cannot ends the game there."""
     first = game.state.players[0]
     for part in whole.parts:
-        able = game.module.can.get(part.procedure)
-        if able is not None and not able(game, first):
-            return
-        game.module.procedures[part.procedure](game, first)
+        if part.until is not None:
+            rounds_until(
+                game, partial(_holds, game.module.can[part.until], first), part.round_limit
+            )
+            if part.then is not None:
+                game.module.procedures[part.then](game, first)
+        elif part.procedure is not None:
+            able = game.module.can.get(part.procedure)
+            if able is not None and not able(game, first):
+                return
+            game.module.procedures[part.procedure](game, first)
         phase_over(game, part.name)
         if part.name == until:
             return
+
+
+def _holds(check: Callable[[Game, Player], bool], player: Player, game: Game) -> bool:
+    """A module's check of a seat, read for the game (a part's `until:`, of its first seat)."""
+    return check(game, player)
 
 
 def outcome(whole: WholeRules, game: Game) -> Outcome:

@@ -82,10 +82,14 @@ class Tally:
 
 @dataclass(frozen=True)
 class Part:
-    """A part of a game played by a module's procedure (an opening, an act), in order."""
+    """A part of a game (an opening, an act), in order: a module's procedure, or rounds of the
+    seats' turns until a check of the module holds, then its `then:` procedure."""
 
     name: str
-    procedure: str
+    procedure: str | None = None
+    until: str | None = None  # the module's check (its `can`) that ends the rounds
+    round_limit: int = 200  # the rounds begun at most
+    then: str | None = None  # the module's procedure once the rounds are over
 
 
 @dataclass(frozen=True)

@@ -264,3 +264,23 @@ def test_the_keys_of_such_a_turn_without_the_turn_are_refused(tmp_path: Path) ->
     assert code == 1 and "Traceback" not in output
     line = _line_of(rules, "then: fetch")
     assert f"ruleset.yaml:{line}:" in output and "`then:`, which only a turn of free" in output
+
+
+@pytest.mark.parametrize(
+    ("part", "code"),
+    [
+        ("{then: step}", "E0490"),
+        ("{until: anywhere, procedure: step}", "E0490"),
+        ("{until: no_such_check}", "E0484"),
+        ("{until: step, then: no_such_procedure}", "E0484"),
+    ],
+)
+def test_a_part_with_nothing_to_play_is_refused_at_its_line(
+    tmp_path: Path, part: str, code: str
+) -> None:
+    rules = RULES.replace("  end:\n", f"  parts:\n    opening: {part}\n  end:\n")
+    folder = rounds_pack(tmp_path / "bad", rules)
+    result, output = run("check", str(folder))
+    assert result == 1 and "Traceback" not in output
+    line = _line_of(rules, "    opening: ")
+    assert f"ruleset.yaml:{line}:" in output and f"error[{code}]" in output, output

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from runtime.cards import CardDef, CardInstance
 from runtime.decisions import reads_defaults
 from runtime.dice import shuffle
-from runtime.game import Game, RunEnded
+from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_map import board, is_hidden, walk
 from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
@@ -43,9 +43,8 @@ from runtime.games.coma_ward_rules import (
     rummage,
     searched,
 )
-from runtime.rounds import take_turn as round_turn
+from runtime.rounds import rounds_until
 from runtime.state import Player, seat_index
-from runtime.world import SEATED
 
 PLAYERS = (2, 6)
 """The fewest and most players the rulebook allows."""
@@ -129,6 +128,8 @@ def can_trade(game: Game, player: Player) -> bool:
 
 def can_use(game: Game, player: Player) -> bool:
     """Whether the player carries an item that can be used."""
+    if not player.items:  # asked before every free action: mostly nothing carried
+        return False
     return any(game.usable(item) for item in player.items)
 
 
@@ -279,8 +280,11 @@ def can_pick_up(game: Game, player: Player) -> bool:
 def opponents(game: Game, player: Player) -> list[Player]:
     """Whom the player can attack or steal from: the living players here not traded with
     this turn."""
+    others = _others_here(game, player)
     marks = game.state.marks
-    return [o for o in _others_here(game, player) if f"{TRADED}{o.name}" not in marks]
+    if not marks:  # most turns trade with no one
+        return others
+    return [o for o in others if f"{TRADED}{o.name}" not in marks]
 
 
 def attack_target(game: Game, player: Player) -> None:
@@ -361,25 +365,21 @@ def end_prologue(game: Game) -> None:
 
 def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
     """Set the game up and play rounds of turns until the third clue ends the prologue: the
-    turn that finds it is the last, the rest of its round is not played."""
+    turn that finds it is the last, the rest of its round is not played. (A whole game plays
+    its ruleset's `parts: prologue:`, these same rounds.)"""
     setup(game)
-    prologue(game, game.state.players[0], round_limit)
+    rounds_until(game, _prologue_over, round_limit)
+    reveal_the_phenomenon(game, game.state.players[0])
 
 
-def prologue(game: Game, player: Player, round_limit: int = ROUND_LIMIT) -> None:
-    """The whole game's first part: rounds of turns until the third clue (or everyone's
-    death, or the round limit), then the quirks revealed and the phenomenon picked."""
-    phase = game.rules.world.turns.phases[0]
-    while not _prologue_over(game) and game.state.round < round_limit:
-        game.state.round += 1
-        game.event("round", f"round {game.state.round} begins", round=game.state.round)
-        for actor in game.actors_of(phase.actors or SEATED):
-            try:  # noqa: SIM105
-                round_turn(game, actor, phase)
-            except RunEnded:  # not suppress(): on a hot path its context manager cost a call
-                pass
-            if _prologue_over(game):
-                break
+def prologue_over(game: Game, player: Player) -> bool:
+    """The prologue's `until:`: the third clue found, or everyone dead (or the game ended)."""
+    return _prologue_over(game)
+
+
+def reveal_the_phenomenon(game: Game, player: Player) -> None:
+    """The prologue's `then:`: once the third clue was found, the quirks revealed and the
+    phenomenon picked (`end_prologue`)."""
     if REVEALED in game.state.flags:
         end_prologue(game)
 
@@ -452,7 +452,7 @@ PROCEDURES = {
     "attack": attack_target,
     "steal_from": steal_from_target,
     "no_main_action": no_main_action,
-    "prologue": prologue,
+    "reveal_the_phenomenon": reveal_the_phenomenon,
     "phenomenon_act": phenomenon_act,
     "note_the_game": note_the_game,
 }
@@ -460,6 +460,7 @@ PROCEDURES = {
 of a turn with no main action, its two parts, its figures."""
 
 CAN = {
+    "prologue_over": prologue_over,
     "phenomenon_act": act_revealed,
     "trade": can_trade,
     "use_items": can_use,
