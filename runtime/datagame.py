@@ -88,7 +88,11 @@ def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> Game
     """The game's module with the seats' turn played from data, and the other actors' turns
     the data adds to their module's."""
     seated = next((k.name for k in rules.world.actors.values() if k.seated), "character")
-    turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)} if whole.actions else {}
+    turns: dict[str, TurnRule] = {}
+    if whole.turn is not None:  # bound at once: a hot path, each turn of every game
+        turns[seated] = partial(free_then_main, whole, whole.turn)
+    elif whole.actions:
+        turns[seated] = partial(take_turn, whole)
     for kind, effect in whole.actor_turns.items():
         turns[kind] = partial(actor_turn, whole, module.turns.get(kind), effect)
     return module.extend(module.name, turns=turns) if turns else module
@@ -229,14 +233,14 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
         if main is not None:
             _do(game, player, card, main, shape.tally)
         else:
-            main_action(whole, game, player)
+            main_action(whole, game, player, heads)
     if whole.turn_ends is not None and not game.ended and not player.dead:
         game.resolve(card, whole.turn_ends, "the turn's end")
     if not whole.parts:  # a game of parts ends as its module's procedures say
         _ended(whole, game, card)
 
 
-def main_action(whole: WholeRules, game: Game, player: Player) -> None:
+def main_action(whole: WholeRules, game: Game, player: Player, heads: bool | None = None) -> None:
     """The main action of a turn of free actions then one main action: the seat's pick of
     those it can take, each on each of its targets (actions that share a list of targets
     offered target by target), or the turn's fallback when it can take none."""
@@ -264,7 +268,9 @@ def main_action(whole: WholeRules, game: Game, player: Player) -> None:
             module.procedures[shape.fallback](game, player)
         return
     default = 0
-    if reads_defaults(game.decisions):  # no default worked out for a maker that skips it
+    if heads is None:
+        heads = reads_defaults(game.decisions)
+    if heads:  # no default worked out for a maker that skips it
         for index, (action, _on) in enumerate(offered):
             if action.prefer is None or can[action.prefer](game, player):
                 default = index
@@ -402,9 +408,7 @@ def play_parts(whole: WholeRules, game: Game, until: str) -> None:
     first = game.state.players[0]
     for part in whole.parts:
         if part.until is not None:
-            rounds_until(
-                game, partial(_holds, game.module.can[part.until], first), part.round_limit
-            )
+            rounds_until(game, game.module.can[part.until], first, part.round_limit)
             if part.then is not None:
                 game.module.procedures[part.then](game, first)
         elif part.procedure is not None:
@@ -415,11 +419,6 @@ def play_parts(whole: WholeRules, game: Game, until: str) -> None:
         phase_over(game, part.name)
         if part.name == until:
             return
-
-
-def _holds(check: Callable[[Game, Player], bool], player: Player, game: Game) -> bool:
-    """A module's check of a seat, read for the game (a part's `until:`, of its first seat)."""
-    return check(game, player)
 
 
 def outcome(whole: WholeRules, game: Game) -> Outcome:

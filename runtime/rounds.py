@@ -33,13 +33,13 @@ def play_round(game: Game) -> bool:
     return not game.ended
 
 
-def rounds_until(game: Game, over: Callable[[Game], bool], limit: int) -> None:
+def rounds_until(game: Game, over: Callable[[Game, Actor], bool], first: Actor, limit: int) -> None:
     """Rounds of the first phase's turns, each of its actors' in order, until `over` holds
-    (read before each round and after every turn: the turn that makes it hold is the last)
-    or `limit` rounds have begun. No phase is begun and no step runs: a part of a game that
-    is turns alone (an opening played until something is found)."""
+    for `first` (read before each round and after every turn: the turn that makes it hold is
+    the last) or `limit` rounds have begun. No phase is begun and no step runs: a part of a
+    game that is turns alone (an opening played until something is found)."""
     phase = game.rules.world.turns.phases[0]
-    while not over(game) and game.state.round < limit:
+    while not over(game, first) and game.state.round < limit:
         game.state.round += 1
         game.event("round", f"round {game.state.round} begins", round=game.state.round)
         for actor in game.actors_of(phase.actors or SEATED):
@@ -47,7 +47,7 @@ def rounds_until(game: Game, over: Callable[[Game], bool], limit: int) -> None:
                 take_turn(game, actor, phase)
             except RunEnded:  # not suppress(): on a hot path its context manager cost a call
                 pass
-            if over(game):
+            if over(game, first):
                 break
 
 

@@ -128,9 +128,10 @@ def can_trade(game: Game, player: Player) -> bool:
 
 def can_use(game: Game, player: Player) -> bool:
     """Whether the player carries an item that can be used."""
-    if not player.items:  # asked before every free action: mostly nothing carried
-        return False
-    return any(game.usable(item) for item in player.items)
+    for item in player.items:  # noqa: SIM110 - asked before every free action: no generator
+        if game.usable(item):
+            return True
+    return False
 
 
 def can_drop(game: Game, player: Player) -> bool:
@@ -368,7 +369,7 @@ def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
     turn that finds it is the last, the rest of its round is not played. (A whole game plays
     its ruleset's `parts: prologue:`, these same rounds.)"""
     setup(game)
-    rounds_until(game, _prologue_over, round_limit)
+    rounds_until(game, prologue_over, game.state.players[0], round_limit)
     reveal_the_phenomenon(game, game.state.players[0])
 
 
