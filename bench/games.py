@@ -52,11 +52,11 @@ from compiler.simulate.pool import keep_loaded  # noqa: E402
 from runtime.datagame import whole_game_of  # noqa: E402
 from runtime.events import Event  # noqa: E402
 from runtime.game import Game  # noqa: E402
-from runtime.games.coma_ward_game import new_game, play_prologue  # noqa: E402
+from runtime.games.coma_ward_game import play_prologue  # noqa: E402
 from runtime.policies import POLICIES, policy_named, seat_policies  # noqa: E402
 from runtime.simulation.record import Sweep as SweepOf  # noqa: E402
 from runtime.simulation.record import play_game  # noqa: E402
-from runtime.whole import game_seed  # noqa: E402
+from runtime.whole import WholeGame, game_seed  # noqa: E402
 
 PACK = ROOT / "content" / "coma-ward"
 GAME = "coma-ward"
@@ -84,9 +84,26 @@ def compiled_pack() -> CompiledPack:
     return compiled
 
 
+_WHOLE: dict[int, tuple[CompiledPack, WholeGame]] = {}
+
+
+def whole_of(pack: CompiledPack) -> WholeGame:
+    """The pack's whole game, made once a pack (its module with the turns its data plays), as
+    a sweep makes it once."""
+    kept = _WHOLE.get(id(pack))
+    if kept is None or kept[0] is not pack:
+        kept = _WHOLE[id(pack)] = (pack, whole_game_of(pack.rules, pack.whole))
+    return kept[1]
+
+
+def new_game(pack: CompiledPack, seed: int) -> Game:
+    """A four-player game, not yet set up, played with the turns the ruleset's `game:` says."""
+    return whole_of(pack).new_game(pack.rules, pack.cards, SEATS, seed)
+
+
 def prologue(pack: CompiledPack, seed: int, *, log: bool, policy: str | None = None) -> Game:
     """One four-player prologue, by the game's own random decisions or a policy for all."""
-    game = new_game(pack.rules, pack.cards, SEATS, seed)
+    game = new_game(pack, seed)
     game.logging = log
     if policy is not None:
         seat_policies(game, policy_named(policy))
@@ -116,7 +133,7 @@ def shape(pack: CompiledPack, policy: str | None, games: int = 50) -> tuple[floa
     without how long they are (random play wanders, and often everyone dies)."""
     rounds = turns = 0
     for index in range(games):
-        game = new_game(pack.rules, pack.cards, SEATS, game_seed(0, index))
+        game = new_game(pack, game_seed(0, index))
         game.logging = False
         if policy is not None:
             seat_policies(game, policy_named(policy))
@@ -137,7 +154,7 @@ def what_a_game_does(pack: CompiledPack, games: int = 50) -> None:
     kinds: Counter[str] = Counter()
     rounds = turns = 0
     for seed in range(games):
-        game = new_game(pack.rules, pack.cards, SEATS, seed)
+        game = new_game(pack, seed)
         game.logging = False
 
         def count(event: Event) -> None:
@@ -197,7 +214,7 @@ def whole(pack: CompiledPack, seed: int) -> str:
     """One whole game through the whole-game contract, log off; what its outcome says, or
     the error it raised (a sweep counts it and goes on: the bench times, it does not judge)."""
     rules = whole_game_of(pack.rules, pack.whole)
-    game = rules.new_game(pack.rules, pack.cards, SEATS, seed)
+    game = rules.new_game(pack, seed)
     game.logging = False
     try:
         rules.play(game, rules.phases[-1])

@@ -360,7 +360,7 @@ def _structure_problems(
     yield from _worth_problems(section, span)
     module = game_module(ruleset.runtime)
     for part, entry in (section.get("parts") or {}).items():
-        yield from _unknown_procedure(module, (entry or {}).get("procedure"), span, "parts", part)
+        yield from _part_problems(module, part, entry or {}, span)
     yield from _unknown_procedure(module, section.get("notes"), span, "notes")
     setup_procedure = (section.get("setup") or {}).get("procedure")
     yield from _unknown_procedure(module, setup_procedure, span, "setup", "procedure")
@@ -372,8 +372,13 @@ def _structure_problems(
             "give the seats `actions:` (docs/adding-a-game.md, section 2)",
         )
         return
+    yield from _turn_problems(module, section, span)
     if section.get("parts"):
-        return  # the module's procedures play the parts: their turns and ends are theirs
+        # The module's procedures play the parts, and end the game: only what the seats'
+        # actions name is read here.
+        for name, action in (section.get("actions") or {}).items():
+            yield from _action_problems(module, name, action or {}, span)
+        return
     seated = next((a.name for a in ruleset.world.actors.values() if a.seated), "character")
     phases = [p for p in ruleset.world.turns.phases if p.actors == seated]
     if not phases:
@@ -386,39 +391,15 @@ def _structure_problems(
     paid_from = [p.actions for p in phases if p.actions is not None]
     for name, action in (section.get("actions") or {}).items():
         action = action or {}
-        procedure = action.get("procedure")
-        if ("effect" in action) == (procedure is not None):
-            yield _error(
-                "E0483",
-                f"the action {name!r} needs one of `effect:` (card language) or `procedure:`",
-                span("actions", name, key=True),
-            )
-        if procedure is not None and procedure not in module.procedures:
-            known = ", ".join(sorted(module.procedures)) or "none"
-            yield _error(
-                "E0484",
-                f"the game module '{module.name}' has no procedure {procedure!r}",
-                span("actions", name, "procedure"),
-                f"its procedures: {known}",
-            )
+        yield from _action_problems(module, name, action, span)
         cost = int(action.get("cost", 0))
-        if cost and not paid_from and phases:
+        if cost and not paid_from and phases and not section.get("turn"):
             yield _error(
                 "E0482",
                 f"the action {name!r} costs {cost}, but the seats' phase has no `actions:` "
                 "stat to pay it from",
                 span("actions", name, "cost"),
                 "give the phase `actions: STAT` (action points), or make the action free",
-            )
-        bounded = any(action.get(key, False) for key in ("once", "main", "self_paid"))
-        if not cost and not bounded:
-            yield _error(
-                "E0485",
-                f"the free action {name!r} could be taken forever: a free action is taken at "
-                "most once a turn",
-                span("actions", name, key=True),
-                "add `once: true` (or `main: true`: the turn's one main action; `self_paid: "
-                "true`: its effect pays what it costs), or give it a cost",
             )
     for kind in section.get("turns") or {}:
         actor = ruleset.world.actors.get(kind)
@@ -441,6 +422,135 @@ def _structure_problems(
             span("end") if end else span(),
             "add `end: {won: CONDITION}`, or `turns: last_round: N` with "
             "`end: {after_last_round: won}`",
+        )
+
+
+def _part_problems(
+    module: Any, part: str, entry: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps a part from being played: neither a procedure nor rounds until a check (or
+    both), or a name the module lacks."""
+    rounds = "until" in entry
+    if ("procedure" in entry) == rounds or (
+        not rounds and ("then" in entry or "round_limit" in entry)
+    ):
+        yield _error(
+            "E0490",
+            f"the part {part!r} needs one of `procedure:` (the module plays it) or `until:` "
+            "(rounds of the seats' turns until the module's check holds)",
+            span("parts", part, key=True),
+            "`then:` and `round_limit:` go with `until:`",
+        )
+    yield from _unknown_procedure(module, entry.get("procedure"), span, "parts", part, "procedure")
+    yield from _unknown_procedure(module, entry.get("then"), span, "parts", part, "then")
+    until = entry.get("until")
+    if until is not None and until not in module.can:
+        known = ", ".join(sorted(module.can)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no check {until!r} (its `can` table)",
+            span("parts", part, "until"),
+            f"its checks: {known}",
+        )
+
+
+def _action_problems(
+    module: Any, name: str, action: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps one action from being taken: nothing to do, a procedure the module lacks, a
+    free action that could be taken forever."""
+    procedure = action.get("procedure")
+    if ("effect" in action) == (procedure is not None):
+        yield _error(
+            "E0483",
+            f"the action {name!r} needs one of `effect:` (card language) or `procedure:`",
+            span("actions", name, key=True),
+        )
+    if procedure is not None and procedure not in module.procedures:
+        known = ", ".join(sorted(module.procedures)) or "none"
+        yield _error(
+            "E0484",
+            f"the game module '{module.name}' has no procedure {procedure!r}",
+            span("actions", name, "procedure"),
+            f"its procedures: {known}",
+        )
+    bounded = any(action.get(key, False) for key in ("once", "main", "self_paid"))
+    if not int(action.get("cost", 0)) and not bounded:
+        yield _error(
+            "E0485",
+            f"the free action {name!r} could be taken forever: a free action is taken at "
+            "most once a turn",
+            span("actions", name, key=True),
+            "add `once: true` (or `main: true`: the turn's one main action; `self_paid: "
+            "true`: its effect pays what it costs), or give it a cost",
+        )
+
+
+def _turn_problems(
+    module: Any, section: dict[str, Any], span: Callable[..., Span]
+) -> Iterator[Diagnostic]:
+    """What keeps a turn of free actions then one main action from holding together: a name
+    the module lacks, an action followed by no action of the game, a turn with no main action."""
+    actions: dict[str, Any] = section.get("actions") or {}
+    turn = section.get("turn") or {}
+    for name, action in actions.items():
+        action = action or {}
+        for key, table in (("targets", module.targets), ("prefer", module.can)):
+            named = action.get(key)
+            if named is not None and named not in table:
+                known = ", ".join(sorted(table)) or "none"
+                yield _error(
+                    "E0484",
+                    f"the game module '{module.name}' has no {key} procedure {named!r}",
+                    span("actions", name, key),
+                    f"its {key} procedures: {known}",
+                )
+        follow = action.get("then")
+        if follow is not None and (follow not in actions or follow == name):
+            yield _error(
+                "E0491",
+                f"the action {name!r} is followed by {follow!r}, which is no other action of "
+                "the game",
+                span("actions", name, "then"),
+                f"the actions: {', '.join(a for a in actions if a != name) or 'none'}",
+            )
+        if turn and int(action.get("cost", 0)):
+            yield _error(
+                "E0491",
+                f"the action {name!r} costs {action['cost']}, but a turn of free actions then "
+                "one main action pays no costs",
+                span("actions", name, "cost"),
+                "make it free (`once: true`) or the turn's main action (`main: true`)",
+            )
+        if turn and action.get("targets") is not None and not action.get("main", False):
+            yield _error(
+                "E0491",
+                f"the free action {name!r} has `targets:`: only a main action is offered "
+                "once for each target",
+                span("actions", name, "targets"),
+                "make it `main: true`, or let its procedure ask whom it is taken on",
+            )
+    if not turn:
+        for name, action in actions.items():
+            for key in ("then", "targets", "prefer"):
+                if key in (action or {}):
+                    yield _error(
+                        "E0491",
+                        f"the action {name!r} has `{key}:`, which only a turn of free actions "
+                        "then one main action reads",
+                        span("actions", name, key, key=True),
+                        "add `turn: {free: {ask: ..., on: ...}, main: {ask: ...}}` to `game:`",
+                    )
+        return
+    yield from _unknown_procedure(
+        module, (turn.get("main") or {}).get("fallback"), span, "turn", "main", "fallback"
+    )
+    if not any((a or {}).get("main", False) for a in actions.values()):
+        yield _error(
+            "E0491",
+            "the turn ends with one main action, but no action is `main: true`",
+            span("turn", key=True),
+            "mark the turn's main actions `main: true`",
         )
 
 

@@ -6,6 +6,7 @@ A module of its own so that a check, which only lowers the section, never import
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from compiler.codegen import compile_file
@@ -18,6 +19,7 @@ from runtime.wholerules import (
     Ending,
     Part,
     Tally,
+    TurnShape,
     WholeRules,
     WorthTerm,
 )
@@ -64,9 +66,30 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
                 when=checks.get(f"when {name}"),
                 effect=blocks.get(f"action {name}"),
                 procedure=action.get("procedure"),
+                targets=action.get("targets"),
+                then=action.get("then"),
+                prefer=action.get("prefer"),
             )
         )
     end = section.get("end") or {}
+    turn = section.get("turn")
+    shape = None
+    if isinstance(turn, dict):
+        followed = {a.then for a in actions if a.then is not None}
+        actions = [replace(a, unasked=a.name in followed) for a in actions]
+        free, main = turn.get("free") or {}, turn.get("main") or {}
+        shape = TurnShape(
+            free_ask=str(free.get("ask", "")),
+            on=str(free.get("on", "")),
+            free_kind=str(free.get("kind", "free")),
+            main_ask=str(main.get("ask", "")),
+            main_kind=str(main.get("kind", "main")),
+            fallback=main.get("fallback"),
+            tally=bool(turn.get("tally", True)),
+            free=tuple(a for a in actions if not a.main and not a.unasked),
+            main=tuple(a for a in actions if a.main and not a.unasked),
+            follow={a.name: a for a in actions if a.unasked},
+        )
     endings = tuple(
         Ending(result, checks[result], str(end[result]))
         for result in ("lost", "won")
@@ -98,8 +121,15 @@ def compile_whole(ruleset: Ruleset, library: Any) -> WholeRules | None:
             if f"tally {name}" in observers
         ),
         card=card,
+        turn=shape,
         parts=tuple(
-            Part(name, str((entry or {}).get("procedure")))
+            Part(
+                name,
+                procedure=(entry or {}).get("procedure"),
+                until=(entry or {}).get("until"),
+                round_limit=int((entry or {}).get("round_limit", DEFAULT_ROUND_LIMIT)),
+                then=(entry or {}).get("then"),
+            )
             for name, entry in lowered.in_written_order(
                 section.get("parts") or {}, (SECTION, "parts")
             )

@@ -11,20 +11,21 @@ order; a game still going at the round limit is stopped and counted as such.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 
 from runtime.cards import CardDef, CardInstance, Effect, Observe
+from runtime.decisions import reads_defaults
 from runtime.game import DEFAULT_BUDGET, Game, RunEnded
 from runtime.games import game_module
 from runtime.module import GameModule, TurnRule
-from runtime.rounds import play_round
+from runtime.rounds import play_round, rounds_until
 from runtime.rules import GameRules
 from runtime.state import Actor, Player
 from runtime.whole import NotWhole, Outcome, WholeGame, phase_over
-from runtime.wholerules import END_PHASE, ActionRule, WholeRules
+from runtime.wholerules import END_PHASE, ActionRule, TurnShape, WholeRules
 
 END_TURN = "end the turn"
 """The answer that ends a seat's turn, always offered first."""
@@ -63,7 +64,7 @@ def data_whole_game(whole: WholeRules) -> WholeGame:
             kept = made[id(rules)] = (rules, table_module(rules, whole))
         # A game whose turns are data counts its budget a turn; one whose parts are its
         # module's procedures counts it a game, as those procedures always have.
-        budget = STEPS_A_TURN if whole.actions else DEFAULT_BUDGET
+        budget = STEPS_A_TURN if whole.actions and not whole.parts else DEFAULT_BUDGET
         return Game(rules, cards, kept[1], seed=seed, players=players, budget=budget)
 
     return WholeGame(
@@ -115,7 +116,11 @@ def _with_turns(rules: GameRules, module: GameModule, whole: WholeRules) -> Game
     """The game's module with the seats' turn played from data, and the other actors' turns
     the data adds to their module's."""
     seated = next((k.name for k in rules.world.actors.values() if k.seated), "character")
-    turns: dict[str, TurnRule] = {seated: partial(take_turn, whole)} if whole.actions else {}
+    turns: dict[str, TurnRule] = {}
+    if whole.turn is not None:  # bound at once: a hot path, each turn of every game
+        turns[seated] = partial(free_then_main, whole, whole.turn)
+    elif whole.actions:
+        turns[seated] = partial(take_turn, whole)
     for kind, effect in whole.actor_turns.items():
         turns[kind] = partial(actor_turn, whole, module.turns.get(kind), effect)
     return module.extend(module.name, turns=turns) if turns else module
@@ -184,6 +189,9 @@ def _action_points(game: Game, player: Player) -> int | None:
 
 def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
     """A seat's turn: legal actions one after another, until the seat ends it or has none."""
+    if whole.turn is not None:
+        free_then_main(whole, whole.turn, game, player)
+        return
     card = _card(whole, game)
     taken: set[str] = set()
     if whole.turn_starts is not None and not game.ended and not player.dead:
@@ -207,6 +215,145 @@ def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
     if whole.turn_ends is not None and not game.ended and not player.dead:
         game.resolve(card, whole.turn_ends, "the turn's end")
     _ended(whole, game, card)
+
+
+def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Player) -> None:
+    """A turn of free actions, each at most once and in the order the seat picks, then one
+    main action: the one an action was followed by (`then:`), or the seat's pick of those it
+    can take, each on each of its targets, or when there is none the turn's fallback. A run
+    that ends mid-action ends the turn there."""
+    card = _card(whole, game)
+    game.state.marks.clear()
+    if whole.turn_starts is not None and not game.ended and not player.dead:
+        game.resolve(card, whole.turn_starts, "the turn's start")
+    heads = reads_defaults(game.decisions)  # no default worked out for a maker that skips it
+    can = game.module.can
+    taken: set[str] = set()
+    main: ActionRule | None = None
+    # Asked before every free action of every turn: plain loops, no generator (mypyc makes
+    # each an object), each test the cheapest first.
+    while not game.ended and not player.turn_over and not player.dead:
+        free: list[ActionRule] = []
+        choices = [shape.on]
+        default = 0
+        for action in shape.free:
+            if action.name not in taken and _can(can, game, player, card, action):
+                free.append(action)
+                choices.append(action.text)
+                prefer = action.prefer
+                if heads and not default and prefer is not None and can[prefer](game, player):
+                    default = len(free)
+        if not free:
+            break
+        picked = game.decide(shape.free_kind, shape.free_ask, choices, default=default)
+        if picked == 0:
+            break
+        action = free[picked - 1]
+        taken.add(action.name)
+        _do(game, player, card, action, shape.tally)
+        follow = shape.follow.get(action.then) if action.then is not None else None
+        if follow is not None and not game.ended and _can(can, game, player, card, follow):
+            if follow.main:
+                main = follow
+                break
+            _do(game, player, card, follow, shape.tally)
+    if not game.ended and not player.turn_over and not player.dead:
+        if main is not None:
+            _do(game, player, card, main, shape.tally)
+        else:
+            main_action(whole, game, player, heads)
+    if whole.turn_ends is not None and not game.ended and not player.dead:
+        game.resolve(card, whole.turn_ends, "the turn's end")
+    if not whole.parts:  # a game of parts ends as its module's procedures say
+        _ended(whole, game, card)
+
+
+def main_action(whole: WholeRules, game: Game, player: Player, heads: bool | None = None) -> None:
+    """The main action of a turn of free actions then one main action: the seat's pick of
+    those it can take, each on each of its targets (actions that share a list of targets
+    offered target by target), or the turn's fallback when it can take none."""
+    shape = whole.turn
+    assert shape is not None, "a main action is a turn's of free actions then one main action"
+    card = _card(whole, game)
+    module = game.module
+    can = module.can
+    offered: list[tuple[ActionRule, Actor | None]] = []
+    group: list[ActionRule] = []
+    for action in shape.main:
+        if group and action.targets != group[0].targets:
+            _on_each(module.targets, game, player, group, offered)
+            group = []
+        if not _can(can, game, player, card, action):
+            continue
+        if action.targets is None:
+            offered.append((action, None))
+        else:
+            group.append(action)
+    if group:
+        _on_each(module.targets, game, player, group, offered)
+    if not offered:
+        if shape.fallback is not None:
+            module.procedures[shape.fallback](game, player)
+        return
+    default = 0
+    if heads is None:
+        heads = reads_defaults(game.decisions)
+    if heads:  # no default worked out for a maker that skips it
+        for index, (action, _on) in enumerate(offered):
+            if action.prefer is None or can[action.prefer](game, player):
+                default = index
+                break
+    choices = [a.text if on is None else f"{a.text} {on.name}" for a, on in offered]
+    action, on = offered[game.decide(shape.main_kind, shape.main_ask, choices, default=default)]
+    if on is None:
+        _do(game, player, card, action, shape.tally)
+        return
+    # A procedure reads whom it is taken on as the state's `aim`; an effect, as `the target`
+    # (the card language's: it stays the target after it, as a card's `target` leaves it).
+    game.state.aim = on
+    if action.effect is not None:
+        game.state.target = on
+    try:
+        _do(game, player, card, action, shape.tally)
+    finally:
+        game.state.aim = None
+
+
+def _on_each(
+    targets: Mapping[str, Callable[[Game, Player], Sequence[Player]]],
+    game: Game,
+    player: Player,
+    group: list[ActionRule],
+    offered: list[tuple[ActionRule, Actor | None]],
+) -> None:
+    """Offer actions that share a list of targets target by target."""
+    for on in targets[group[0].targets or ""](game, player):
+        for action in group:
+            offered.append((action, on))
+
+
+def _can(
+    can: Mapping[str, Callable[[Game, Player], bool]],
+    game: Game,
+    player: Player,
+    card: CardInstance,
+    action: ActionRule,
+) -> bool:
+    """Whether the seat can take this action now: its `when:` and its module's `can`."""
+    if action.when is not None and not action.when(game, card):
+        return False
+    able = can.get(action.procedure) if action.procedure is not None else None
+    return able is None or able(game, player)
+
+
+def _do(game: Game, player: Player, card: CardInstance, action: ActionRule, tally: bool) -> None:
+    """Do an action of a free-then-main turn (it has no cost): a run that ends propagates."""
+    if tally:
+        game.state.count(f"{TAKEN}{action.name}")
+    if action.effect is not None:
+        game.resolve(card, action.effect, action.text)
+    elif action.procedure is not None:
+        game.module.procedures[action.procedure](game, player)
 
 
 def actor_turn(
@@ -283,14 +430,20 @@ def play(whole: WholeRules, game: Game, until: str) -> None:
 
 
 def play_parts(whole: WholeRules, game: Game, until: str) -> None:
-    """Play the game's parts in order, each its module's procedure, to the end of the one
-    named; a part its module says cannot be played now (`can`) ends the game there."""
+    """Play the game's parts in order, to the end of the one named: rounds of the seats' turns
+    until the part's check holds, then its `then:`; or its module's procedure, when the
+    module says it can be played now (`can`): a part that cannot ends the game there."""
     first = game.state.players[0]
     for part in whole.parts:
-        able = game.module.can.get(part.procedure)
-        if able is not None and not able(game, first):
-            return
-        game.module.procedures[part.procedure](game, first)
+        if part.until is not None:
+            rounds_until(game, game.module.can[part.until], first, part.round_limit)
+            if part.then is not None:
+                game.module.procedures[part.then](game, first)
+        elif part.procedure is not None:
+            able = game.module.can.get(part.procedure)
+            if able is not None and not able(game, first):
+                return
+            game.module.procedures[part.procedure](game, first)
         phase_over(game, part.name)
         if part.name == until:
             return

@@ -91,6 +91,8 @@ class _Copier:
         copy.over, copy.winners = state.over, list(state.winners)
         copy.tallies, copy.labels = dict(state.tallies), dict(state.labels)
         copy.stopped = state.stopped
+        copy.marks = set(state.marks)
+        copy.aim = actor(state.aim)
         card = state.rules_card
         copy.rules_card = self.card(card) if card is not None else None
         return copy

@@ -113,8 +113,11 @@ class GameModule:
     on_track: Mapping[str, TrackMoved] = field(default_factory=dict)  # track -> its reaction
     turns: Mapping[str, TurnRule] = field(default_factory=dict)  # actor kind -> its turn
     procedures: Mapping[str, Procedure] = field(default_factory=dict)  # a `game:` names them
-    # procedure -> whether a seat can take its action now (none: whenever its `when:` holds)
+    # procedure (or an action's `prefer:` check) -> whether it holds for a seat now (none:
+    # whenever its `when:` holds)
     can: Mapping[str, Callable[[Game, Player], bool]] = field(default_factory=dict)
+    # an action's `targets:` -> whom the seat can take it on now, each offered apart
+    targets: Mapping[str, Callable[[Game, Player], Sequence[Player]]] = field(default_factory=dict)
     # the tables this module's game adds when it is played whole, merged in as `extend` merges
     # them (a turn of its own, what drawing a card does at a table with a narrator)
     whole: Mapping[str, Any] = field(default_factory=dict)

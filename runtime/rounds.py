@@ -7,10 +7,12 @@ phase's steps do is the game module's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from runtime.cards import CardInstance
 from runtime.game import Game, RunEnded
 from runtime.state import Actor
-from runtime.world import Phase
+from runtime.world import SEATED, Phase
 
 
 def play_round(game: Game) -> bool:
@@ -29,6 +31,24 @@ def play_round(game: Game) -> bool:
         pass
     game.state.phase = None
     return not game.ended
+
+
+def rounds_until(game: Game, over: Callable[[Game, Actor], bool], first: Actor, limit: int) -> None:
+    """Rounds of the first phase's turns, each of its actors' in order, until `over` holds
+    for `first` (read before each round and after every turn: the turn that makes it hold is
+    the last) or `limit` rounds have begun. No phase is begun and no step runs: a part of a
+    game that is turns alone (an opening played until something is found)."""
+    phase = game.rules.world.turns.phases[0]
+    while not over(game, first) and game.state.round < limit:
+        game.state.round += 1
+        game.event("round", f"round {game.state.round} begins", round=game.state.round)
+        for actor in game.actors_of(phase.actors or SEATED):
+            try:  # noqa: SIM105
+                take_turn(game, actor, phase)
+            except RunEnded:  # not suppress(): on a hot path its context manager cost a call
+                pass
+            if over(game, first):
+                break
 
 
 def play_phase(game: Game, phase: Phase) -> None:

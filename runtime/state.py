@@ -82,6 +82,12 @@ class GameState:
     labels: dict[str, str] = field(default_factory=dict)  # a game's own notes (its difficulty)
     stopped: str | None = None  # why a game was cut short of its end ("round limit")
     rules_card: CardInstance | None = None  # the card a whole game's own rules run on
+    # What a game's procedures note for the rest of a seat's turn (whom it traded with),
+    # emptied as each turn of the data's starts; not part of the state a command shows.
+    marks: set[str] = field(default_factory=set)
+    # Whom the seat's action under way is taken on, when its data offers it for each of its
+    # `targets:` (an effect reads it as `the target`)
+    aim: Actor | None = None
 
     def count(self, name: str, amount: int = 1) -> None:
         """Count one more of something a game counts (a death check failed, an action taken),

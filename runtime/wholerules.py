@@ -30,6 +30,28 @@ class ActionRule:
     when: Check | None  # legal only while this holds
     effect: Effect | None  # the effect written in the card language
     procedure: str | None  # or the game module's named procedure
+    targets: str | None = None  # the module's list of whom it is taken on: offered for each
+    then: str | None = None  # the action taken after it without asking, when it can be
+    prefer: str | None = None  # the module's check that makes it the default answer
+    unasked: bool = False  # taken only after another (its `then:`), never offered
+
+
+@dataclass(frozen=True)
+class TurnShape:
+    """A turn of free actions, each at most once, then one main action: the words of its two
+    questions, and what a seat with no main action to take does."""
+
+    free_ask: str
+    on: str  # the answer that goes on to the main action, offered first
+    free_kind: str
+    main_ask: str
+    main_kind: str
+    fallback: str | None  # the module's procedure run when no main action can be taken
+    tally: bool  # whether the actions taken are counted (`took: NAME`)
+    free: tuple[ActionRule, ...] = ()  # the free actions offered, in the ruleset's order
+    main: tuple[ActionRule, ...] = ()  # the main actions offered, in the ruleset's order
+    # the actions taken after another without asking, by name
+    follow: Mapping[str, ActionRule] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,10 +96,14 @@ class WorthTerm:
 
 @dataclass(frozen=True)
 class Part:
-    """A part of a game played by a module's procedure (an opening, an act), in order."""
+    """A part of a game (an opening, an act), in order: a module's procedure, or rounds of the
+    seats' turns until a check of the module holds, then its `then:` procedure."""
 
     name: str
-    procedure: str
+    procedure: str | None = None
+    until: str | None = None  # the module's check (its `can`) that ends the rounds
+    round_limit: int = 200  # the rounds begun at most
+    then: str | None = None  # the module's procedure once the rounds are over
 
 
 @dataclass(frozen=True)
@@ -105,3 +131,4 @@ class WholeRules:
     breakdown: str | None = None  # the label a game's figures are broken down by (a ladder's)
     worth: tuple[WorthTerm, ...] = ()  # the game's own progress, for the seats that search
     card: CardDef | None = None  # the compiled rules, the card every effect above runs for
+    turn: TurnShape | None = None  # none: a seat picks among all its legal actions

@@ -13,6 +13,8 @@ from compiler.build import CompiledPack, compile_pack, load_checked
 from compiler.cli import main
 from runtime.cards import CardDef
 from runtime.datagame import whole_game_of
+from runtime.game import Game
+from runtime.state import Actor
 from runtime.whole import WholeGame
 
 ROOT_PACKS = Path(__file__).resolve().parent.parent / "content"
@@ -72,3 +74,20 @@ def coma_ward_whole() -> WholeGame:
     """Coma Ward played whole, as its ruleset's `game:` says: compiled once a process."""
     pack = compiled(ROOT_PACKS / "coma-ward")
     return whole_game_of(pack.rules, pack.whole)
+
+
+_WHOLE: dict[int, tuple[CompiledPack, WholeGame]] = {}
+
+
+def whole_game(pack: CompiledPack, players: int, seed: int) -> Game:
+    """A whole game of the pack, not yet set up: its module with the turns its ruleset's
+    `game:` plays (made once a pack, as a sweep makes it once)."""
+    kept = _WHOLE.get(id(pack))
+    if kept is None or kept[0] is not pack:
+        kept = _WHOLE[id(pack)] = (pack, whole_game_of(pack.rules, pack.whole))
+    return kept[1].new_game(pack.rules, pack.cards, players, seed)
+
+
+def seat_turn(game: Game, player: Actor) -> None:
+    """One seat's turn as its module plays it (the ruleset's `game:` turn, at a table)."""
+    game.module.turns[player.kind](game, player)

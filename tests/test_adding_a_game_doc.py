@@ -73,3 +73,15 @@ def test_the_example_plays_whole_and_simulates(pack: Path) -> None:
     code, output = run("simulate", str(pack), "--games", "60", "--players", "2", "--seed", "1")
     assert code == 0, output
     assert "results:" in output and "took: steady" in output and "fatigue at dawn" in output
+
+
+def test_the_turn_of_free_then_main_actions_shown_is_coma_wards_own() -> None:
+    """The page shows `game: turn:` and the action keys that serve it as Coma Ward writes
+    them: every line of that block is in the bundled ruleset, so it is a real shape."""
+    text = PAGE.read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(  turn:\n.*?)```", text, re.S)
+    assert block is not None, "the page lost its block of Coma Ward's turn"
+    ruleset = (ROOT / "content" / "coma-ward" / "ruleset.yaml").read_text(encoding="utf-8")
+    lines = ruleset.splitlines()
+    for line in block.group(1).splitlines():
+        assert line in lines, line

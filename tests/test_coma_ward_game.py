@@ -9,7 +9,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from compiler.ruleset import RulesetError, load_ruleset
-from runtime.datagame import whole_game_of
+from runtime.datagame import main_action, table_module, whole_game_of
 from runtime.decisions import (
     Decision,
     DecisionMaker,
@@ -23,16 +23,13 @@ from runtime.games.coma_ward_game import (
     OFF_CHART,
     ROUND_LIMIT,
     end_prologue,
-    main_action,
     narrator,
-    new_game,
     play_prologue,
     setup,
-    take_turn,
 )
 from runtime.whole import NotWhole
 from tests.conftest import ROOT
-from tests.helpers import card, coma_ward_whole, compiled
+from tests.helpers import card, coma_ward_whole, compiled, seat_turn, whole_game
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -137,7 +134,7 @@ def test_a_cards_location_condition_holds_on_a_space_of_the_area(pack: CompiledP
 
 def _game(pack: CompiledPack, players: int = 2, seed: int = 0, *answers: str) -> Game:
     """A whole game set up, with scripted answers (defaults once they run out)."""
-    game = new_game(pack.rules, pack.cards, players, seed)
+    game = whole_game(pack, players, seed)
     game.decisions = PresetThenAsk([], Defaults())
     setup(game)
     game.decisions = PresetThenAsk(answers, Defaults())
@@ -181,7 +178,8 @@ def test_setup_is_the_rulebooks_for_two_to_six(pack: CompiledPack) -> None:
     assert narrator(game, game.state.players[3]) is game.state.players[0]
     for wrong in (1, 7):
         with pytest.raises(ValueError, match="2 to 6 players"):
-            setup(new_game(pack.rules, pack.cards, wrong, 0))
+            module = table_module(pack.rules, pack.whole)
+            setup(Game(pack.rules, pack.cards, module, seed=0, players=wrong))
 
 
 def test_a_turn_walks_onto_a_slot_and_reveals_its_room(pack: CompiledPack) -> None:
@@ -191,7 +189,7 @@ def test_a_turn_walks_onto_a_slot_and_reveals_its_room(pack: CompiledPack) -> No
     _top(game, pack, "room", "Staff Lounge")
     _top(game, pack, "item", "Hospital Jelly")
     game.dice = ForcedDice([5, 5, 6, 1])
-    take_turn(game, game.state.players[0])
+    seat_turn(game, game.state.players[0])
     player = game.state.players[0]
     assert player.location == "f2-room-1"
     assert game.state.in_play["f2-room-1"].title == "Staff Lounge"
@@ -205,7 +203,7 @@ def test_the_elevator_fails_on_a_one_and_the_move_is_lost(pack: CompiledPack) ->
     for face, arrives in ((1, "f2-elevator"), (2, "f3-elevator")):
         game = _game(pack, 2, 0, *ride)
         game.dice = ForcedDice([face])
-        take_turn(game, game.state.players[0])
+        seat_turn(game, game.state.players[0])
         assert game.state.players[0].location == arrives
         assert ("the elevator rolls 1: it does not move" in _texts(game)) == (face == 1)
 
@@ -219,12 +217,12 @@ def test_rummage_once_then_the_faqs_fallback(pack: CompiledPack) -> None:
     _top(game, pack, "item", "Hospital Jelly", "Hospital Jelly")
     game.decisions = PresetThenAsk(["rummage"], Defaults())
     game.dice = ForcedDice([5, 6, 5, 2])
-    main_action(game, player, None, set())
+    main_action(pack.whole, game, player)
     assert "searched:f1-room-1" in game.state.flags
     assert "a rummage token on f1-room-1" in _texts(game)
     # Searched and alone, with nothing on the floor: no main action is left but the FAQ's.
     game.dice = ForcedDice([5, 6, 5, 2])
-    main_action(game, player, None, set())
+    main_action(pack.whole, game, player)
     assert "no main action is possible: rummage the searched room again" in _texts(game)
     assert [i.title for i in player.items] == ["Hospital Jelly", "Hospital Jelly"]
 
@@ -240,7 +238,7 @@ def test_trade_then_no_attack_on_the_partner_but_a_steal_on_another(pack: Compil
     third.items.append(game.new_instance(card(pack, "Hospital Jelly")))
     # The steal: strength 3 unarmed against a dodge of dexterity 3 + 2.
     game.dice = ForcedDice([5, 5, 5, 1, 1, 1, 1, 1])
-    take_turn(game, first)
+    seat_turn(game, first)
     assert jelly in first.items
     texts = _texts(game)
     assert "player 2 gives player 1 Hospital Jelly" in texts
@@ -263,7 +261,7 @@ def test_the_third_clue_ends_the_prologue_and_quirks_are_revealed(pack: Compiled
     first.location = "f1-room-1"
     _top(game, pack, "item", "Clue C: A Small Key")
     game.dice = ForcedDice([5, 5, 5, 2, 5, 5, 5])  # the search, then High Water's dexterity
-    main_action(game, first, None, set())
+    main_action(pack.whole, game, first)
     assert "phenomenon_revealed" in game.state.flags and first.turn_over
     end_prologue(game)
     assert game.state.in_play["phenomenon"].definition.properties["clue_order"] == ("A", "B", "C")
@@ -284,7 +282,7 @@ def test_an_order_off_the_chart_gets_a_phenomenon_at_random_and_is_flagged(
 def test_seeded_four_player_prologues_play_to_their_end(pack: CompiledPack) -> None:
     ended = 0
     for seed in range(16):
-        game = new_game(pack.rules, pack.cards, 4, seed)
+        game = whole_game(pack, 4, seed)
         game.decisions = Defaults() if seed % 2 else RandomDecisions(seed)
         play_prologue(game)
         revealed = "phenomenon_revealed" in game.state.flags
@@ -305,7 +303,7 @@ def test_a_turn_whose_main_action_is_an_attack(pack: CompiledPack) -> None:
     game = _game(pack, 2, 0, "main action", "attack player 2")
     first, second = game.state.players
     game.dice = ForcedDice([5, 6, 5, 1, 2, 3, 1, 2])
-    take_turn(game, first)
+    seat_turn(game, first)
     assert second.stats.get("health") == 4 and first.stats.get("health") == 5
     assert isinstance(game.dice, ForcedDice) and game.dice.unused == []
 

@@ -9,17 +9,15 @@ import pytest
 
 from compiler.build import CompiledPack
 from compiler.rulestext import card_text
+from runtime.datagame import main_action, table_module
 from runtime.decisions import Defaults, PresetThenAsk
 from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.coma_ward_enemies import nearest_character
 from runtime.games.coma_ward_game import (
     REVEALED,
-    WHOLE_GAME,
     end_prologue,
-    main_action,
     setup,
-    take_turn,
 )
 from runtime.games.coma_ward_phenomena import (
     ACT,
@@ -33,7 +31,7 @@ from runtime.games.coma_ward_phenomena import (
 )
 from runtime.state import Player
 from tests.conftest import ROOT
-from tests.helpers import card, coma_ward_whole, compiled
+from tests.helpers import card, coma_ward_whole, compiled, seat_turn
 
 PACK = ROOT / "content" / "coma-ward"
 PHENOMENA = (
@@ -70,7 +68,7 @@ def _act(
     game = Game(
         pack.rules,
         pack.cards,
-        WHOLE_GAME,
+        table_module(pack.rules, pack.whole),
         seed=seed,
         players=players,
         dice=ForcedDice(dice) if dice is not None else None,
@@ -277,14 +275,14 @@ def test_the_winner_of_a_fight_takes_a_pill_from_the_losers_mat(pack: CompiledPa
     attacker, defender = game.state.players
     game.decisions = PresetThenAsk(["attack player 2", "counter-attack"], Defaults())
     game.state.current = 0
-    main_action(game, attacker, None, set())
+    main_action(pack.whole, game, attacker)
     mats = {p.name: next(c for c in p.owned if c.kind == "role") for p in game.state.players}
     assert mats[attacker.name].tokens["pill"] == 4 and mats[defender.name].tokens["pill"] == 2
     # A tie is won by nobody: no pill moves.
     tie = _act(pack, "The Waiting List", players=2, dice=[5, 1, 1, 6, 1, 1])
     tie.decisions = PresetThenAsk(["attack player 2", "dodge"], Defaults())
     tie.state.players[1].stats.set("health", 1)  # a dodge of 3 dice: Dexterity 1, +2
-    main_action(tie, tie.state.players[0], None, set())
+    main_action(pack.whole, tie, tie.state.players[0])
     assert all(
         c.tokens["pill"] == 3 for p in tie.state.players for c in p.owned if c.kind == "role"
     )
@@ -295,13 +293,13 @@ def test_the_default_player_heads_where_the_phenomenon_says(pack: CompiledPack) 
     climber = game.state.players[1]
     climber.location = "f3-west"
     game.state.current = 1
-    take_turn(game, climber)
+    seat_turn(game, climber)
     assert climber.location == "roof"
     portals = _act(pack, "Flatline", players=2)
     walker = portals.state.players[1]
     walker.location = "f3-east"
     portals.state.current = 1
-    take_turn(portals, walker)
+    seat_turn(portals, walker)
     assert walker.location == "f3-middle"
 
 
@@ -430,7 +428,14 @@ def test_dead_players_stay_dead_in_the_act(pack: CompiledPack) -> None:
 
 
 def test_an_order_off_the_chart_plays_the_phenomenon_picked(pack: CompiledPack) -> None:
-    game = Game(pack.rules, pack.cards, WHOLE_GAME, seed=5, players=3, decisions=Defaults())
+    game = Game(
+        pack.rules,
+        pack.cards,
+        table_module(pack.rules, pack.whole),
+        seed=5,
+        players=3,
+        decisions=Defaults(),
+    )
     setup(game)
     game.state.round = 1
     game.state.flags.add(REVEALED)  # the third clue, in an order not on the chart
@@ -458,7 +463,7 @@ def test_seeded_four_player_games_play_to_the_end(pack: CompiledPack, seed: int)
 
 
 def test_a_fight_before_the_act_runs_no_phenomenon_rule(pack: CompiledPack) -> None:
-    game = Game(pack.rules, pack.cards, WHOLE_GAME, seed=1, players=2)
+    game = Game(pack.rules, pack.cards, table_module(pack.rules, pack.whole), seed=1, players=2)
     setup(game)
     game.state.in_play[PHENOMENON] = game.new_instance(card(pack, "The Waiting List"))
     first, second = game.state.players

@@ -16,18 +16,17 @@ from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
 from runtime.games.coma_ward_game import (
     drop_items,
-    new_game,
     pick_up,
-    prologue,
+    prologue_over,
     setup,
-    take_turn,
     trade,
     use_items,
 )
 from runtime.games.coma_ward_map import walk
 from runtime.games.coma_ward_rules import focus_search
+from runtime.rounds import rounds_until
 from tests.conftest import ROOT
-from tests.helpers import card, compiled, make_pack
+from tests.helpers import card, compiled, make_pack, seat_turn, whole_game
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -51,7 +50,7 @@ class _Seen:
 
 def _game(pack: CompiledPack, players: int = 2, *answers: str) -> tuple[Game, _Seen]:
     """A whole game set up, with scripted answers (defaults once they run out), remembered."""
-    game = new_game(pack.rules, pack.cards, players, 0)
+    game = whole_game(pack, players, 0)
     game.decisions = PresetThenAsk([], Defaults())
     setup(game)
     seen = _Seen(PresetThenAsk(answers, Defaults()))
@@ -77,7 +76,7 @@ def test_a_move_takes_at_most_dexterity_steps_through_a_space_with_a_player(
     first, second = game.state.players
     game.set_stat("health", 2, first)
     second.location = "f2-west"
-    take_turn(game, first)
+    seat_turn(game, first)
     assert first.location == "f2-stairs"
     moves = [d for d in seen.asked if d.kind == "move"]
     assert [d.prompt for d in moves] == [
@@ -100,7 +99,7 @@ def test_a_player_who_does_not_move_has_not_entered_their_space(pack: CompiledPa
 
 def test_play_passes_to_the_left_seat_by_seat(pack: CompiledPack) -> None:
     game, _ = _game(pack, 3)
-    prologue(game, game.state.players[0], round_limit=1)
+    rounds_until(game, prologue_over, game.state.players[0], 1)
     begun = [text for text in _texts(game) if text.endswith("'s turn begins")]
     assert begun == [f"player {seat}'s turn begins" for seat in (1, 2, 3)]
 

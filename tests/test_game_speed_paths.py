@@ -12,11 +12,11 @@ from compiler.build import CompiledPack
 from runtime.decisions import Decision
 from runtime.events import Event
 from runtime.game import Game
-from runtime.games.coma_ward_game import new_game, play_prologue
+from runtime.games.coma_ward_game import play_prologue
 from runtime.policies import policy_named, seat_policies
 from runtime.policies.exact import possible_cards
 from tests.conftest import ROOT
-from tests.helpers import coma_ward_whole, compiled
+from tests.helpers import coma_ward_whole, compiled, whole_game
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -52,7 +52,7 @@ def pack() -> CompiledPack:
 
 def played(pack: CompiledPack, seats: int, seed: int, policy: str | None) -> Game:
     """A prologue played whole, by the game's own decisions or by a policy for every seat."""
-    game = new_game(pack.rules, pack.cards, seats, seed)
+    game = whole_game(pack, seats, seed)
     if policy is not None:
         seat_policies(game, policy_named(policy))
     play_prologue(game)
@@ -82,7 +82,7 @@ def test_a_game_with_the_log_off_plays_the_same_and_still_tells_its_listeners(
     pack: CompiledPack, policy: str | None
 ) -> None:
     kept = played(pack, 4, 11, policy)
-    quiet = new_game(pack.rules, pack.cards, 4, 11)
+    quiet = whole_game(pack, 4, 11)
     quiet.logging = False
     heard: list[Event] = []
     quiet.listeners.append(heard.append)

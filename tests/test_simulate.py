@@ -26,9 +26,9 @@ from compiler.simulate import command, pool
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.pool import Playing, batches, run_sweep
 from compiler.simulate.text import figure_lines
+from runtime import rounds as round_rules
 from runtime.datagame import whole_game_of
 from runtime.game import Game
-from runtime.games import coma_ward_game
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
 from runtime.simulation.compare import compare, mean_difference, share_difference
@@ -186,14 +186,14 @@ def test_a_usage_error_exits_2_without_a_traceback() -> None:
 def test_a_game_the_runtime_fails_on_is_named_with_its_seed(
     pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    turn = coma_ward_game.round_turn
+    turn = round_rules.take_turn
 
     def failing(game: Game, actor: Actor, phase: Phase) -> None:
         if game.seed == game_seed(9, 1):
             raise KeyError("boom")
         turn(game, actor, phase)
 
-    monkeypatch.setattr(coma_ward_game, "round_turn", failing)
+    monkeypatch.setattr(round_rules, "take_turn", failing)
     code, output = _simulate(pack, monkeypatch, SimulateRequest(3, 9, workers=1))
     assert code == 1, output
     assert f"error[E0460]: game 1 of the sweep (seed {game_seed(9, 1)}) failed: KeyError" in output

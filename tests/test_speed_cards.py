@@ -15,12 +15,12 @@ from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_pool
 from runtime.games.coma_ward_dice import PoolFaces, PoolResult
-from runtime.games.coma_ward_game import new_game, setup
+from runtime.games.coma_ward_game import setup
 from runtime.games.coma_ward_phenomena import act_goals
 from runtime.games.coma_ward_pool import faces_of, pool_rule, stat_check
 from runtime.world import Board
 from tests.conftest import ROOT
-from tests.helpers import compiled
+from tests.helpers import compiled, whole_game
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -63,7 +63,7 @@ def pack() -> CompiledPack:
 
 
 def _game(pack: CompiledPack, log: bool) -> Game:
-    game = new_game(pack.rules, pack.cards, 2, 5)
+    game = whole_game(pack, 2, 5)
     game.logging = log
     setup(game)
     return game
@@ -147,7 +147,7 @@ def test_the_deck_lists_are_read_once_for_the_same_cards(pack: CompiledPack) -> 
     assert _deck_lists(pack.rules, tuple(pack.cards)) is first  # a new tuple of the same cards
     fewer = _deck_lists(pack.rules, cards[1:])
     assert fewer is not first and sum(map(len, fewer.values())) < sum(map(len, first.values()))
-    dealt = new_game(pack.rules, pack.cards, 2, 5).state.decks
+    dealt = whole_game(pack, 2, 5).state.decks
     assert {deck: len(copies) for deck, copies in dealt.items()} == {
         deck: len(listed) for deck, listed in first.items()
     }

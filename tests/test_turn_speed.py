@@ -6,21 +6,19 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.decisions import Defaults, PresetThenAsk
+from runtime.decisions import Decision, Defaults, PresetThenAsk
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.games.coma_ward_game import (
-    _anywhere_to_go,
-    _free_actions,
     _goals,
     _prologue_over,
-    new_game,
+    anywhere_to_go,
     play_prologue,
     setup,
 )
 from runtime.games.coma_ward_map import _board_moves, nearest_goal, steps_from
 from tests.conftest import ROOT
-from tests.helpers import card, compiled
+from tests.helpers import card, compiled, seat_turn, whole_game
 
 PACK = ROOT / "content" / "coma-ward"
 
@@ -31,7 +29,7 @@ def pack() -> CompiledPack:
 
 
 def _game(pack: CompiledPack, seed: int = 0) -> Game:
-    game = new_game(pack.rules, pack.cards, 2, seed)
+    game = whole_game(pack, 2, seed)
     game.decisions = PresetThenAsk([], Defaults())
     setup(game)
     return game
@@ -74,15 +72,15 @@ def test_whether_there_is_anywhere_to_go_is_whether_there_are_goals(pack: Compil
     player = game.state.players[0]
     room = next(c for c in pack.cards if c.kind == "room")
     item = next(c for c in pack.cards if c.kind == "item")
-    assert _anywhere_to_go(game, player) and _goals(game, player)  # slots to reveal
+    assert anywhere_to_go(game, player) and _goals(game, player)  # slots to reveal
     game.state.decks["room"] = []
-    assert not _anywhere_to_go(game, player) and not _goals(game, player)
+    assert not anywhere_to_go(game, player) and not _goals(game, player)
     game.state.floor["f1-west"] = [game.new_instance(item)]
-    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-west"}
+    assert anywhere_to_go(game, player) and _goals(game, player) == {"f1-west"}
     game.state.floor.clear()
     game.state.in_play["f1-room-1"] = game.new_instance(room)
     game.state.flags.add("searched:f1-room-1")
-    assert _anywhere_to_go(game, player) and _goals(game, player) == {"f1-room-1"}  # again
+    assert anywhere_to_go(game, player) and _goals(game, player) == {"f1-room-1"}  # again
 
 
 def test_where_to_head_is_worked_out_only_for_a_move(
@@ -104,7 +102,7 @@ def test_where_to_head_is_worked_out_only_for_a_move(
 
     monkeypatch.setattr(coma_ward_game, "_goals", counted_goals)
     monkeypatch.setattr(coma_ward_game, "walk", counted_walk)
-    game = new_game(pack.rules, pack.cards, 4, 3)
+    game = whole_game(pack, 4, 3)
     game.logging = False
     game.decisions = Defaults()  # reads the rules' answers: where a move heads
     play_prologue(game)
@@ -112,7 +110,7 @@ def test_where_to_head_is_worked_out_only_for_a_move(
     # The game's own random decisions never read a default: nowhere is worked out at all.
     worked_out.clear()
     walks.clear()
-    game = new_game(pack.rules, pack.cards, 4, 3)
+    game = whole_game(pack, 4, 3)
     game.logging = False
     play_prologue(game)
     assert walks and not worked_out
@@ -123,24 +121,48 @@ def test_only_a_maker_that_reads_defaults_is_told_where_to_head(pack: CompiledPa
     from runtime.policies import policy_named, seat_policies
 
     assert not reads_defaults(RandomDecisions(1)) and reads_defaults(Defaults())
-    game = new_game(pack.rules, pack.cards, 2, 3)
+    game = whole_game(pack, 2, 3)
     assert not reads_defaults(seat_policies(game, policy_named("random")))
     assert reads_defaults(seat_policies(game, [policy_named("random"), policy_named("bold")]))
+
+
+def _free_offered(game: Game, *taking: str) -> list[tuple[str, ...]]:
+    """The free actions the first seat is offered at each question of a turn in which it
+    takes these (done at once with any item), then goes on to the main action."""
+    asked: list[Decision] = []
+    answers = PresetThenAsk([*taking, "main action"], Defaults())
+
+    class Seen:
+        def decide(self, decision: Decision) -> int:
+            asked.append(decision)
+            return 0 if decision.kind == "item" else answers.decide(decision)
+
+    game.decisions = Seen()
+    game.logging = False
+    player = game.state.players[0]
+    player.turn_over = False
+    seat_turn(game, player)
+    return [d.choices[1:] for d in asked if d.kind == "free"]
 
 
 def test_the_free_actions_open_are_those_not_taken_the_player_can_take(pack: CompiledPack) -> None:
     game = _game(pack)
     player, other = game.state.players
-    assert _free_actions(game, player, set()) == ["move", "trade"]  # both at the start
+    game.state.decks["room"] = []  # nowhere to reveal: a move goes nowhere
+    assert _free_offered(game) == [("move", "trade")]  # both at the start
     other.location = "roof"
     player.items.append(game.new_instance(card(pack, "Lead Apron")))  # nothing to use
-    assert _free_actions(game, player, set()) == ["move", "drop"]
+    assert _free_offered(game) == [("move", "drop")]
     player.items.append(game.new_instance(card(pack, "First Aid Tin")))
-    assert _free_actions(game, player, set()) == ["move", "use items", "drop"]
-    assert _free_actions(game, player, {"move", "drop"}) == ["use items"]
+    assert _free_offered(game) == [("move", "use items", "drop")]
     other.location = player.location
     other.stats.dead = True  # the dead do not trade
-    assert _free_actions(game, player, {"move", "use items", "drop"}) == []
+    # Each taken once: the next question offers what is left, and none is asked with none.
+    assert _free_offered(game, "move", "stop", "drop", "use items") == [
+        ("move", "use items", "drop"),
+        ("use items", "drop"),
+        ("use items",),
+    ]
 
 
 def test_the_prologue_is_over_at_the_phenomenon_or_when_everyone_is_dead(

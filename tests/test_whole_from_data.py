@@ -302,7 +302,7 @@ def test_a_clean_game_of_procedures_is_checked_without_reading_its_files_again(
         "ruleset: procedures\ntitle: Procedures\nversion: 1\nextends: base\n"
         "runtime: coma-ward\ngame:\n  seats: {fewest: 2, most: 6}\n"
         "  setup: {procedure: deal_strips_and_quirks}\n"
-        "  parts:\n    prologue: {procedure: prologue}\n    end: {procedure: phenomenon_act}\n"
+        "  parts:\n    end: {procedure: phenomenon_act}\n"
         "  notes: note_the_game\n"
     )
     ruleset = load_ruleset(str(procedures_only))

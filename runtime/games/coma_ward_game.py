@@ -1,6 +1,7 @@
-"""Coma Ward as a whole game: the rulebook's setup, a turn of free and main actions, and the
-prologue played to the phenomenon; the procedures its ruleset's `game:` names (its setup, its
-two parts, the prologue and the phenomenon act, and the figures it notes).
+"""Coma Ward as a whole game: the procedures its ruleset's `game:` names, for what its data
+cannot say: the rulebook's setup, the players' actions (the turn around them, free actions
+then one main action, is the data's: `runtime.datagame`), the FAQ's fallback, the prologue
+played to the phenomenon, the phenomenon act, and the figures it notes.
 
 Every choice goes through the game's decision maker with a default (`runtime.decisions.Defaults`
 plays a game with no answers at all). Readings taken here, beside those of the map
@@ -29,13 +30,12 @@ from collections.abc import Sequence
 from runtime.cards import CardDef, CardInstance
 from runtime.decisions import reads_defaults
 from runtime.dice import shuffle
-from runtime.game import Game, RunEnded
+from runtime.game import Game
 from runtime.games.coma_ward_combat import attack
-from runtime.games.coma_ward_map import board, walk
+from runtime.games.coma_ward_map import board, is_hidden, walk
 from runtime.games.coma_ward_phenomena import ACT, act_goals, fought, phenomenon, play_act
 from runtime.games.coma_ward_rules import (
     CARRY_LIMIT,
-    COMA_WARD,
     counts_toward_limit,
     drop_to_limit,
     focus_search,
@@ -43,18 +43,15 @@ from runtime.games.coma_ward_rules import (
     rummage,
     searched,
 )
-from runtime.module import GameModule
-from runtime.rounds import take_turn as round_turn
-from runtime.rules import GameRules
+from runtime.rounds import rounds_until
 from runtime.state import Player, seat_index
-from runtime.world import SEATED
 
 PLAYERS = (2, 6)
 """The fewest and most players the rulebook allows."""
 
-FREE_ACTIONS = ("move", "trade", "use items", "drop")
-MAIN = "main action"
 DONE = "done"
+TRADED = "traded with:"
+"""The turn's mark of a player traded with (`GameState.marks`)."""
 OFF_CHART = "phenomenon_off_chart"
 QUIRK_KEPT = "quirk revealed:"
 """The flag of a quirk revealed at the end of the prologue, then its title and how it did."""
@@ -103,55 +100,43 @@ def _shuffled(game: Game, cards: Sequence[CardDef]) -> list[CardDef]:
     return order
 
 
-def take_turn(game: Game, player: Player) -> None:
-    """One turn: free actions once each, then one main action (the round loop ends it)."""
-    if REVEALED in game.state.flags and ACT not in game.state.flags:
-        return  # the third clue ended the prologue earlier in this round
-    done: set[str] = set()
-    traded: set[str] = set()
-    revealing = None
-    # Where to head is worked out only for a move, and only for a maker that reads the
-    # rules' answers (a random one does not); the default needs only whether there is
-    # anywhere (a move is first in `free` when it is there).
-    heads = reads_defaults(game.decisions)
-    while not game.ended and not player.turn_over and not player.dead:
-        free = _free_actions(game, player, done)
-        if not free:
-            break
-        default = 1 if heads and free[0] == "move" and _anywhere_to_go(game, player) else 0
-        picked = game.decide("free", "a free action, or on", [MAIN, *free], default=default)
-        if picked == 0:
-            break
-        action = free[picked - 1]
-        done.add(action)
-        if action == "move":
-            goals = _goals(game, player) if heads else set()
-            revealing = walk(game, player, game.stat("dexterity", player), goals)
-            if revealing is not None:
-                break
-        elif action == "trade":
-            traded |= trade(game, player)
-        elif action == "use items":
-            use_items(game, player)
-        else:
-            drop_items(game, player)
-    if not game.ended and not player.turn_over and not player.dead:
-        main_action(game, player, revealing, traded)
+def move(game: Game, player: Player) -> None:
+    """The free action `move`: up to dexterity moves, each step the player's decision; the
+    data's `then:` reveals the slot it ended on, if it has no room tile yet."""
+    # Where to head is worked out only for a maker that reads the rules' answers (a random
+    # one does not).
+    goals = _goals(game, player) if reads_defaults(game.decisions) else set()
+    walk(game, player, game.stat("dexterity", player), goals)
 
 
-def _free_actions(game: Game, player: Player, done: set[str]) -> list[str]:
-    """The free actions the player has not taken this turn and can take, in their order."""
-    # Asked before every free action of every turn: each test is the cheapest that answers.
-    move, trade, use, drop = FREE_ACTIONS
-    items = player.items
-    free = [] if move in done else [move]
-    if trade not in done and _others_here(game, player):
-        free.append(trade)
-    if items and use not in done and any(game.usable(item) for item in items):
-        free.append(use)
-    if items and drop not in done:
-        free.append(drop)
-    return free
+def on_hidden_slot(game: Game, player: Player) -> bool:
+    """Whether the player stands on a slot whose room tile is not laid: revealing it is the
+    turn's main action."""
+    here = player.location
+    return here is not None and is_hidden(game, here)
+
+
+def reveal(game: Game, player: Player) -> None:
+    """The main action after a move onto a slot with no tile: its room drawn and laid."""
+    game.draw(board(game).slots[player.location or ""])
+
+
+def can_trade(game: Game, player: Player) -> bool:
+    """Whether another living player is on the space to trade with."""
+    return bool(_others_here(game, player))
+
+
+def can_use(game: Game, player: Player) -> bool:
+    """Whether the player carries an item that can be used."""
+    for item in player.items:  # noqa: SIM110 - asked before every free action: no generator
+        if game.usable(item):
+            return True
+    return False
+
+
+def can_drop(game: Game, player: Player) -> bool:
+    """Whether the player carries anything to drop."""
+    return bool(player.items)
 
 
 def _goals(game: Game, player: Player) -> set[str]:
@@ -178,7 +163,7 @@ def _goals(game: Game, player: Player) -> set[str]:
     return wanted or rooms
 
 
-def _anywhere_to_go(game: Game, player: Player) -> bool:
+def anywhere_to_go(game: Game, player: Player) -> bool:
     """Whether `_goals` has any place, without working them out: any room laid (to rummage
     again at worst), a slot to reveal, or an item on the floor there is room for."""
     if act_goals(game):
@@ -222,6 +207,18 @@ def trade(game: Game, player: Player) -> set[str]:
     return {partner.name}
 
 
+def trade_action(game: Game, player: Player) -> None:
+    """The free action `trade`: one exchange; the player traded with is marked for the rest of
+    the turn, as no target of an attack or a theft."""
+    for name in trade(game, player):
+        game.state.marks.add(f"{TRADED}{name}")
+
+
+def room_to_carry(game: Game, player: Player) -> bool:
+    """Whether the player can carry one more item (the default picks up only then)."""
+    return _fits(game, player)
+
+
 def _fits(game: Game, player: Player) -> bool:
     limit = game.stat("strength", player) + game.stat_bonus(CARRY_LIMIT, player)
     return sum(1 for item in player.items if counts_toward_limit(item)) < limit
@@ -257,42 +254,69 @@ def drop_items(game: Game, player: Player) -> None:
             game.event("drop", f"drop {item.definition.label}", uid=item.uid)
 
 
-def main_action(game: Game, player: Player, revealing: str | None, traded: set[str]) -> None:
-    """Reveal the slot the move ended on, or one of the main actions the space allows."""
-    if revealing is not None:
-        game.draw(board(game).slots[revealing])
-        return
+def _room_here(game: Game, player: Player) -> CardInstance | None:
     here = player.location or ""
-    room = game.state.in_play.get(here) if here in board(game).slots else None
-    choices: list[str] = []
-    if room is not None and searched(here) not in game.state.flags:
-        choices.append("rummage")
-    if game.state.floor.get(here):
-        choices.append("pick up")
-    targets = [o for o in _others_here(game, player) if o.name not in traded]
-    choices += [f"{verb} {o.name}" for o in targets for verb in ("attack", "steal from")]
-    if not choices:
-        if room is not None:
-            if game.hears("main"):
-                game.event("main", "no main action is possible: rummage the searched room again")
-            focus_search(game, room)
-        else:
-            if game.hears("main"):
-                game.event("main", f"no main action is possible at {here}")
-        return
-    # By default: search, then pick up what fits; a fight only when nothing else is left.
-    default = 1 if choices[0] == "pick up" and not _fits(game, player) and len(choices) > 1 else 0
-    picked = choices[game.decide("main", "main action", choices, default=default)]
-    if picked == "rummage" and room is not None:
-        rummage(game, room)
-    elif picked == "pick up":
-        pick_up(game, player)
-    else:
-        defender = next(o for o in targets if picked.endswith(f" {o.name}"))
-        fight = attack(game, player, defender, "steal" if picked.startswith("steal") else "attack")
-        if not fight.tie:
-            won = fight.winner == "attacker"
-            fought(game, player if won else defender, defender if won else player)
+    return game.state.in_play.get(here) if here in board(game).slots else None
+
+
+def can_rummage(game: Game, player: Player) -> bool:
+    """Whether the player is in a room not yet searched."""
+    return _room_here(game, player) is not None and searched(player.location or "") not in (
+        game.state.flags
+    )
+
+
+def rummage_here(game: Game, player: Player) -> None:
+    """The main action `rummage`: search the room the player is in."""
+    room = _room_here(game, player)
+    assert room is not None, "rummage is offered in a room only"
+    rummage(game, room)
+
+
+def can_pick_up(game: Game, player: Player) -> bool:
+    """Whether there is anything on the floor here."""
+    return bool(game.state.floor.get(player.location or ""))
+
+
+def opponents(game: Game, player: Player) -> list[Player]:
+    """Whom the player can attack or steal from: the living players here not traded with
+    this turn."""
+    others = _others_here(game, player)
+    marks = game.state.marks
+    if not marks:  # most turns trade with no one
+        return others
+    return [o for o in others if f"{TRADED}{o.name}" not in marks]
+
+
+def attack_target(game: Game, player: Player) -> None:
+    """The main action `attack` on its target."""
+    _fight(game, player, "attack")
+
+
+def steal_from_target(game: Game, player: Player) -> None:
+    """The main action `steal from` its target."""
+    _fight(game, player, "steal")
+
+
+def _fight(game: Game, player: Player, how: str) -> None:
+    defender = game.state.aim
+    assert defender is not None, "an attack is offered on its target"
+    fight = attack(game, player, defender, how)
+    if not fight.tie:
+        won = fight.winner == "attacker"
+        fought(game, player if won else defender, defender if won else player)
+
+
+def no_main_action(game: Game, player: Player) -> None:
+    """The FAQ's fallback: on a room tile with no other main action, rummage it again though it
+    has a rummage token; anywhere else the turn has no main action, and that is logged."""
+    room = _room_here(game, player)
+    if room is not None:
+        if game.hears("main"):
+            game.event("main", "no main action is possible: rummage the searched room again")
+        focus_search(game, room)
+    elif game.hears("main"):
+        game.event("main", f"no main action is possible at {player.location or ''}")
 
 
 def pick_up(game: Game, player: Player) -> None:
@@ -342,25 +366,21 @@ def end_prologue(game: Game) -> None:
 
 def play_prologue(game: Game, round_limit: int = ROUND_LIMIT) -> None:
     """Set the game up and play rounds of turns until the third clue ends the prologue: the
-    turn that finds it is the last, the rest of its round is not played."""
+    turn that finds it is the last, the rest of its round is not played. (A whole game plays
+    its ruleset's `parts: prologue:`, these same rounds.)"""
     setup(game)
-    prologue(game, game.state.players[0], round_limit)
+    rounds_until(game, prologue_over, game.state.players[0], round_limit)
+    reveal_the_phenomenon(game, game.state.players[0])
 
 
-def prologue(game: Game, player: Player, round_limit: int = ROUND_LIMIT) -> None:
-    """The whole game's first part: rounds of turns until the third clue (or everyone's
-    death, or the round limit), then the quirks revealed and the phenomenon picked."""
-    phase = game.rules.world.turns.phases[0]
-    while not _prologue_over(game) and game.state.round < round_limit:
-        game.state.round += 1
-        game.event("round", f"round {game.state.round} begins", round=game.state.round)
-        for actor in game.actors_of(phase.actors or SEATED):
-            try:  # noqa: SIM105
-                round_turn(game, actor, phase)
-            except RunEnded:  # not suppress(): on a hot path its context manager cost a call
-                pass
-            if _prologue_over(game):
-                break
+def prologue_over(game: Game, player: Player) -> bool:
+    """The prologue's `until:`: the third clue found, or everyone dead (or the game ended)."""
+    return _prologue_over(game)
+
+
+def reveal_the_phenomenon(game: Game, player: Player) -> None:
+    """The prologue's `then:`: once the third clue was found, the quirks revealed and the
+    phenomenon picked (`end_prologue`)."""
     if REVEALED in game.state.flags:
         end_prologue(game)
 
@@ -380,17 +400,9 @@ def narrated(game: Game, card: CardInstance) -> bool:
     return hallucinate(game, card)
 
 
-WHOLE_TABLES: dict[str, object] = {
-    "turns": {SEATED: take_turn},
-    "drawn": {"hallucination": narrated},
-}
-"""What a game at the table adds to the cards' module: the players' turns, and a narrator for
-each hallucination drawn."""
-
-
-def new_game(rules: GameRules, cards: Sequence[CardDef], players: int, seed: int) -> Game:
-    """A whole game of Coma Ward, not yet set up, under the module with turns."""
-    return Game(rules, cards, WHOLE_GAME, seed=seed, players=players)
+WHOLE_TABLES: dict[str, object] = {"drawn": {"hallucination": narrated}}
+"""What a game at the table adds to the cards' module: a narrator for each hallucination drawn
+(the players' turns are the ruleset's `game: turn:` and `actions:`)."""
 
 
 def phenomenon_act(game: Game, player: Player) -> None:
@@ -431,17 +443,37 @@ def note_the_game(game: Game, player: Player) -> None:
 
 PROCEDURES = {
     "deal_strips_and_quirks": deal_strips_and_quirks,
-    "prologue": prologue,
+    "move": move,
+    "trade": trade_action,
+    "use_items": use_items,
+    "drop_items": drop_items,
+    "reveal": reveal,
+    "rummage": rummage_here,
+    "pick_up": pick_up,
+    "attack": attack_target,
+    "steal_from": steal_from_target,
+    "no_main_action": no_main_action,
+    "reveal_the_phenomenon": reveal_the_phenomenon,
     "phenomenon_act": phenomenon_act,
     "note_the_game": note_the_game,
 }
-"""The procedures Coma Ward's `game:` names: its setup, its two parts, its figures."""
+"""The procedures Coma Ward's `game:` names: its setup, the players' actions and the fallback
+of a turn with no main action, its two parts, its figures."""
 
-CAN = {"phenomenon_act": act_revealed}
-"""Whether a part can be played: the act only once the prologue revealed its phenomenon."""
+CAN = {
+    "prologue_over": prologue_over,
+    "phenomenon_act": act_revealed,
+    "trade": can_trade,
+    "use_items": can_use,
+    "drop_items": can_drop,
+    "reveal": on_hidden_slot,
+    "rummage": can_rummage,
+    "pick_up": can_pick_up,
+    "anywhere_to_go": anywhere_to_go,
+    "room_to_carry": room_to_carry,
+}
+"""Whether a part can be played (the act only once the prologue revealed its phenomenon) or
+an action taken, and the checks that make an action the default answer."""
 
-WHOLE_GAME: GameModule = COMA_WARD.extend(
-    "coma-ward", procedures=PROCEDURES, can=CAN, **WHOLE_TABLES
-)
-"""The Coma Ward module with the players' turns and the whole game's procedures: what a
-whole game is played with (`runtime.games.coma_ward.MODULE` adds the turns when it is)."""
+TARGETS = {"opponents": opponents}
+"""Whom an attack or a theft can be taken on."""
