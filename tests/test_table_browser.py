@@ -126,7 +126,7 @@ def play_in_page(
 def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) -> None:
     shots = IMAGES if os.environ.get("PILLBOX_TABLE_SCREENSHOTS") else tmp_path
     record, headline = play_in_page(WARD, ["human", "random"], SEED, tmp_path, shots)
-    assert headline == "Won by player 2"
+    assert headline == "Won by player 1"
     result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(WARD)])
     assert result.exit_code == 0, result.output
     assert "the same final state" in result.output
