@@ -83,6 +83,9 @@ MYPYC_CONFIG = "[mypy]\npython_version = 3.11\nstrict = True\nignore_missing_imp
 """mypyc's own settings: the project's mypy section warns of unused sections, and mypyc takes
 any note for a failure."""
 
+ENGINE = "runtime.game"
+"""The engine's module: imported from a build, the process plays on the compiled runtime."""
+
 Freshness = Literal["fresh", "stale", "absent"]
 
 
@@ -130,6 +133,32 @@ def usable_build(
     if forced_pure(environ):
         return None
     return build if freshness(root, build) == "fresh" else None
+
+
+def runs_compiled() -> bool:
+    """Whether this process plays on the compiled runtime: its engine was imported from a build
+    (no `.py` source)."""
+    engine = sys.modules.get(ENGINE)
+    return engine is not None and not str(getattr(engine, "__file__", "")).endswith(".py")
+
+
+def import_compiled(build: Path | None) -> bool:
+    """From now on, import the runtime from `build` (None: stay pure): True when this process
+    will play on the compiled runtime.
+
+    Only a process that has not imported the engine yet can switch (none of its games or packs
+    exists): the runtime modules it has imported so far (the registry of games, which this
+    module reads) are dropped, to be imported again from the build. A process that already
+    plays keeps its runtime.
+    """
+    if runs_compiled():
+        return True
+    if build is None or ENGINE in sys.modules:
+        return False
+    for name in [name for name in sys.modules if name.split(".")[0] == "runtime"]:
+        del sys.modules[name]
+    sys.path.insert(0, str(build))
+    return True
 
 
 def stale_note(

@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
-from compiler.simulate.compiled import first_on_path, usable_build
+from compiler.simulate.compiled import first_on_path, runs_compiled, usable_build
 from runtime.cards import CardDef
 from runtime.datagame import whole_game_of
 from runtime.rules import GameRules
@@ -220,9 +220,11 @@ def _play_in_pool(
 ) -> list[range]:
     """Play these batches in a new pool, adding each one's totals up as it comes; the batches
     left unplayed because a worker died (none when all were played)."""
-    compiled = usable_build()
+    # A fork brings the parent's runtime along: a pure parent spawns its workers afresh on a
+    # fresh build; a compiled one (`pillbox simulate` imports it first) forks them with its
+    # compiled pack, never compiled again.
+    compiled = None if runs_compiled() else usable_build()
     methods = multiprocessing.get_all_start_methods()
-    # A fork would bring the parent's pure runtime along: the compiled one needs a fresh start.
     fork = compiled is None and "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")
     keep_loaded()  # before the fork: the workers start without the loading's garbage
