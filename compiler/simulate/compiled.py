@@ -1,4 +1,4 @@
-"""The optional mypyc-compiled runtime: `make compiled` builds it, `simulate`'s workers use it.
+"""The optional mypyc-compiled runtime: `make compiled` builds it, `simulate` plays on it.
 
 `make compiled` copies the runtime's sources to `build/compiled/` (never compiling in the source
 tree: a stale `.so` next to an edited `.py` would silently win), compiles them there with mypyc
