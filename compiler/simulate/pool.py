@@ -5,8 +5,8 @@ pool starts), any other compiles it when it starts. When `make compiled` has bui
 mypyc-compiled runtime (`compiler.simulate.compiled`), the workers play on it: the same games,
 about twice as fast. `pillbox simulate` imports it itself before it reads the pack, and forks
 its workers with the pack it compiled; a parent on the pure runtime (a test, a tool that plays
-in-process) spawns them afresh with the build first on their path, each compiling the pack. A task is a
-batch of game indices and a reply the batch's totals (counts of values,
+in-process) spawns them afresh with the build first on their path, each compiling the pack. A
+task is a batch of game indices and a reply the batch's totals (counts of values,
 `runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
 holds counts, never the games; batches are cut and sent a few at a time (`as_they_come`), so
 what is waiting in the pool is the same size for a sweep of any length: its memory stays flat
