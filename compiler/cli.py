@@ -14,6 +14,7 @@ import click
 from compiler import __version__
 from compiler.commands.common import Terminated
 from compiler.errors import EXIT_CONTENT, EXIT_INTERNAL
+from compiler.simulate.compiled import import_compiled, usable_build
 from compiler.terminal import terminal_safe
 
 COMMANDS = {
@@ -115,6 +116,11 @@ when that command runs: `pillbox check` never pays for the language server's or 
 imports, and `pillbox --help` lists them all from here (a test holds the paragraphs to the
 commands' own). scripts/import_contracts.py reads this table as imports of this module."""
 
+PLAYS_SWEEPS = frozenset({"simulate"})
+"""The commands that play sweeps of games: they run on the compiled runtime when `make compiled`
+has a fresh build (`compiler.simulate.compiled`), imported before the command's module imports
+any of the runtime, so that the pack is compiled once, here, and the workers forked with it."""
+
 
 class _Group(click.Group):
     """Loads each command from its module when it is asked for (`COMMANDS`), and turns any
@@ -129,6 +135,8 @@ class _Group(click.Group):
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
+        if cmd_name in PLAYS_SWEEPS:
+            import_compiled(usable_build())
         module, name = entry[0].split(":")
         command = getattr(importlib.import_module(module), name)
         assert isinstance(command, click.Command), entry

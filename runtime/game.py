@@ -167,7 +167,8 @@ class Game:
         self.logging = log
         self.listeners: list[Listener] = []
         # The kinds of events the listeners read, when they say so (a sweep reads a few): the
-        # others are not made at all. None: every kind.
+        # others are not made at all, and those made carry their data, not their sentences
+        # (`reads_text`). None: every kind, sentences and all.
         self.listening: frozenset[str] | None = None
         self.budget = budget
         self.steps = 0
@@ -264,6 +265,12 @@ class Game:
         return self.logging or (
             bool(self.listeners) and (self.listening is None or kind in self.listening)
         )
+
+    def reads_text(self) -> bool:
+        """Whether anyone heard reads the events' sentences: the log, or a listener of every
+        kind; listeners that name their kinds (a sweep's record) read their data only, and
+        are told events with no sentence (making them was a twentieth of a compiled sweep)."""
+        return self.logging or self.listening is None
 
     def event(self, kind: str, text: str, **data: Any) -> None:
         """Log one step, under the card being resolved, and tell the listeners."""
@@ -388,7 +395,8 @@ class Game:
                 self._died(player)
             return
         before = dict(player.stats.values)
-        sentences = player.stats.change(name, delta)
+        told = self.reads_text()
+        sentences = player.stats.change(name, delta, told)
         # What the change did to every stat (an overflow reaches another), for the figures
         # of a simulation: on the first sentence only, so that summing them counts it once.
         changed = {
@@ -398,6 +406,8 @@ class Game:
         }
         # Keywords, never a `**` of a dict: mypyc makes that a generic call (a fifth of what a
         # heard change cost a compiled sweep).
+        if not told:  # read for its data only: the first sentence's event, with no sentence
+            self.event("stat", "", stat=name, delta=delta, actor=player.name, changed=changed)
         for number, sentence in enumerate(sentences):
             text = self._whose(player, sentence)
             if number:
@@ -648,7 +658,7 @@ class Game:
             if self.hears("draw"):
                 self.event(
                     "draw",
-                    f"draw {deck}: {card.definition.label}",
+                    f"draw {deck}: {card.definition.label}" if self.reads_text() else "",
                     deck=deck,
                     uid=card.uid,
                     title=card.title,

@@ -5,6 +5,7 @@ anything: the last test runs only where `make compiled` has left a fresh build."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from concurrent.futures.process import BrokenProcessPool
@@ -120,7 +121,7 @@ LOBOTOMY = ROOT / "content" / "lobotomy"
 
 @pytest.mark.skipif(compiled.freshness() != "fresh", reason="no fresh `make compiled` build")
 def test_lobotomy_plays_the_same_games_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Lobotomy's modules are compiled with the engine's (runtime.games.COMPILED_GAMES): its
+    # Lobotomy's modules are compiled with the engine's (runtime/games/compiled.txt): its
     # rolls are plain classes, which mypyc compiles where a generic dataclass it could not.
     games = compiled.BUILD / "runtime" / "games"
     for module in ("lobotomy", "lobotomy_dice", "lobotomy_monsters", "lobotomy_table"):
@@ -133,3 +134,63 @@ def test_lobotomy_plays_the_same_games_compiled(monkeypatch: pytest.MonkeyPatch)
         assert command.simulate(LOBOTOMY, None, request, lines.append) == 0, lines
         figures.append("\n".join(lines))
     assert figures[0] == figures[1] and json.loads(figures[0])["games"] == 4
+
+
+def _switch(build: Path, before: str = "") -> list[str]:
+    """In a process of its own: `before`, then `import_compiled(build)`, then where the engine
+    was imported from; the three lines it printed."""
+    script = (
+        f"{before}\n"
+        "import sys\n"
+        "from compiler.simulate.compiled import import_compiled, runs_compiled\n"
+        f"print(import_compiled({str(build)!r}))\n"
+        "import runtime.game\n"
+        "print(runtime.game.__file__)\n"
+        "print(runs_compiled())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_a_process_that_has_not_played_yet_imports_the_build_from_then_on(tmp_path: Path) -> None:
+    build = tmp_path / "build"
+    (build / "runtime").mkdir(parents=True)
+    (build / "runtime" / "__init__.py").write_text('"""The build."""\n', encoding="utf-8")
+    (build / "runtime" / "game.py").write_text("X = 1\n", encoding="utf-8")
+    switched, engine, _ = _switch(build)
+    assert switched == "True" and engine == str(build / "runtime" / "game.py")
+
+
+def test_a_process_that_has_imported_the_engine_keeps_its_runtime(tmp_path: Path) -> None:
+    switched, engine, on_build = _switch(tmp_path, before="import runtime.game")
+    assert (switched, on_build) == ("False", "False")
+    assert engine == str(ROOT / "runtime" / "game.py")
+
+
+def test_a_compiled_parent_forks_its_workers_with_its_pack_never_spawns_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pack: CompiledPack
+) -> None:
+    _, build = _build(tmp_path, fresh=True)  # its runtime raises on import: never imported
+    monkeypatch.setattr(pool, "usable_build", lambda: build)
+    monkeypatch.setattr(pool, "runs_compiled", lambda: True, raising=False)
+    monkeypatch.setattr(pool, "load_checked", None)  # a worker that compiled the pack would fail
+    playing = pool.Playing(whole_game_of(pack.rules, pack.whole), pack.rules, pack.cards)
+    assert pool.run_sweep(playing, (PACK, None), SWEEP, 4, 2).games == 4
+
+
+@pytest.mark.skipif(compiled.freshness() != "fresh", reason="no fresh `make compiled` build")
+def test_pillbox_simulate_on_the_compiled_runtime_gives_the_figures_of_the_pure_one() -> None:
+    command_line = [sys.executable, "-m", "compiler", "simulate", str(PACK), "--json"]
+    command_line += ["--games", "8", "--players", "4", "--seed", "5", "--workers", "2"]
+    outputs = []
+    for pure in ("1", "0"):
+        environ = {**os.environ, compiled.PURE_ENV: pure, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            command_line, cwd=ROOT, env=environ, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and json.loads(outputs[0])["games"] == 8

@@ -28,6 +28,7 @@ from compiler.simulate.pool import Playing, batches, run_sweep
 from compiler.simulate.text import figure_lines
 from runtime import rounds as round_rules
 from runtime.datagame import whole_game_of
+from runtime.events import Event
 from runtime.game import Game
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
@@ -444,6 +445,29 @@ def test_a_records_turns_per_phase_are_the_seated_turns_its_log_shows(pack: Comp
             elif event.kind == "turn" and event.data.get("actor") in seats:
                 logged[whole.phases[min(part, len(whole.phases) - 1)]] += 1
         assert record.turns == dict(logged) and sum(logged.values()) > 0
+
+
+def test_a_sweeps_listener_is_told_the_data_of_its_events_without_their_sentences(
+    pack: CompiledPack,
+) -> None:
+    """A listener that names its kinds (a sweep's record) reads their data only: the game
+    makes no sentence for it, and tells each stat change once, with what it changed; the log
+    of the same game has the sentences, and the same changes."""
+    whole = coma_ward_whole()
+    games = []
+    for log in (False, True):
+        game = whole.new_game(pack.rules, pack.cards, 3, game_seed(5, 0))
+        heard: list[Event] = []
+        game.logging = log
+        game.listeners.append(heard.append)
+        game.listening = frozenset({"stat", "draw"})
+        seat_policies(game, [policy_named("random")] * 3)
+        whole.play(game, "end")
+        games.append([e for e in heard if e.kind == "draw" or "changed" in e.data])
+    quiet, logged = games
+    assert quiet and all(event.text == "" for event in quiet)
+    assert all(event.text for event in logged)
+    assert [(e.kind, e.data, e.card) for e in quiet] == [(e.kind, e.data, e.card) for e in logged]
 
 
 _PLAY_BATCH = pool._play_batch

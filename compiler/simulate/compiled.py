@@ -1,4 +1,4 @@
-"""The optional mypyc-compiled runtime: `make compiled` builds it, `simulate`'s workers use it.
+"""The optional mypyc-compiled runtime: `make compiled` builds it, `simulate` plays on it.
 
 `make compiled` copies the runtime's sources to `build/compiled/` (never compiling in the source
 tree: a stale `.so` next to an edited `.py` would silently win), compiles them there with mypyc
@@ -24,10 +24,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from runtime.games import COMPILED_GAMES
-
 ROOT = Path(__file__).resolve().parent.parent.parent
 """The checkout whose runtime sources a build is compared with."""
+
+COMPILED_GAMES = tuple(
+    line.strip()
+    for line in (ROOT / "runtime" / "games" / "compiled.txt").read_text("utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+"""The game modules `make compiled` compiles, as runtime/games/compiled.txt lists them (read as
+text, so that choosing the runtime imports none of it)."""
 
 BUILD = ROOT / "build" / "compiled"
 """Where `make compiled` builds the runtime (gitignored, removed by `make clean`)."""
@@ -70,7 +76,7 @@ COMPILED = (
 """The modules mypyc compiles: the engine's hot ones (with the games played from a ruleset's
 `game:` section, runtime/datagame.py and runtime/wholerules.py, and the reading of a game's log
 into its record, runtime/simulation/reading.py) and the game modules the registry names
-(`runtime.games.COMPILED_GAMES`): the games whose sweeps are benchmarked, whose games
+(runtime/games/compiled.txt): the games whose sweeps are benchmarked, whose games
 scripts/game_fingerprint.py proves the same compiled. The rest stay interpreted: the records
 and totals a worker pickles for a parent that may run the pure runtime (the rest of
 runtime/simulation/: a frozen dataclass compiled cannot be unpickled from the pure one's state),
@@ -82,6 +88,9 @@ same."""
 MYPYC_CONFIG = "[mypy]\npython_version = 3.11\nstrict = True\nignore_missing_imports = True\n"
 """mypyc's own settings: the project's mypy section warns of unused sections, and mypyc takes
 any note for a failure."""
+
+ENGINE = "runtime.game"
+"""The engine's module: imported from a build, the process plays on the compiled runtime."""
 
 Freshness = Literal["fresh", "stale", "absent"]
 
@@ -130,6 +139,31 @@ def usable_build(
     if forced_pure(environ):
         return None
     return build if freshness(root, build) == "fresh" else None
+
+
+def runs_compiled() -> bool:
+    """Whether this process plays on the compiled runtime: its engine was imported from a build
+    (no `.py` source)."""
+    engine = sys.modules.get(ENGINE)
+    return engine is not None and not str(getattr(engine, "__file__", "")).endswith(".py")
+
+
+def import_compiled(build: Path | None) -> bool:
+    """From now on, import the runtime from `build` (None: stay pure): True when this process
+    will play on the compiled runtime.
+
+    Only a process that has not imported the engine yet can switch (none of its games or packs
+    exists): any runtime modules it has imported so far are dropped, to be imported again from
+    the build. A process that already plays keeps its runtime.
+    """
+    if runs_compiled():
+        return True
+    if build is None or ENGINE in sys.modules:
+        return False
+    for name in [name for name in sys.modules if name.split(".")[0] == "runtime"]:
+        del sys.modules[name]
+    sys.path.insert(0, str(build))
+    return True
 
 
 def stale_note(

@@ -2,9 +2,11 @@
 
 Each worker holds the compiled pack once: a forked worker has the parent's (compiled before the
 pool starts), any other compiles it when it starts. When `make compiled` has built a fresh
-mypyc-compiled runtime (`compiler.simulate.compiled`), the workers are spawned afresh with it
-first on their path, so that they play on it: the same games, about twice as fast. A task is a
-batch of game indices and a reply the batch's totals (counts of values,
+mypyc-compiled runtime (`compiler.simulate.compiled`), the workers play on it: the same games,
+about twice as fast. `pillbox simulate` imports it itself before it reads the pack, and forks
+its workers with the pack it compiled; a parent on the pure runtime (a test, a tool that plays
+in-process) spawns them afresh with the build first on their path, each compiling the pack. A
+task is a batch of game indices and a reply the batch's totals (counts of values,
 `runtime.simulation.totals`), so nothing but numbers crosses between processes, and the parent
 holds counts, never the games; batches are cut and sent a few at a time (`as_they_come`), so
 what is waiting in the pool is the same size for a sweep of any length: its memory stays flat
@@ -32,7 +34,7 @@ from typing import TypeVar
 
 from compiler.build import compile_pack, load_checked
 from compiler.printing.workers import cap_address_space, die_with
-from compiler.simulate.compiled import first_on_path, usable_build
+from compiler.simulate.compiled import first_on_path, runs_compiled, usable_build
 from runtime.cards import CardDef
 from runtime.datagame import whole_game_of
 from runtime.rules import GameRules
@@ -220,9 +222,11 @@ def _play_in_pool(
 ) -> list[range]:
     """Play these batches in a new pool, adding each one's totals up as it comes; the batches
     left unplayed because a worker died (none when all were played)."""
-    compiled = usable_build()
+    # A fork brings the parent's runtime along: a pure parent spawns its workers afresh on a
+    # fresh build; a compiled one (`pillbox simulate` imports it first) forks them with its
+    # compiled pack, never compiled again.
+    compiled = None if runs_compiled() else usable_build()
     methods = multiprocessing.get_all_start_methods()
-    # A fork would bring the parent's pure runtime along: the compiled one needs a fresh start.
     fork = compiled is None and "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")
     keep_loaded()  # before the fork: the workers start without the loading's garbage

@@ -19,36 +19,6 @@ from runtime.module import GameModule
 ENTRY_POINTS = "pillbox.games"
 """The entry point group under which other packages register game modules."""
 
-COMPILED_GAMES = (
-    "base.py",
-    "base_checks.py",
-    "coma_ward.py",
-    "coma_ward_rules.py",
-    "coma_ward_combat.py",
-    "coma_ward_dice.py",
-    "coma_ward_enemies.py",
-    "coma_ward_game.py",
-    "coma_ward_map.py",
-    "coma_ward_phenomena.py",
-    "coma_ward_pool.py",
-    "cool_name.py",
-    "cool_name_checks.py",
-    "lobotomy.py",
-    "lobotomy_attack.py",
-    "lobotomy_clash.py",
-    "lobotomy_dice.py",
-    "lobotomy_inventory.py",
-    "lobotomy_monsters.py",
-    "lobotomy_scenarios.py",
-    "lobotomy_symbols.py",
-    "lobotomy_table.py",
-    "lobotomy_tokens.py",
-)
-"""The game modules, of this folder, that `make compiled` compiles with the engine's hot ones
-(compiler/simulate/compiled.py): the base and the games whose sweeps are benchmarked, each
-proven to play the same games compiled (scripts/game_fingerprint.py; Lobotomy's by
-tests/test_compiled_runtime.py, its rolls plain classes since mypyc compiles no generic one)."""
-
 GAME_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 """What a game's name looks like: words of letters and digits joined by dashes."""
 
