@@ -31,15 +31,22 @@ def in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(render, "_cores", lambda: 2)
 
 
+RESOURCE_TRACKER = b"multiprocessing.resource_tracker"
+"""multiprocessing's resource tracker: started once by the first pool of a process (any earlier
+test of the same worker may have started it) and living as long as the process, by design."""
+
+
 def children() -> list[str]:
-    """This process's children, zombies included, as /proc shows them."""
+    """This process's children, zombies included, as /proc shows them (but the resource
+    tracker, which belongs to the process, not to the print)."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == os.getpid():
+        if int(fields[1]) == os.getpid() and RESOURCE_TRACKER not in command:
             found.append(f"{stat.parent.name} {fields[0]}")
     return found
 
