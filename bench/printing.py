@@ -10,7 +10,7 @@ the fork cost. Both are timed for the sheets of faces and again with `--backs du
 the face cache off: the goal is for a cold print. WeasyPrint lays out about 33 faces a second
 on two cores, so the ratio is the figure that says whether pillbox adds much to it.
 Then the designer's loop: the face cache warm, one card's title edited, the pack checked and
-printed again (only that face is laid out).
+printed again (only that card's chunk of faces is laid out).
 Last, the exports: `print --tts` (Tabletop Simulator sheets, backs and saved object) against
 `print --png` (a PNG a card) of the same cards, the face cache warm and no PDF, so that the
 time is the export's.

@@ -111,7 +111,7 @@ class StandIn:
         self.calls: list[tuple[list[str], list[int] | None]] = []
         self.cut_off = False
 
-    def __call__(self, *args: object) -> StandIn:
+    def __call__(self, *args: object, **settings: object) -> StandIn:
         self.refused: list[object] = []
         self.data: list[bytes] = []
         self.where: list[tuple[int, int]] = []

@@ -1,14 +1,17 @@
 """Face pages laid out before, kept between prints so that a re-print lays out only what changed.
 
 WeasyPrint takes nearly all of a print's time, tens of milliseconds a face. A face's page is
-found again by a key made of everything its layout depends on: the face's HTML, background
-class and image, the card design (cards.css), the page geometry (card size and bleed), and
-the versions of WeasyPrint, Pango and pillbox's own code. The chunk PDF that holds the page is
-kept whole, because its pages share their fonts, and it is named by its SHA-256, checked when
-it is read back. The files a chunk read (images, fonts) are kept by the path asked for, with
-the file it led to and its hash: a chunk is used only while every such path leads to the same
-regular file with the same bytes, inside the folders the fence allows. A chunk that refused a
-URL is never kept (that print fails anyway).
+found again by a key made of everything its layout depends on: the face's HTML, background class
+and image, the card design (cards.css), the page geometry (card size and bleed), and the
+versions of WeasyPrint, Pango and pillbox's own code. The chunk PDF that holds the page is kept
+whole, because its pages share their fonts, and it is named by its SHA-256, checked when it is
+read back. A print takes a chunk only whole, for the very faces it holds in their order
+(`find_chunk`): a page's fonts are subsets of what its chunk's faces use, so a face taken from a
+chunk of other neighbours would print other bytes than a print without the cache. `serve`, which
+draws each face as a picture, takes single pages (`find`). The files a chunk read (images,
+fonts) are kept by the path asked for, with the file it led to and its hash: a chunk is used
+only while every such path leads to the same regular file with the same bytes, inside the
+folders the fence allows. A chunk that refused a URL is never kept (that print fails anyway).
 
 A design that styles a face by where it sits among the others (`:nth-child`, sibling
 combinators, `data-card`, `@page`) would make a page depend on its neighbours: then nothing is
@@ -42,7 +45,7 @@ from compiler.printing.layout import Face
 from compiler.printing.pdf import MAX_RESOURCE_BYTES
 from compiler.printing.render import Chunk
 
-_FORMAT = 2
+_FORMAT = 3
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -103,18 +106,27 @@ class _Entry:
 
 @dataclass
 class _ChunkInfo:
-    """A kept chunk: its page count, and each path its layout read -> (file, SHA-256)."""
+    """A kept chunk: its page count, each path its layout read -> (file, SHA-256), the key of
+    the face on each page, and the pages whose text was clipped."""
 
     pages: int
     files: dict[str, tuple[str, str]]
+    faces: list[str]
+    clipped: list[int]
 
     @classmethod
     def parse(cls, raw: Any) -> _ChunkInfo | None:
         """A chunk's record from the index's JSON, or None if it is not one."""
         if not isinstance(raw, dict) or type(raw.get("pages")) is not int:
             return None
-        files = raw.get("files")
-        if not isinstance(files, dict):
+        files, faces, clipped = raw.get("files"), raw.get("faces"), raw.get("clipped")
+        if not isinstance(files, dict) or not isinstance(faces, list):
+            return None
+        if len(faces) != raw["pages"] or not all(isinstance(key, str) for key in faces):
+            return None
+        if not isinstance(clipped, list):
+            return None
+        if not all(type(page) is int and 0 <= page < len(faces) for page in clipped):
             return None
         parsed: dict[str, tuple[str, str]] = {}
         for asked, target in files.items():
@@ -123,11 +135,12 @@ class _ChunkInfo:
             if not all(isinstance(part, str) for part in target):
                 return None
             parsed[asked] = (target[0], target[1])
-        return cls(raw["pages"], parsed)
+        return cls(raw["pages"], parsed, faces, clipped)
 
     def dump(self) -> dict[str, Any]:
         """The record as the index's JSON holds it."""
-        return {"pages": self.pages, "files": {k: list(v) for k, v in self.files.items()}}
+        files = {k: list(v) for k, v in self.files.items()}
+        return {"pages": self.pages, "files": files, "faces": self.faces, "clipped": self.clipped}
 
 
 @dataclass
@@ -141,6 +154,7 @@ class FaceCache:
     chunks: dict[str, _ChunkInfo] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)  # chunks this print read or wrote
     _usable_chunks: dict[str, bool] = field(default_factory=dict)
+    _by_faces: dict[tuple[str, ...], str] | None = None  # each chunk by its faces' keys
     _files: dict[str, tuple[str, str] | None] = field(default_factory=dict)
 
     @classmethod
@@ -161,8 +175,27 @@ class FaceCache:
         """What the face's page depends on, hashed (not which card it is: that is not drawn)."""
         return face_key(self.design, face)
 
+    def find_chunk(self, faces: Sequence[Face]) -> list[Hit] | None:
+        """The pages of a chunk laid out before from these very faces in this order, if it is
+        still as it was written; None if there is none."""
+        if not faces or any(_positional(face) for face in faces):
+            return None
+        keys = [self.key(face) for face in faces]
+        if self._by_faces is None:
+            self._by_faces = {tuple(info.faces): d for d, info in self.chunks.items()}
+        digest = self._by_faces.get(tuple(keys))
+        if digest is None or not self._usable(digest):
+            return None
+        clipped = set(self.chunks[digest].clipped)
+        now = time.time()
+        for page, key in enumerate(keys):  # so that the cache keeps the chunk as used
+            self.faces[key] = _Entry(digest, page, page in clipped, now)
+        self.used.add(digest)
+        return [Hit(digest, page, page in clipped) for page in range(len(keys))]
+
     def find(self, face: Face) -> Hit | None:
-        """The face's page from an earlier print, if its chunk is still as it was written."""
+        """The face's page from an earlier print, if its chunk is still as it was written
+        (whichever faces were its neighbours there)."""
         if _positional(face):
             return None
         entry = self.faces.get(self.key(face))
@@ -194,12 +227,16 @@ class FaceCache:
         digest = hashlib.sha256(chunk.data).hexdigest()
         if not cache.write_file(self.folder / f"{digest}.pdf", chunk.data):
             return
-        self.chunks[digest] = _ChunkInfo(len(faces), dict(chunk.fetched))
+        keys = [self.key(face) for face in faces]
+        clipped = [page for page, face in enumerate(faces) if face.key in chunk.clipped]
+        self.chunks[digest] = _ChunkInfo(len(faces), dict(chunk.fetched), keys, clipped)
+        if self._by_faces is not None:
+            self._by_faces[tuple(keys)] = digest
         self._usable_chunks[digest] = True
         self.used.add(digest)
         now = time.time()
-        for page, face in enumerate(faces):
-            self.faces[self.key(face)] = _Entry(digest, page, face.key in chunk.clipped, now)
+        for page, key in enumerate(keys):
+            self.faces[key] = _Entry(digest, page, page in clipped, now)
 
     def save(self) -> None:
         """Write the index, merged with any other print's, and drop what it no longer names.
@@ -226,6 +263,8 @@ class FaceCache:
         last_use: dict[str, float] = {}
         for entry in faces.values():
             last_use[entry.chunk] = max(last_use.get(entry.chunk, 0.0), entry.used)
+        for digest in self.used:  # one whose every face another chunk also holds, say
+            last_use.setdefault(digest, time.time())
         kept: set[str] = set()
         total = 0
         for digest in sorted(last_use, key=lambda d: (d not in self.used, -last_use[d])):

@@ -2,16 +2,19 @@
 
 The faces are cut into chunks, contiguous slices each laid out as one WeasyPrint document (one
 page a face); workers (`workers`) lay the chunks out side by side and send back the PDF, the
-URLs the fence refused and the cards whose text was clipped. A layout runs in a child even for
-one face: only a child can be stopped wherever it is (WeasyPrint's SVG drawing swallows any
-exception raised in it, an alarm or Ctrl-C too), and only a child's memory can be capped. The
-parent kills its workers at the deadline, when one fails, and when it is itself interrupted.
+URLs the fence refused and the cards whose text was clipped. A face page's fonts are subsets of
+what its whole chunk uses, so where the cuts fall shows in the printed PDF's bytes: they follow
+from the faces alone (`chunks_of`), never from the machine or from what the face cache holds. A
+layout runs in a child even for one face: only a child can be stopped wherever it is
+(WeasyPrint's SVG drawing swallows any exception raised in it, an alarm or Ctrl-C too), and only
+a child's memory can be capped. The parent kills its workers at the deadline, when one fails,
+and when it is itself interrupted.
 """
 
 from __future__ import annotations
 
 import gc
-import math
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,13 +33,14 @@ PARALLEL_FACES = 32
 costs more than the second core saves on a small job."""
 
 CHUNK_FACES = 12
-"""A chunk holds at least this many faces: each document has fixed costs (its stylesheets, its
-fonts, the PDF's frame)."""
+"""A chunk holds at least this many faces (but the last): each document has fixed costs (its
+stylesheets, its fonts, the PDF's frame)."""
 
-PLANNED_WORKERS = 4
-"""The chunks are cut as if for this many workers, whatever cores the machine has: where the
-chunks are cut shows in the PDF's bytes, and a pack must print the same bytes on any machine.
-Four keeps two cores (and three, and four) evenly busy; more cores take the chunks as they come."""
+CUT_ODDS = 12
+"""Past CHUNK_FACES, a chunk ends after a face whose hash is a multiple of this: chunks of about
+two dozen faces. A cut depends on the face there, not on its place in the pack, so an edited,
+added or removed card moves the cuts around it only, and a re-print finds the other chunks in
+the face cache."""
 
 MAX_CHUNK_FACES = 100
 """A chunk holds at most this many faces: a worker's memory grows with its document (about
@@ -125,24 +129,33 @@ def _lay_out(html: str, base: Path, roots: Sequence[Path]) -> Chunk:
     return Chunk(data, list(rendered.refused), set(rendered.clipped), dict(rendered.fetched))
 
 
-def chunks_of(faces: Sequence[Face], workers: int) -> list[Sequence[Face]]:
-    """Contiguous slices of the faces, large first and smaller towards the end.
-
-    Each takes a share of what is left, so the workers run out of work at about the same
-    time: how long a face takes varies with its text, and with what else runs on its core.
-    """
+def chunks_of(faces: Sequence[Face]) -> list[Sequence[Face]]:
+    """Contiguous slices of the faces, the same for the same faces on any machine and whatever
+    was printed before: one for a few faces, else cut where the faces' hashes say."""
+    if len(faces) < PARALLEL_FACES:
+        return [faces] if faces else []
     slices: list[Sequence[Face]] = []
     start = 0
-    while start < len(faces):
-        share = math.ceil((len(faces) - start) / (2 * workers))
-        size = min(max(CHUNK_FACES, share), MAX_CHUNK_FACES)
-        slices.append(faces[start : start + size])
-        start += size
+    for index, face in enumerate(faces):
+        size = index + 1 - start
+        if size >= MAX_CHUNK_FACES or (size >= CHUNK_FACES and _cuts_after(face)):
+            slices.append(faces[start : index + 1])
+            start = index + 1
+    if start < len(faces):
+        slices.append(faces[start:])
     return slices
 
 
+def _cuts_after(face: Face) -> bool:
+    """Whether a chunk may end after this face: by its content, never by which card it is."""
+    digest = hashlib.sha256()
+    for part in (face.kind, face.html, face.image):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return int.from_bytes(digest.digest()[:8], "big") % CUT_ODDS == 0
+
+
 def lay_out_faces(
-    faces: Sequence[Face],
+    parts: Sequence[Sequence[Face]],
     options: PrintOptions,
     stylesheet: str,
     base: Path,
@@ -150,14 +163,11 @@ def lay_out_faces(
     seconds: float,
     progress: Progress | None = None,
 ) -> list[Chunk]:
-    """Every face as a page of its own, in order across the chunks.
+    """Each part (a chunk of `chunks_of`) as a document, a face a page, in order.
 
     Raises LayoutStopped past the deadline, for too deep a nesting, too much memory or too
     large a PDF, and leaves nothing running.
     """
-    # Even on one core a large pack is cut into chunks: a worker's memory is capped. The cuts
-    # are the same on any machine: the PDF's bytes follow them.
-    parts = [faces] if len(faces) < PARALLEL_FACES else chunks_of(faces, PLANNED_WORKERS)
     htmls = [document(part, options, stylesheet) for part in parts]
     if can_fork():
         chunks = _in_workers(htmls, [len(part) for part in parts], base, roots, seconds, progress)
@@ -171,7 +181,8 @@ def lay_out_faces(
     for chunk, part in zip(chunks, parts, strict=True):
         chunk.pages = len(part)
     if progress is not None:
-        progress(len(faces), len(faces))
+        faces = sum(len(part) for part in parts)
+        progress(faces, faces)
     return chunks
 
 
@@ -206,9 +217,11 @@ def _in_workers(
     import weasyprint  # noqa: F401  (imported once here, so the forked workers have it)
 
     received = [0, 0]  # faces laid out, bytes of PDF held
+    # The largest chunks first, so that the workers run out of work at about the same time.
+    order = sorted(range(len(htmls)), key=lambda index: -sizes[index])
 
     def done(task: int, chunk: Chunk) -> None:
-        received[0] += sizes[task]
+        received[0] += sizes[order[task]]
         received[1] += len(chunk.data)
         if received[1] > MAX_LAID_OUT_BYTES:
             raise LayoutStopped("large")
@@ -217,8 +230,8 @@ def _in_workers(
 
     # Forked: the workers start at once with WeasyPrint, the fence and the documents loaded.
     try:
-        return run_in_workers(
-            lambda task: _lay_out(htmls[task], base, roots),
+        laid = run_in_workers(
+            lambda task: _lay_out(htmls[order[task]], base, roots),
             len(htmls),
             _cores(),
             time.monotonic() + seconds,
@@ -228,3 +241,7 @@ def _in_workers(
         )
     except WorkerFailed as failed:
         raise LayoutStopped(failed.reason, failed.memory_mb, failed.detail) from None
+    chunks: list[Chunk] = [Chunk(b"")] * len(htmls)
+    for task, chunk in zip(order, laid, strict=True):
+        chunks[task] = chunk
+    return chunks

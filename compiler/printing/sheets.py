@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from compiler.printing.render import (
     MAX_CHUNK_BYTES,
     MAX_LAID_OUT_BYTES,
     LayoutStopped,
+    chunks_of,
     lay_out_faces,
 )
 from compiler.printing.sizes import PrintOptions
@@ -268,13 +269,17 @@ PRINT_SECONDS = 600.0
 class _LaidOut:
     """The face pages laid out so far: the chunk PDFs and where in them each face page is.
 
-    Pages kept from an earlier print (`facecache`) are taken as they are; only the others are
-    laid out.
+    The faces are cut into chunks (`chunks_of`); a chunk an earlier print laid out from the
+    same faces (`facecache`) is taken as it is, and only the others are laid out: each face
+    page's fonts are those of its chunk, so the PDF is the same whatever the cache held.
+    `single_pages` (for pictures, whose pixels do not depend on a page's neighbours) takes any
+    face's page kept, whatever chunk it was laid out in.
     """
 
     checked: CheckedPack
     options: PrintOptions
     stylesheet: str
+    single_pages: bool = False
     data: list[bytes] = field(default_factory=list)
     where: list[tuple[int, int]] = field(default_factory=list)  # face page -> (chunk, page)
     refused: list[Refusal] = field(default_factory=list)
@@ -299,12 +304,19 @@ class _LaidOut:
         """Lay these faces out, as new face pages or in place of those `replace` names."""
         if replace is not None:
             self._clipped -= {str(index) for index in replace}  # their new layout decides
-        pages: list[tuple[int, int] | None] = [self._kept(face) for face in faces]
-        missing = [face for face, page in zip(faces, pages, strict=True) if page is None]
+        groups = [[face] for face in faces] if self.single_pages else chunks_of(faces)
+        found = [self._kept(group) for group in groups]
+        missing = [group for group, pages in zip(groups, found, strict=True) if pages is None]
         if missing:
-            new = iter(self._lay_out(missing, progress))
-            pages = [page if page is not None else next(new) for page in pages]
-        laid = [page for page in pages if page is not None]
+            parts = (
+                chunks_of([f for group in missing for f in group]) if self.single_pages else missing
+            )
+            new = iter([page for pages in self._lay_out(parts, progress) for page in pages])
+            found = [
+                pages if pages is not None else [next(new) for _ in group]
+                for group, pages in zip(groups, found, strict=True)
+            ]
+        laid = [page for pages in found if pages is not None for page in pages]
         if replace is None:
             self.where += laid
         else:
@@ -316,45 +328,51 @@ class _LaidOut:
         if self.cache is not None:
             self.cache.save()
 
-    def _kept(self, face: Face) -> tuple[int, int] | None:
-        """The face's page from an earlier print, if the cache has it whole."""
+    def _kept(self, faces: Sequence[Face]) -> list[tuple[int, int]] | None:
+        """The pages of a chunk (or, `single_pages`, of one face) from an earlier print, if the
+        cache has it whole."""
         if self.cache is None:
             return None
-        hit = self.cache.find(face)
-        if hit is None:
+        if self.single_pages:
+            hit = self.cache.find(faces[0])
+            hits = [hit] if hit is not None else None
+        else:
+            hits = self.cache.find_chunk(faces)
+        if not hits:
             return None
-        if hit.chunk not in self._cached_chunks:
-            data = self.cache.read(hit.chunk)
-            if data is None:
-                return None
-            self._cached_chunks[hit.chunk] = len(self.data)
-            self.data.append(data)
-        if hit.clipped:
-            self._clipped.add(face.key)
-        return self._cached_chunks[hit.chunk], hit.page
+        for digest in dict.fromkeys(hit.chunk for hit in hits):
+            if digest not in self._cached_chunks:
+                data = self.cache.read(digest)
+                if data is None:
+                    return None
+                self._cached_chunks[digest] = len(self.data)
+                self.data.append(data)
+        self._clipped |= {face.key for face, hit in zip(faces, hits, strict=True) if hit.clipped}
+        return [(self._cached_chunks[hit.chunk], hit.page) for hit in hits]
 
-    def _lay_out(self, faces: list[Face], progress: Progress | None) -> list[tuple[int, int]]:
-        """Lay faces out with WeasyPrint; the chunk and page of each, in order."""
+    def _lay_out(
+        self, parts: list[Sequence[Face]], progress: Progress | None
+    ) -> list[list[tuple[int, int]]]:
+        """Lay chunks of faces out with WeasyPrint; the chunk and page of each face, by part."""
         base = (self.checked.root or Path.cwd()).resolve()
-        seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * len(faces)
+        count = sum(len(part) for part in parts)
+        seconds = LAYOUT_SECONDS + LAYOUT_SECONDS_PER_FACE * count
         limit = f"{seconds:g} s"
         if self.deadline - time.monotonic() < seconds:
             seconds, limit = self.deadline - time.monotonic(), _whole_print()
         try:
             chunks = lay_out_faces(
-                faces, self.options, self.stylesheet, base, self._roots, seconds, progress
+                parts, self.options, self.stylesheet, base, self._roots, seconds, progress
             )
         except LayoutStopped as stopped:
             raise TemplateProblem(
                 _too_much(self.checked, stopped, "laying out the cards", limit)
             ) from None
         pages = []
-        start = 0
-        for chunk in chunks:
-            pages += [(len(self.data), page) for page in range(chunk.pages)]
+        for part, chunk in zip(parts, chunks, strict=True):
+            pages.append([(len(self.data), page) for page in range(chunk.pages)])
             if self.cache is not None:
-                self.cache.keep(faces[start : start + chunk.pages], chunk)
-            start += chunk.pages
+                self.cache.keep(part, chunk)
             self.data.append(chunk.data)
             self.refused += chunk.refused
             self._clipped |= chunk.clipped

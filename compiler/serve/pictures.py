@@ -58,7 +58,7 @@ class Pictures:
             return names
         if not lay_out:
             return [None if index in missing else name for index, name in enumerate(names)]
-        laid = LaidOut(renderer.checked, options, stylesheet)
+        laid = LaidOut(renderer.checked, options, stylesheet, single_pages=True)
         try:
             laid.add([faces[index] for index in missing], None)
             # As print does: text the page cut off at the estimated size gets one more try

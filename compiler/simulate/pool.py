@@ -264,6 +264,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     """Stop the pool's workers now rather than wait for the batches they are playing (the
     executor would, on its way out)."""
     processes = list((pool._processes or {}).values())
+    # Taken before the shutdown, which forgets it.
+    manager = getattr(pool, "_executor_manager_thread", None)
     for process in processes:
         process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
@@ -273,6 +275,5 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     # exit, Python 3.11 wakes that thread through the same pipe without a lock, and a close
     # half done by then printed "Exception ignored in: <module 'threading'> ... OSError" after
     # Ctrl-C. Once the thread has ended, the pipe is known closed and left alone.
-    manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(STOPPED_SECONDS)
