@@ -12,7 +12,7 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
-from runtime.games import lobotomy_table, lobotomy_tokens
+from runtime.games import lobotomy_keywords, lobotomy_table, lobotomy_tokens
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
     CHAOS,
@@ -50,11 +50,10 @@ from runtime.games.lobotomy_monsters import (
     strike,
     strike_skill,
     strike_weapon,
-    stun,
     untouchable,
 )
 from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, SCENARIOS, movement_stopped
-from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
+from runtime.games.lobotomy_symbols import SYMBOL_ATTACK, stun_and_push
 from runtime.games.lobotomy_table import QUARTERS, SPACES, spawn_memory_token
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor, Player
@@ -456,7 +455,7 @@ LOBOTOMY = BASE.extend(
         "strike_weapon": strike_weapon,
         "strike_skill": strike_skill,
         "lift_grudge": lift_grudge,
-        "stun": stun,
+        "stun": stun_and_push,
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
@@ -494,9 +493,11 @@ LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).ext
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
 LOBOTOMY = lobotomy_table.extend(LOBOTOMY).extend("lobotomy", hooks={"turn_ended": left_the_cell})
+LOBOTOMY = lobotomy_keywords.extend(LOBOTOMY)
 """With the characters' rules (setup, capacities, memories, running, costs), the board
-tokens' (lockers, bodies, doors) and the whole game's procedures (the board's setup, moving,
-doors and memory tokens at the table)."""
+tokens' (lockers, bodies, doors), the whole game's procedures (the board's setup, moving,
+doors and memory tokens at the table) and the keywords that change a turn (auras, Burrow,
+Inspiring Presence, a monster's AoE attack)."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""

@@ -44,6 +44,7 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
+from runtime.games.lobotomy_ranged import bonded, in_range, keeps_range, reach
 from runtime.games.lobotomy_tokens import monster_step
 from runtime.rules import GameRules, ProcedureRule
 from runtime.state import Actor
@@ -460,9 +461,16 @@ def move_monsters(game: Game, phase: Phase) -> None:
         for _ in range(moves):
             characters = _quarry(game, monster)
             here = monster.location
-            if not characters or any(c.location == here for c in characters):
+            if reach(monster) and characters:  # ranged (819-821): to its range, not nearer
+                near = in_range(game, monster, characters)
+                step = keeps_range(game, monster, near) if near else None
+                if near and step is None:
+                    break
+            elif not characters or any(c.location == here for c in characters):
                 break
-            step = monster_step(game, monster, characters)  # round the shut doors
+            else:
+                step = None
+            step = step or monster_step(game, monster, characters)  # round the shut doors
             if step is None:
                 break
             game.step()
@@ -513,29 +521,48 @@ def _victim(game: Game, victims: list[Actor]) -> Actor:
 def monsters_attack(game: Game, phase: Phase) -> None:
     """Step 7: on each space with characters, its monsters attack, boss first, each with one
     more die for every monster that attacked there before (Overwhelm); a double attack is two
-    attacks, its table rolled for each (1129)."""
+    attacks, its table rolled for each (1129), and a Blood Bond one more (1147). Then each
+    ranged monster with no character on its space attacks one in its range and sight, with
+    the Overwhelm of that one's space (805)."""
     by_place: dict[str, list[Actor]] = defaultdict(list)
     for monster in game.actors_of(MONSTER):
         if monster.location is not None:
             by_place[monster.location].append(monster)
+    overwhelm: dict[str, int] = defaultdict(int)
     for place in game.rules.world.board.places:
-        attackers = sorted(by_place.get(place, []), key=_priority)
-        overwhelm = 0
-        for monster in attackers:
+        for monster in sorted(by_place.get(place, []), key=_priority):
             if not _characters(game, place):
                 break
             smash(game, monster)
-            attacked = False
-            for _ in range(2 if prop(monster, DOUBLE) else 1):
-                victims = _victims(game, monster, monster.location)
-                if monster.dead or not victims:
-                    break
-                monster_attack(game, monster, _victim(game, victims), overwhelm)
-                attacked = True
-            overwhelm += 1 if attacked else 0
+            _attacks(game, monster, overwhelm)
+    for monster in game.actors_of(MONSTER):
+        if reach(monster) and monster.location and not _characters(game, monster.location):
+            _attacks(game, monster, overwhelm, afar=True)
     # a tantrum, a thaw no attack followed and a waking in confinement end here
     over = (f"{TANTRUM}:", f"{THAWED}:", f"{WOKE}:")
     game.state.flags = {flag for flag in game.state.flags if not flag.startswith(over)}
+
+
+def _attacks(game: Game, monster: Actor, overwhelm: dict[str, int], afar: bool = False) -> None:
+    """A monster's attacks of the step (two for a double attack, one more for a Blood Bond),
+    each on one of the victims it has then (on its space, or in its range and sight), with
+    the Overwhelm of the victim's space, which its attacks raise by one."""
+    attacked = ""
+    for _ in range((2 if prop(monster, DOUBLE) else 1) + (1 if bonded(game, monster) else 0)):
+        found = _in_reach(game, monster) if afar else _victims(game, monster, monster.location)
+        if monster.dead or not found:
+            break
+        victim = _victim(game, found)
+        attacked = victim.location or ""
+        monster_attack(game, monster, victim, overwhelm[attacked])
+    if attacked:
+        overwhelm[attacked] += 1
+
+
+def _in_reach(game: Game, monster: Actor) -> list[Actor]:
+    """The characters a ranged monster may attack from its space."""
+    spaces = {c.location for c in in_range(game, monster, _characters(game))}
+    return [v for place in sorted(spaces, key=str) for v in _victims(game, monster, place)]
 
 
 def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -> int:
@@ -687,8 +714,16 @@ def prepare_strike(game: Game, card: CardInstance, call: CheckCall) -> PreparedS
     if _flag(game, STUNNED, victim.name) in game.state.flags:
         target = replace(target, defense=0, avoidance=None)
     rating = _number(game, card, attacker, str(call.params.get("rating", "ar"))) or 4
+    bonus = 1 if attacker is not None and bonded(game, attacker) else 0  # Blood Bond (1147)
     every = Attack(
-        max(dice, 0), rating, fire=True, holy=True, ghostly=True, precision=True, critical=True
+        max(dice, 0),
+        rating,
+        bonus,
+        fire=True,
+        holy=True,
+        ghostly=True,
+        precision=True,
+        critical=True,
     )
     attack = only(every, symbols)
     name = attacker.name if attacker is not None else card.definition.title

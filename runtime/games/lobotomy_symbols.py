@@ -1,12 +1,13 @@
 """The attack symbols that act after the dice, and the reach of an attack (rulebook 693-729).
 
 - *Power*: an attack of at least 1 damage stuns the target (a boss never), as `stun the
-  target` does (`lobotomy_monsters`).
+  target` does (`lobotomy_monsters`); the player may then push the stunned monster a space,
+  not through a revealed, shut door (715; the board has no walls).
 - *Frost*: an attack of at least 1 damage freezes the target: at the start of its next turn it
   pays 1 AP to thaw, and a monster's first attack that turn rolls one die fewer.
 - *Range*: an attack is made on the attacker's space, or, written `at range 2`, on a target at
-  most that many spaces away. Line of sight is not modelled (the board has no walls); a shut
-  door between the two spaces is not looked through either.
+  most that many spaces away and in sight (727): a door token between the two blocks it, the
+  figures between do not (729; `lobotomy_ranged.sees`, the board has no walls).
 
 Before all of it the attack action is paid for (`lobotomy_attack.pay_for_attack`: 1 AP unless
 the card says otherwise, 607); an attack out of reach or on an untouchable monster is spent.
@@ -23,7 +24,17 @@ from runtime.cards import CardInstance
 from runtime.checks import CheckCall, Result, Rolled
 from runtime.game import Game
 from runtime.games.lobotomy_attack import PreparedAttack, freeze, pay_for_attack
-from runtime.games.lobotomy_monsters import GUARDED_ATTACK, harmless, prepare_guarded, stun
+from runtime.games.lobotomy_monsters import (
+    GUARDED_ATTACK,
+    MONSTER,
+    STUNNED,
+    harmless,
+    prepare_guarded,
+    stun,
+)
+from runtime.games.lobotomy_ranged import sees
+from runtime.games.lobotomy_tokens import walls
+from runtime.state import Actor
 
 POWER = "power"
 FROST = "frost"
@@ -42,7 +53,42 @@ def prepare_in_reach(game: Game, card: CardInstance, call: CheckCall) -> Prepare
             where = "another space" if not reach else f"more than {reach} spaces away"
             game.event("attack", f"{target.name} is out of reach: {where}", actor=target.name)
             return harmless(call.header)
+        if not sees(game, attacker.location, target.location):
+            why = f"{target.name} is out of sight: a door between"
+            game.event("attack", why, actor=target.name)
+            return harmless(call.header)
     return prepare_guarded(game, card, call)
+
+
+def push(game: Game, monster: Actor) -> None:
+    """A stunned monster may be pushed a space (715): the player picks where, or leaves it;
+    not through a revealed, shut door."""
+    here = monster.location
+    if here is None or monster.dead or monster.kind != MONSTER:
+        return
+    shut = walls(game)
+    board = game.rules.world.board
+    order = {place: index for index, place in enumerate(board.places)}
+    places = sorted(
+        (p for p in board.neighbours(here) if frozenset((here, p)) not in shut),
+        key=lambda p: order.get(p, 0),
+    )
+    if not places:
+        return
+    choices = ["leave it where it lies", *(f"push it to {p}" for p in places)]
+    index = game.decide("option", f"push {monster.name}", choices, default=0)
+    if index:
+        game.step()
+        monster.location = places[index - 1]
+        game.event("move", f"{monster.name} is pushed to {monster.location}", actor=monster.name)
+
+
+def stun_and_push(game: Game, card: CardInstance) -> None:
+    """`stun the target`, and a stunned monster may be pushed a space (715)."""
+    stun(game, card)
+    target = game.state.target
+    if target is not None and f"{STUNNED}:{target.name}" in game.state.flags:
+        push(game, target)
 
 
 def settle_symbols(
@@ -58,7 +104,7 @@ def settle_symbols(
         return amended
     symbols = set(call.arg("symbols") or ())
     if POWER in symbols:
-        stun(game, card)
+        stun_and_push(game, card)
     if FROST in symbols:
         freeze(game, target)
     return amended

@@ -1,0 +1,219 @@
+"""Lobotomy: the monster-side rules that had no card (issue 34): line of sight, ranged
+monsters, the keywords of the glossary, AoE attacks, pushing a stunned monster. Each with
+forced dice; the numbers in the names are the rulebook's lines (docs/lobotomy.md lists every
+rule and what proves it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.checks import CheckCall
+from runtime.decisions import ScriptedDecisions
+from runtime.dice import ForcedDice, SeededDice
+from runtime.game import Game
+from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
+from runtime.games.lobotomy_ranged import sees
+from runtime.games.lobotomy_tokens import open_door, place_token
+from runtime.world import Phase
+from tests.conftest import ROOT
+from tests.helpers import card, compiled
+
+PACK = ROOT / "content" / "lobotomy"
+
+
+@pytest.fixture(scope="module")
+def pack() -> CompiledPack:
+    return compiled(PACK)
+
+
+def monsters_turn(pack: CompiledPack) -> Phase:
+    return pack.rules.world.turns.phases[1]
+
+
+def attacks_of(game: Game) -> list[str]:
+    return [e.text for e in game.log.events if e.kind in ("attack", "check")]
+
+
+# ---------------------------------------------------------------- line of sight, ranged
+
+
+def test_a_ranged_monster_stops_at_its_range_and_keeps_away_lines_819_821(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    flinger = game.spawn("monster", "A6", card(pack, "The Pill Flinger"))
+    move_monsters(game, monsters_turn(pack))
+    assert flinger.location == "A7"  # two spaces away, its range: it stops with 1 AP left
+    flinger.location = "A9"  # on the character's space: it steps away, to its range again
+    move_monsters(game, monsters_turn(pack))
+    assert pack.rules.world.board.distance(flinger.location or "", "A9") == 2
+    husk = game.spawn("monster", "A6", card(pack, "Orderly Husk"))
+    move_monsters(game, monsters_turn(pack))
+    assert husk.location == "A8"  # any other monster walks all the way
+
+
+def test_a_ranged_monster_attacks_with_the_overwhelm_of_the_space_line_805(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    game.player.stats.set("defense", 9)  # nothing gets through: the dice say who attacks
+    game.spawn("monster", "A9", card(pack, "Orderly Husk"))
+    game.spawn("monster", "A7", card(pack, "The Pill Flinger"))
+    game.dice = SeededDice(3)
+    monsters_attack(game, monsters_turn(pack))
+    husk, flinger = attacks_of(game)
+    assert husk.startswith("Orderly Husk attacks")
+    # its two dice and one for the Husk that attacked on the character's space before it
+    assert flinger.startswith("The Pill Flinger attacks player 1") and "attack 3d6" in flinger
+
+
+def door_between_a8_and_a9(game: Game, pack: CompiledPack) -> None:
+    place_token(game, game.new_instance(card(pack, "Swinging Door")), "A8")
+
+
+def test_line_of_sight_passes_figures_not_doors_lines_339_341_727_729_966_970(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    game.player.stats.set("ap", 8)
+    target = game.spawn("monster", "A7", card(pack, "Matron Greaves"))  # 10 HP, Defense 2
+    game.spawn("monster", "A8", card(pack, "Orderly Husk"))  # a figure between: no matter
+    game.target(target)
+    rule = pack.rules.procedures["attack"]
+    sling = game.new_instance(card(pack, "Fire Axe"))
+    ranged = CheckCall(rule, (("dice", 3), ("range", 2)), (), "attack 3 at range 2")
+    game.dice = ForcedDice([6, 6, 6])
+    game.check(sling, ranged)
+    assert target.stats.get("hp") == 9
+    door_between_a8_and_a9(game, pack)  # a door token blocks the line, face down or not
+    assert not sees(game, "A9", "A7") and not sees(game, "A9", "A8") and sees(game, "A7", "A8")
+    game.dice = ForcedDice([6, 6, 6])
+    game.check(sling, ranged)
+    assert target.stats.get("hp") == 9 and "out of sight" in attacks_of(game)[-2]
+    (door,) = game.state.floor["A9"]
+    open_door(game, door)  # an opened door is off the board: the line is clear again
+    game.dice = ForcedDice([6, 6, 6])
+    game.check(sling, ranged)
+    assert target.stats.get("hp") == 8
+
+
+def test_a_ranged_monster_needs_sight_of_its_target_line_1073(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    game.player.stats.set("defense", 9)
+    game.spawn("monster", "A7", card(pack, "The Pill Flinger"))
+    door_between_a8_and_a9(game, pack)
+    game.dice = SeededDice(3)
+    monsters_attack(game, monsters_turn(pack))
+    assert attacks_of(game) == []
+
+
+# ---------------------------------------------------------------- keywords (1103-1147)
+
+
+def test_a_blood_bond_within_4_spaces_rolls_1_better_and_attacks_again_line_1147(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    twin = game.spawn("monster", "A9", card(pack, "Cot Twin"))
+    other = game.spawn("monster", "A12", card(pack, "Cot Twin"))  # three spaces away
+    game.player.stats.set("defense", 0)
+    # AR 5+: a 4 with the bond's +1 succeeds, a 1 does not; two attacks of a damage each
+    game.dice = ForcedDice([4, 1, 4, 1])
+    monsters_attack(game, monsters_turn(pack))
+    assert [t.split(" attacks")[0] for t in attacks_of(game)] == [twin.name, twin.name]
+    assert game.player.stats.get("health") == 4
+    other.location = "B2"  # five spaces away: no bond, one attack, and a 4 fails
+    game.dice = ForcedDice([4, 1])
+    monsters_attack(game, monsters_turn(pack))
+    assert len(attacks_of(game)) == 3 and game.player.stats.get("health") == 4
+
+
+def test_the_auras_take_an_ap_and_a_health_as_a_turn_starts_lines_1131_1133(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.player
+    turn = game.module.turns["character"]
+    turn(game, hero)
+    assert hero.stats.get("ap") == 3 and hero.stats.get("health") == 6  # no aura yet
+    chaplain = game.spawn("monster", "B5", card(pack, "The Grey Chaplain"))
+    game.spawn("monster", "C5", card(pack, "Mirror Patient"))
+    game.spawn("monster", "D5", card(pack, "Mirror Patient"))  # one aura, however many
+    turn(game, hero)
+    assert hero.stats.get("ap") == 2 and hero.stats.get("health") == 5
+    chaplain.location = None  # gone from the board: its aura with it
+    hero.stats.set("ap", 3)
+    turn(game, hero)
+    assert hero.stats.get("ap") == 3 and hero.stats.get("health") == 4
+
+
+def test_a_burrowing_monster_hurt_in_the_round_goes_elsewhere_line_1137(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hurt = game.spawn("monster", "B5", card(pack, "Drain Crawler"))
+    whole = game.spawn("monster", "C5", card(pack, "Drain Crawler"))
+    game.module.reactions["round_starts"](game)
+    hurt.stats.set("hp", 3)
+    game.dice = ForcedDice([30])  # the random space of the one hurt
+    game.module.steps["monsters_attack"](game, monsters_turn(pack))
+    moved = hurt.location
+    assert moved != "B5" and whole.location == "C5"
+    game.module.reactions["round_starts"](game)  # a new round: its wound is old
+    game.module.steps["monsters_attack"](game, monsters_turn(pack))
+    assert hurt.location == moved
+
+
+def test_inspiring_presence_gives_the_others_on_the_space_a_die_line_1103(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    second.sheet = game.new_instance(card(pack, "Ines Calloway"))
+    target = game.spawn("monster", first.location, card(pack, "Matron Greaves"))
+    game.target(target)
+    rule = pack.rules.procedures["attack"]
+    axe = game.new_instance(card(pack, "Fire Axe"))
+    call = CheckCall(rule, (("dice", 3),), (), "attack 3")
+    game.dice = ForcedDice([1, 1, 1, 1])
+    game.check(axe, call)
+    assert "attack 4d6" in attacks_of(game)[-1]  # Ines beside them: four dice, not three
+    second.location = "A5"
+    game.dice = ForcedDice([1, 1, 1])
+    game.check(axe, call)
+    assert "attack 3d6" in attacks_of(game)[-1]
+
+
+def test_an_attack_tables_aoe_row_hits_each_character_by_their_defense_lines_809_815(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    first.stats.set("defense", 1)
+    second.stats.set("defense", 2)
+    chaplain = game.spawn("monster", first.location, card(pack, "The Grey Chaplain"))
+    # the d6 picks row 5..6, an AoE of 3 dice: three successes, less each one's Defense
+    game.dice = ForcedDice([5, 4, 5, 6])
+    monster_attack(game, chaplain, first)
+    assert "attacks everyone" in attacks_of(game)[-1]
+    assert first.stats.get("health") == 4 and second.stats.get("health") == 5
+
+
+def test_a_stunned_monster_may_be_pushed_a_space_line_715(pack: CompiledPack) -> None:
+    answers = ScriptedDecisions(["push it to A6"])
+    game = pack.new_game(players=1, seed=1, decisions=answers)
+    game.player.location = "A5"
+    husk = game.spawn("monster", "A5", card(pack, "Orderly Husk"))
+    game.target(husk)
+    rule = pack.rules.procedures["attack"]
+    club = game.new_instance(card(pack, "Fire Axe"))
+    game.dice = ForcedDice([6, 6, 1])  # a damage past its Defense: stunned, then pushed
+    game.check(club, CheckCall(rule, (("dice", 3), ("symbols", ["power"])), (), "attack 3"))
+    assert "stunned:Orderly Husk" in game.state.flags and husk.location == "A6"
+    assert answers.unused == []
