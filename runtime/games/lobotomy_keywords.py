@@ -22,6 +22,7 @@ from dataclasses import replace
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
+from runtime.games.lobotomy_area import AREA, weapon_attack, weapon_dice
 from runtime.games.lobotomy_attack import PreparedAttack, recovering, target_of
 from runtime.games.lobotomy_dice import Attack, roll_attack_on_each
 from runtime.games.lobotomy_monsters import (
@@ -46,6 +47,7 @@ HEALTH = "health"
 HP = "hp"
 AP = "ap"
 ATTACK_PROCEDURE = "lobotomy-attack"
+AREA_PROCEDURE = "lobotomy-area"
 LAST_STEP = "monsters_attack"
 """The monsters' turn's last step, after which a burrowing monster goes elsewhere."""
 
@@ -106,12 +108,16 @@ def inspired(game: Game, actor: Actor) -> bool:
 
 
 def prepare_inspired(game: Game, card: CardInstance, call: CheckCall) -> PreparedAttack:
-    """The attack test as the symbols prepare it, with a die more for an inspired attacker."""
+    """The attack test as the symbols prepare it, with a die more for an inspired attacker and
+    a weapon attack's dice (`lobotomy_area.weapon_attack`)."""
     prepared = prepare_in_reach(game, card, call)
-    if prepared.attack.dice <= 0 or not inspired(game, game.actor):
+    extra = weapon_dice(game.actor)
+    if prepared.attack.dice <= 0:
         return prepared
-    game.event("bonus", f"{game.actor.name} is inspired: an attack die more", check="attack")
-    return replace(prepared, attack=replace(prepared.attack, dice=prepared.attack.dice + 1))
+    if inspired(game, game.actor):
+        game.event("bonus", f"{game.actor.name} is inspired: an attack die more", check="attack")
+        extra += 1
+    return replace(prepared, attack=replace(prepared.attack, dice=prepared.attack.dice + extra))
 
 
 INSPIRED_ATTACK = replace(SYMBOL_ATTACK, prepare=prepare_inspired)
@@ -163,7 +169,8 @@ def strike_all(
 
 def extend(module: GameModule) -> GameModule:
     """The module with the auras at each character's turn, Burrow at the end of the monsters'
-    turn, Inspiring Presence in the attack test and the AoE row of an attack table."""
+    turn, Inspiring Presence in the attack test, the AoE row of an attack table, and a
+    character's AoE attack and weapon attack (`lobotomy_area`)."""
     turn = module.turns.get(CHARACTER)
     last = module.steps.get(LAST_STEP)
 
@@ -181,8 +188,8 @@ def extend(module: GameModule) -> GameModule:
 
     return module.extend(
         module.name,
-        verbs={"strike_all": strike_all},
-        checks={ATTACK_PROCEDURE: INSPIRED_ATTACK},
+        verbs={"strike_all": strike_all, "weapon_attack": weapon_attack},
+        checks={ATTACK_PROCEDURE: INSPIRED_ATTACK, AREA_PROCEDURE: AREA},
         turns={CHARACTER: character_turn},
         steps={LAST_STEP: monsters_attack},
         reactions={"round_starts": round_begins},
