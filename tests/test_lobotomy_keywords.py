@@ -12,6 +12,7 @@ from runtime.checks import CheckCall
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
+from runtime.games.lobotomy import refused_move, special_event
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_ranged import sees
 from runtime.games.lobotomy_tokens import open_door, place_token
@@ -217,3 +218,67 @@ def test_a_stunned_monster_may_be_pushed_a_space_line_715(pack: CompiledPack) ->
     game.check(club, CheckCall(rule, (("dice", 3), ("symbols", ["power"])), (), "attack 3"))
     assert "stunned:Orderly Husk" in game.state.flags and husk.location == "A6"
     assert answers.unused == []
+
+
+# ---------------------------------------------------------------- the Surge (383-389)
+
+
+def surge_event(game: Game, pack: CompiledPack, colour: str) -> None:
+    game.state.in_play["movement"] = game.new_instance(card(pack, "Footsteps Overhead"))
+    game.state.in_play["scenario"] = game.new_instance(card(pack, "The Counting Rhyme"))
+    game.fire(f"{colour}_event", [game.state.in_play["scenario"]])
+
+
+def slashers(game: Game) -> list[str]:
+    return [m.name for m in game.actors_of("monster") if m.sheet and m.sheet.title == "The Slasher"]
+
+
+def test_surge_green_brings_a_slasher_three_at_most_line_385(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.dice = ForcedDice([])  # the spaces come from the board's stream, not the dice
+    for _ in range(4):
+        surge_event(game, pack, "green")
+    assert len(slashers(game)) == 3
+    assert all(m.location not in (None, "central") for m in game.actors_of("monster"))
+
+
+def test_surge_blue_lays_a_door_on_each_characters_space_line_387(pack: CompiledPack) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    first.location, second.location = "A5", "B3"
+    game.state.decks["doors"] = [game.new_instance(card(pack, "Swinging Door")) for _ in "ab"]
+    surge_event(game, pack, "blue")
+    assert [c.title for c in game.state.floor["A5"]] == ["Swinging Door"]
+    assert [c.title for c in game.state.floor["B3"]] == ["Swinging Door"]
+    assert game.state.decks["doors"] == []
+    # face down, it bars the way until it is opened
+    assert any(refused_move(game, first, place) for place in ("A4", "A6"))
+
+
+def test_surge_red_slashers_go_ethereal_with_an_ap_more_this_turn_line_389(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.player.location = "A9"
+    slasher = game.spawn("monster", "A5", card(pack, "The Slasher"))
+    place_token(game, game.new_instance(card(pack, "Swinging Door")), "A6")
+    game.state.flags.add(f"revealed:{game.state.floor['A6'][0].uid}")  # revealed and shut
+    surge_event(game, pack, "red")
+    assert "ethereal" in slasher.keywords and slasher.stats.get("ap") == 3
+    move_monsters(game, monsters_turn(pack))
+    assert slasher.location == "A8"  # through the shut door, three spaces
+    game.player.stats.set("defense", 9)
+    game.dice = SeededDice(2)
+    game.module.steps["monsters_attack"](game, monsters_turn(pack))
+    assert "ethereal" not in slasher.keywords and slasher.stats.get("ap") == 2
+
+
+def test_special_events_run_the_scenarios_then_the_monsters_line_381(pack: CompiledPack) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.spawn("monster", game.player.location, card(pack, "Wailing Shade"))
+    game.state.in_play["scenario"] = game.new_instance(card(pack, "Hall of Mirrors"))
+    game.state.in_play["movement"] = game.new_instance(card(pack, "Power Cut"))
+    special_event(game, monsters_turn(pack))
+    resolved = [e.text.split(":")[0] for e in game.log.events if e.kind == "resolve"]
+    assert resolved == ['scenario "Hall of Mirrors"', 'monster "Wailing Shade"']
+    assert game.player.stats.get("insanity") == 2

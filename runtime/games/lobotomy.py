@@ -12,7 +12,7 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
-from runtime.games import lobotomy_keywords, lobotomy_table, lobotomy_tokens
+from runtime.games import lobotomy_keywords, lobotomy_surge, lobotomy_table, lobotomy_tokens
 from runtime.games.base import BASE, carry
 from runtime.games.lobotomy_attack import (
     CHAOS,
@@ -493,11 +493,11 @@ LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).ext
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
 LOBOTOMY = lobotomy_table.extend(LOBOTOMY).extend("lobotomy", hooks={"turn_ended": left_the_cell})
-LOBOTOMY = lobotomy_keywords.extend(LOBOTOMY)
+LOBOTOMY = lobotomy_surge.extend(lobotomy_keywords.extend(LOBOTOMY))
 """With the characters' rules (setup, capacities, memories, running, costs), the board
 tokens' (lockers, bodies, doors), the whole game's procedures (the board's setup, moving,
-doors and memory tokens at the table) and the keywords that change a turn (auras, Burrow,
-Inspiring Presence, a monster's AoE attack)."""
+doors and memory tokens at the table), the keywords that change a turn (auras, Burrow,
+Inspiring Presence, a monster's AoE attack) and the Surge's special events."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""
