@@ -13,6 +13,7 @@ from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
 from runtime.games.lobotomy import refused_move, special_event
+from runtime.games.lobotomy_convert import convert, converted
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_ranged import sees
 from runtime.games.lobotomy_tokens import open_door, place_token
@@ -282,3 +283,33 @@ def test_special_events_run_the_scenarios_then_the_monsters_line_381(pack: Compi
     resolved = [e.text.split(":")[0] for e in game.log.events if e.kind == "resolve"]
     assert resolved == ['scenario "Hall of Mirrors"', 'monster "Wailing Shade"']
     assert game.player.stats.get("insanity") == 2
+
+
+def test_a_converted_monster_is_a_friend_that_weakens_and_strikes_once_line_1135(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    hero = game.player
+    hero.location = "A5"
+    husk = game.spawn("monster", "A5", card(pack, "Orderly Husk"))
+    boss = game.spawn("monster", "A7", card(pack, "Kiln Warden Oswin"))
+    game.target(boss)
+    convert(game, game.new_instance(card(pack, "Borrowed Will")))
+    assert not converted(game, boss)  # a boss is never controlled
+    game.target(husk)
+    convert(game, game.new_instance(card(pack, "Borrowed Will")))
+    assert converted(game, husk) and refused_move(game, hero, "A6") is None
+    # its controller's turn: 1 HP less, then its 3 dice at a monster on its space
+    shade = game.spawn("monster", "A5", card(pack, "Wailing Shade"))  # 3 HP, Defense 2
+    game.dice = ForcedDice([6, 6, 6])
+    game.module.turns["character"](game, hero)
+    assert husk.stats.get("hp") == 3 and shade.stats.get("hp") == 2
+    # the monsters' turn: it stays, and the monsters on its space attack it, not join it
+    hero.location = "B9"
+    hero.stats.set("defense", 9)
+    move_monsters(game, monsters_turn(pack))
+    assert husk.location == "A5"
+    game.dice = SeededDice(5)
+    monsters_attack(game, monsters_turn(pack))
+    assert [t.split(" attacks")[0] for t in attacks_of(game)[1:]] == ["Wailing Shade"]
+    assert "attacks Orderly Husk" in attacks_of(game)[-1]

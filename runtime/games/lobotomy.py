@@ -27,6 +27,7 @@ from runtime.games.lobotomy_clash import (
     clash_begun,
     clash_death,
 )
+from runtime.games.lobotomy_convert import converted
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
 from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
 from runtime.games.lobotomy_monsters import (
@@ -378,7 +379,11 @@ def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
         return None
     if f"{IN_CELL}:{actor.name}" in game.state.flags and actor.location == game.rules.start_place:
         return None  # woken in a cell: the monsters stand on the central piece, not in it
-    holding = [m for m in game.actors_of(MONSTER, actor.location) if ETHEREAL not in m.keywords]
+    holding = [
+        m
+        for m in game.actors_of(MONSTER, actor.location)
+        if ETHEREAL not in m.keywords and not converted(game, m)  # a converted one is a friend
+    ]
     if not holding:
         return None
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"

@@ -1,5 +1,6 @@
 """Lobotomy's keywords of the glossary that change a turn rather than an attack (rulebook
-1103, 1131-1137) and a monster's AoE attack (809-815).
+1103, 1131-1137: Convert's own rules are `lobotomy_convert`'s) and a monster's AoE attack
+(809-815).
 
 - *Aura of Despair* (1131): while a monster with it is on the board, each character starts
   their turn with 1 AP less. *Aura of Reality* (1133): each loses 1 health at the start of
@@ -24,6 +25,7 @@ from runtime.checks import CheckCall
 from runtime.game import Game
 from runtime.games.lobotomy_area import AREA, weapon_attack, weapon_dice
 from runtime.games.lobotomy_attack import PreparedAttack, recovering, target_of
+from runtime.games.lobotomy_convert import controlled_turn, convert, converted
 from runtime.games.lobotomy_dice import Attack, roll_attack_on_each
 from runtime.games.lobotomy_monsters import (
     OVERWHELM,
@@ -37,7 +39,7 @@ from runtime.games.lobotomy_monsters import (
 )
 from runtime.games.lobotomy_ranged import bonded
 from runtime.games.lobotomy_symbols import SYMBOL_ATTACK, prepare_in_reach
-from runtime.module import GameModule
+from runtime.module import GameModule, Step
 from runtime.state import Actor
 from runtime.world import Phase
 
@@ -53,6 +55,9 @@ LAST_STEP = "monsters_attack"
 
 DESPAIR, REALITY, BURROW, INSPIRING = "despair", "reality", "burrow", "inspiring"
 """The card properties (the ruleset's `properties:` names) this module reads."""
+
+HEALING_STEPS = ("event_effects", "special_event")
+"""The monsters' turn's steps whose events may heal monsters (a converted one is not)."""
 
 HP_AT_START = "hp at the round's start"
 """The flag `hp at the round's start:<monster>:<hp>` a burrowing monster's damage is read by."""
@@ -175,10 +180,23 @@ def extend(module: GameModule) -> GameModule:
     last = module.steps.get(LAST_STEP)
 
     def character_turn(game: Game, actor: Actor) -> None:
-        """What a character's turn begins with, then the auras."""
+        """What a character's turn begins with, then the auras and their monster's turn."""
         if turn is not None:
             turn(game, actor)
         auras(game, actor)
+        controlled_turn(game, actor)
+
+    def unhealed(step: Step | None) -> Step:
+        def run(game: Game, phase: Phase) -> None:
+            """The step, after which a converted monster has no more HP than before (1135)."""
+            before = {m.name: m.stats.get(HP) for m in game.actors_of(MONSTER)}
+            if step is not None:
+                step(game, phase)
+            for monster in game.actors_of(MONSTER):
+                if converted(game, monster) and monster.stats.get(HP) > before.get(monster.name, 0):
+                    monster.stats.set(HP, before[monster.name])
+
+        return run
 
     def monsters_attack(game: Game, phase: Phase) -> None:
         """The monsters attack, then the burrowers hurt this round go elsewhere."""
@@ -188,9 +206,12 @@ def extend(module: GameModule) -> GameModule:
 
     return module.extend(
         module.name,
-        verbs={"strike_all": strike_all, "weapon_attack": weapon_attack},
+        verbs={"strike_all": strike_all, "weapon_attack": weapon_attack, "convert": convert},
         checks={ATTACK_PROCEDURE: INSPIRED_ATTACK, AREA_PROCEDURE: AREA},
         turns={CHARACTER: character_turn},
-        steps={LAST_STEP: monsters_attack},
+        steps={
+            LAST_STEP: monsters_attack,
+            **{name: unhealed(module.steps.get(name)) for name in HEALING_STEPS},
+        },
         reactions={"round_starts": round_begins},
     )

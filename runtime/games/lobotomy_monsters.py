@@ -36,6 +36,7 @@ from runtime.games.lobotomy_attack import (
     thaws,
     wear_out,
 )
+from runtime.games.lobotomy_convert import converted
 from runtime.games.lobotomy_dice import (
     Attack,
     Target,
@@ -163,6 +164,17 @@ def procedure_rule(game: Game, procedure: str) -> ProcedureRule | None:
 
 def _priority(monster: Actor) -> int:
     return next((i for i, word in enumerate(PRIORITY) if word in monster.keywords), len(PRIORITY))
+
+
+def _wound(actor: Actor) -> str:
+    """The stat a monster's attack takes off: a character's health, a converted monster's HP."""
+    return HP if actor.kind == MONSTER else HEALTH
+
+
+def _friends(game: Game, place: str) -> list[Actor]:
+    """The characters on a space and the monsters they control there (1135)."""
+    mine = [m for m in game.actors_of(MONSTER, place) if converted(game, m)]
+    return [*_characters(game, place), *mine]
 
 
 def _characters(game: Game, place: str | None = None) -> list[Actor]:
@@ -419,11 +431,13 @@ def spawn_monsters(game: Game, phase: Phase) -> None:
 
 
 def _quarry(game: Game, monster: Actor) -> list[Actor]:
-    """The characters a monster goes after: all of them, a Nemesis its own."""
+    """The characters a monster goes after, and the monsters they control: all of them, a
+    Nemesis its own."""
     haunted = haunted_by(game, monster)
     if haunted is not None:
         return [haunted] if haunted.location is not None and not haunted.dead else []
-    return _characters(game)
+    mine = [m for m in game.actors_of(MONSTER) if m.location is not None and converted(game, m)]
+    return [*_characters(game), *mine]
 
 
 def _quarter(place: str) -> str:
@@ -451,7 +465,7 @@ def move_monsters(game: Game, phase: Phase) -> None:
     towards its own); a runner is at once on the space of one it sees; a stunned one spends
     1 AP getting up; one with Smash on a character's space smashes before it moves."""
     for monster in game.actors_of(MONSTER):
-        if monster.location is None:
+        if monster.location is None or converted(game, monster):  # a character's (1135)
             continue
         smash(game, monster)
         moves = max(monster.stats.get("ap"), 0) - (1 if _gets_up(game, monster) else 0)
@@ -496,14 +510,15 @@ def smash(game: Game, monster: Actor) -> None:
     game.event("attack", f"{monster.name} smashes: {rolled.text}", attacker=monster.name)
     for victim, damage in zip(victims, rolled.outcome, strict=True):
         if damage:
-            game.change(HEALTH, -damage, victim)
+            game.change(_wound(victim), -damage, victim)
 
 
 def _victims(game: Game, monster: Actor, place: str | None) -> list[Actor]:
-    """The characters a monster may attack on a space: a Nemesis only its own (1053)."""
+    """The characters a monster may attack on a space, and the monsters they control there: a
+    Nemesis only its own (1053)."""
     if place is None:
         return []
-    here = [c for c in _characters(game, place) if f"{WOKE}:{c.name}" not in game.state.flags]
+    here = [c for c in _friends(game, place) if f"{WOKE}:{c.name}" not in game.state.flags]
     haunted = haunted_by(game, monster)
     return [haunted] if haunted in here else [] if haunted is not None else here
 
@@ -514,7 +529,7 @@ def _victim(game: Game, victims: list[Actor]) -> Actor:
     raging = [c for c in victims if f"{TANTRUM}:{c.name}" in game.state.flags]
     return min(
         raging or victims,
-        key=lambda c: (game.stat("defense", c), game.stat(HEALTH, c), c.seat or 0),
+        key=lambda c: (game.stat("defense", c), game.stat(_wound(c), c), c.seat or 0),
     )
 
 
@@ -526,17 +541,23 @@ def monsters_attack(game: Game, phase: Phase) -> None:
     the Overwhelm of that one's space (805)."""
     by_place: dict[str, list[Actor]] = defaultdict(list)
     for monster in game.actors_of(MONSTER):
-        if monster.location is not None:
+        if monster.location is not None and not converted(game, monster):
             by_place[monster.location].append(monster)
     overwhelm: dict[str, int] = defaultdict(int)
     for place in game.rules.world.board.places:
         for monster in sorted(by_place.get(place, []), key=_priority):
-            if not _characters(game, place):
+            if not _friends(game, place):
                 break
             smash(game, monster)
             _attacks(game, monster, overwhelm)
     for monster in game.actors_of(MONSTER):
-        if reach(monster) and monster.location and not _characters(game, monster.location):
+        mine = converted(game, monster)
+        if (
+            reach(monster)
+            and monster.location
+            and not mine
+            and not _friends(game, monster.location)
+        ):
             _attacks(game, monster, overwhelm, afar=True)
     # a tantrum, a thaw no attack followed and a waking in confinement end here
     over = (f"{TANTRUM}:", f"{THAWED}:", f"{WOKE}:")
@@ -677,7 +698,7 @@ def _victim_now(game: Game) -> Actor:
     """Whom a monster's attack is on: its target, a character; the player in an odds walk
     (who becomes the target, so that `the target` of the rest of the row is them too)."""
     target = game.state.target
-    if target is not None and target.kind == game.seated_kind:
+    if target is not None and (target.kind == game.seated_kind or converted(game, target)):
         return target
     if target is None:
         game.state.target = game.player
@@ -783,7 +804,7 @@ def settle_strike(
         return
     if attacker is not None and prop(attacker, LEECH) and HP in attacker.stats.rules:
         game.change(HP, damage, attacker)
-    game.change(HEALTH, -damage, victim)
+    game.change(_wound(victim), -damage, victim)
 
 
 def strike(
