@@ -9,14 +9,18 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.checks import CheckCall
-from runtime.decisions import ScriptedDecisions
+from runtime.datagame import setup, whole_game_of
+from runtime.decisions import Decision, ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
 from runtime.games.lobotomy import refused_move, special_event
+from runtime.games.lobotomy_attack import wear_out
 from runtime.games.lobotomy_convert import convert, converted
+from runtime.games.lobotomy_inventory import trades
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_ranged import sees
 from runtime.games.lobotomy_tokens import open_door, place_token
+from runtime.rounds import play_round
 from runtime.world import Phase
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
@@ -313,3 +317,54 @@ def test_a_converted_monster_is_a_friend_that_weakens_and_strikes_once_line_1135
     monsters_attack(game, monsters_turn(pack))
     assert [t.split(" attacks")[0] for t in attacks_of(game)[1:]] == ["Wailing Shade"]
     assert "attacks Orderly Husk" in attacks_of(game)[-1]
+
+
+# ---------------------------------------------------------------- readings, shown
+
+
+def test_a_used_up_item_or_a_broken_weapon_is_no_longer_traded_lines_504_506(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=2, seed=1)
+    first, second = game.state.players
+    second.location = first.location
+    sedative = game.new_instance(card(pack, "Sedative"))  # one use
+    axe = game.new_instance(card(pack, "Fire Axe"))  # durability 2
+    first.items[:] = [sedative, axe]
+    second.items[:] = []
+    assert {item.title for _, _, item in trades(game, first)} == {"Sedative", "Fire Axe"}
+    game.use(sedative)
+    for _ in range(2):
+        wear_out(game, axe, {})
+    assert sedative not in first.items and axe not in first.items
+    assert trades(game, first) == []
+
+
+class AskedWhen:
+    """A seat that ends each turn at once, noting in which phase each action was offered."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.offered: list[tuple[str | None, tuple[str, ...]]] = []
+
+    def decide(self, decision: Decision) -> int:
+        if decision.kind == "action":
+            self.offered.append((self.game.state.phase, decision.choices))
+            return 0
+        return decision.default or 0
+
+
+def test_skills_and_items_are_used_in_your_own_turn_lines_522_524_579_595(
+    pack: CompiledPack,
+) -> None:
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 2, 9)
+    asked = AskedWhen(game)
+    game.decisions = asked
+    setup(pack.whole, game)
+    play_round(game)
+    play_round(game)
+    phases = {phase for phase, _ in asked.offered}
+    uses = [choices for _, choices in asked.offered if any("use" in c for c in choices)]
+    assert phases == {"players"} and uses  # a skill or item is offered, and only then
