@@ -9,8 +9,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.checks import CheckCall
-from runtime.datagame import setup, whole_game_of
-from runtime.decisions import Decision, ScriptedDecisions
+from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice, SeededDice
 from runtime.game import Game
 from runtime.games.lobotomy import refused_move, special_event
@@ -20,7 +19,6 @@ from runtime.games.lobotomy_inventory import trades
 from runtime.games.lobotomy_monsters import monster_attack, monsters_attack, move_monsters
 from runtime.games.lobotomy_ranged import sees
 from runtime.games.lobotomy_tokens import open_door, place_token
-from runtime.rounds import play_round
 from runtime.world import Phase
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
@@ -338,33 +336,3 @@ def test_a_used_up_item_or_a_broken_weapon_is_no_longer_traded_lines_504_506(
         wear_out(game, axe, {})
     assert sedative not in first.items and axe not in first.items
     assert trades(game, first) == []
-
-
-class AskedWhen:
-    """A seat that ends each turn at once, noting in which phase each action was offered."""
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.offered: list[tuple[str | None, tuple[str, ...]]] = []
-
-    def decide(self, decision: Decision) -> int:
-        if decision.kind == "action":
-            self.offered.append((self.game.state.phase, decision.choices))
-            return 0
-        return decision.default or 0
-
-
-def test_skills_and_items_are_used_in_your_own_turn_lines_522_524_579_595(
-    pack: CompiledPack,
-) -> None:
-    assert pack.whole is not None
-    whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 2, 9)
-    asked = AskedWhen(game)
-    game.decisions = asked
-    setup(pack.whole, game)
-    play_round(game)
-    play_round(game)
-    phases = {phase for phase, _ in asked.offered}
-    uses = [choices for _, choices in asked.offered if any("use" in c for c in choices)]
-    assert phases == {"players"} and uses  # a skill or item is offered, and only then

@@ -23,7 +23,6 @@ from dataclasses import replace
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
-from runtime.games.lobotomy_area import AREA, weapon_attack, weapon_dice
 from runtime.games.lobotomy_attack import PreparedAttack, recovering, target_of
 from runtime.games.lobotomy_convert import controlled_turn, convert, converted
 from runtime.games.lobotomy_dice import Attack, roll_attack_on_each
@@ -49,7 +48,6 @@ HEALTH = "health"
 HP = "hp"
 AP = "ap"
 ATTACK_PROCEDURE = "lobotomy-attack"
-AREA_PROCEDURE = "lobotomy-area"
 LAST_STEP = "monsters_attack"
 """The monsters' turn's last step, after which a burrowing monster goes elsewhere."""
 
@@ -113,16 +111,12 @@ def inspired(game: Game, actor: Actor) -> bool:
 
 
 def prepare_inspired(game: Game, card: CardInstance, call: CheckCall) -> PreparedAttack:
-    """The attack test as the symbols prepare it, with a die more for an inspired attacker and
-    a weapon attack's dice (`lobotomy_area.weapon_attack`)."""
+    """The attack test as the symbols prepare it, with a die more for an inspired attacker."""
     prepared = prepare_in_reach(game, card, call)
-    extra = weapon_dice(game.actor)
-    if prepared.attack.dice <= 0:
+    if prepared.attack.dice <= 0 or not inspired(game, game.actor):
         return prepared
-    if inspired(game, game.actor):
-        game.event("bonus", f"{game.actor.name} is inspired: an attack die more", check="attack")
-        extra += 1
-    return replace(prepared, attack=replace(prepared.attack, dice=prepared.attack.dice + extra))
+    game.event("bonus", f"{game.actor.name} is inspired: an attack die more", check="attack")
+    return replace(prepared, attack=replace(prepared.attack, dice=prepared.attack.dice + 1))
 
 
 INSPIRED_ATTACK = replace(SYMBOL_ATTACK, prepare=prepare_inspired)
@@ -174,8 +168,7 @@ def strike_all(
 
 def extend(module: GameModule) -> GameModule:
     """The module with the auras at each character's turn, Burrow at the end of the monsters'
-    turn, Inspiring Presence in the attack test, the AoE row of an attack table, and a
-    character's AoE attack and weapon attack (`lobotomy_area`)."""
+    turn, Inspiring Presence in the attack test, the AoE row of an attack table and Convert."""
     turn = module.turns.get(CHARACTER)
     last = module.steps.get(LAST_STEP)
 
@@ -206,8 +199,8 @@ def extend(module: GameModule) -> GameModule:
 
     return module.extend(
         module.name,
-        verbs={"strike_all": strike_all, "weapon_attack": weapon_attack, "convert": convert},
-        checks={ATTACK_PROCEDURE: INSPIRED_ATTACK, AREA_PROCEDURE: AREA},
+        verbs={"strike_all": strike_all, "convert": convert},
+        checks={ATTACK_PROCEDURE: INSPIRED_ATTACK},
         turns={CHARACTER: character_turn},
         steps={
             LAST_STEP: monsters_attack,
