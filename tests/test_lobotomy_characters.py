@@ -61,7 +61,7 @@ def test_the_seated_kind_reads_its_numbers_from_the_character_card(pack: Compile
         "defense": "defense",
         "imagination": "imagination",
     }
-    assert dict(seated_kind.maxima) == {"insanity": "sanity"}
+    assert dict(seated_kind.maxima) == {"insanity": "sanity", "health": "health"}
 
 
 def test_a_character_card_seats_its_numbers_and_keeps_them_turn_after_turn(
