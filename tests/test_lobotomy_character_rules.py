@@ -8,6 +8,7 @@ import pytest
 from compiler.build import CompiledPack
 from runtime.decisions import ScriptedDecisions
 from runtime.game import Game
+from runtime.rounds import play_round
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
 
@@ -38,3 +39,15 @@ def test_healing_never_passes_the_character_cards_health_line_278(pack: Compiled
     game.change("health", -4)
     game.change("health", 6)
     assert player.stats.get("health") == 9  # only the damage tokens come off
+
+
+def test_the_first_player_token_passes_to_the_left_each_round_lines_160_258(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=3, seed=1)
+    game.state.decks["movement"] = []
+    game.state.decks["monster"] = []
+    for _ in range(3):
+        play_round(game)
+    firsts = [e.text for e in game.log.events if e.kind == "turn" and e.text.endswith("begins")]
+    assert firsts == [f"player {seat}'s turn begins" for seat in (1, 2, 3, 2, 3, 1, 3, 1, 2)]
