@@ -14,6 +14,7 @@ from runtime.checks import CheckCall
 from runtime.game import Game
 from runtime.games import lobotomy_table, lobotomy_tokens
 from runtime.games.base import BASE, carry
+from runtime.games.lobotomy_abilities import ABILITIES, ETHEREAL, STEALTHY, has
 from runtime.games.lobotomy_attack import (
     CHAOS,
     COOLDOWN,
@@ -71,7 +72,6 @@ WARDEN = "warden"
 ATTACK_PROCEDURE = "lobotomy-attack"
 MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
-ETHEREAL = "ethereal"
 ESCAPING = "escaping"
 IN_CELL = "in a cell"
 """The flag of a character woken in a cell of solitary confinement, until their next turn
@@ -332,7 +332,8 @@ def warden_walks(game: Game, before: int, after: int) -> None:
 def stomp_here(game: Game, walker: Actor) -> None:
     """Every character on the Warden's space is stomped: the Chaos Die twice, a damage a skull
     that nothing prevents, stunned; then he walks on (rulebook, Stomp!)."""
-    victims = game.actors_of(CHARACTER, walker.location) if walker.location else []
+    here = game.actors_of(CHARACTER, walker.location) if walker.location else []
+    victims = [victim for victim in here if not has(victim, STEALTHY)]  # unseen (904)
     for victim in victims:
         rolled = roll_stomp(game.dice, faces=_chaos_die(game))
         game.event("stomp", f"the Warden stomps {victim.name}: {rolled.text}", target=victim.name)
@@ -372,14 +373,21 @@ def escape_to(game: Game, card: CardInstance, *, place: str) -> None:
 
 def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
     """A character cannot leave a space with monsters on it, unless they are all ethereal
-    or the move is an escape (rulebook, Movement: line 333)."""
+    or the move is an escape or the character has stealth (rulebook, Movement: line 333,
+    1105); an ethereal character is held by the ethereal ones alone (1117), and a Nemesis
+    holds only the character it haunts (1049)."""
     if actor.kind != CHARACTER or actor.location is None or place == actor.location:
         return None
-    if f"{ESCAPING}:{actor.name}" in game.state.flags:
+    if f"{ESCAPING}:{actor.name}" in game.state.flags or has(actor, STEALTHY):
         return None
     if f"{IN_CELL}:{actor.name}" in game.state.flags and actor.location == game.rules.start_place:
         return None  # woken in a cell: the monsters stand on the central piece, not in it
-    holding = [m for m in game.actors_of(MONSTER, actor.location) if ETHEREAL not in m.keywords]
+    ethereal = has(actor, ETHEREAL)
+    holding = [
+        m
+        for m in game.actors_of(MONSTER, actor.location)
+        if has(m, ETHEREAL) == ethereal and not untouchable(game, actor, m)  # 1049
+    ]
     if not holding:
         return None
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"
@@ -490,6 +498,7 @@ LOBOTOMY = BASE.extend(
 
 # The end of the Warden's patrol and the campaign of scenarios, in modules of their own.
 LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCENARIO_TABLES)
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **ABILITIES)
 LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
