@@ -10,7 +10,7 @@ from runtime.cards import CardInstance
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
-from runtime.games.lobotomy_monsters import haunted_by
+from runtime.games.lobotomy_monsters import haunted_by, monsters_attack
 from runtime.games.lobotomy_tokens import found
 from runtime.rounds import play_round
 from tests.conftest import ROOT
@@ -118,3 +118,68 @@ def test_others_leave_the_nemesis_space_and_only_its_target_is_held_line_1049(
     game.state.current = 1
     game.move("A6")
     assert other.location == "A6"  # the other does not feel its presence
+
+
+def test_armor_takes_damage_tokens_up_to_its_durability_then_goes_lines_585_587(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(seed=0, dice=ForcedDice([6, 6, 6, 6, 6, 6]))
+    game.play(card(pack, "Padded Jacket"))  # armor, durability 3
+    (jacket,) = game.player.items
+    assert game.stat("defense") == 1  # armor is no Defense
+    game.spawn("monster", game.player.location, card(pack, "Orderly Husk"))
+    monsters = pack.rules.world.turns.phases[1]
+    monsters_attack(game, monsters)  # three 6s, Defense 1: 2 damage, on the jacket
+    assert jacket.tokens["charges"] == 1 and game.player.stats.get("health") == 6
+    game.state.round += 1  # the next monsters' turn
+    monsters_attack(game, monsters)  # 2 more: the jacket's last point, 1 to health
+    assert game.player.stats.get("health") == 5
+    assert jacket not in game.player.items
+    assert jacket in game.state.discards["equipment"]
+
+
+def test_a_second_armor_is_given_free_to_a_character_on_your_space_line_589(
+    pack: CompiledPack,
+) -> None:
+    given = ScriptedDecisions(["give Riot Shield to player 2"])
+    game = pack.new_game(players=2, seed=0, decisions=given)
+    first, second = game.state.players
+    second.location = first.location
+    game.play(card(pack, "Padded Jacket"))
+    game.play(card(pack, "Riot Shield"))
+    assert [c.title for c in first.items] == ["Padded Jacket"]
+    assert [c.title for c in second.items] == ["Riot Shield"]
+    assert first.stats.get("ap") == 3  # free: no trade action
+
+
+SIX_SKILLS = ("Scream", "Pyromania", "Read the Twitch", "Slip Away", "Stolen Minute", "Frenzy")
+
+
+def test_a_skill_discarded_off_cooldown_is_used_one_last_time_line_552(
+    pack: CompiledPack,
+) -> None:
+    answers = ["use Stolen Minute one last time, then discard it"]
+    game = pack.new_game(seed=0, decisions=ScriptedDecisions(answers))
+    for title in SIX_SKILLS:
+        game.player.items.append(game.new_instance(card(pack, title)))
+    slip = next(c for c in game.player.items if c.title == "Slip Away")
+    slip.tokens["cooldown"] = 1  # on cooldown: discarded without a last use
+    game.play(card(pack, "The Title Fight"))  # brings back Bloodlust, a seventh skill
+    assert game.player.stats.get("ap") == 4 and game.state.tracks["insomnia"] == 1
+    held = [c.title for c in game.player.items]
+    assert "Stolen Minute" not in held and "Bloodlust" in held and len(held) == 6
+    choices = [e for e in game.log.events if e.kind == "decide"]
+    assert "use Slip Away one last time" not in choices[0].text
+
+
+def test_room_is_made_by_using_up_an_items_last_charges_line_564(pack: CompiledPack) -> None:
+    game = pack.new_game(seed=0, decisions=ScriptedDecisions(["use up Pocket Torch"]))
+    for title in ("Pocket Torch", "Rusty Scalpel", "Mop Handle", "Fire Axe"):
+        game.play(card(pack, title))
+    torch = game.player.items[0]
+    torch.tokens["charges"] = 1  # its last charge
+    game.spawn("monster", game.player.location, card(pack, "Orderly Husk"))
+    game.play(card(pack, "Ward Key Ring"))  # a fifth slot: the torch's last flash makes room
+    held = [c.title for c in game.player.items]
+    assert held == ["Rusty Scalpel", "Mop Handle", "Fire Axe", "Ward Key Ring"]
+    assert torch in game.state.discards["equipment"]

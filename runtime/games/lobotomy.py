@@ -29,7 +29,7 @@ from runtime.games.lobotomy_clash import (
     clash_death,
 )
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
-from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge, wound
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
@@ -94,7 +94,10 @@ def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) ->
     for actor in game.subjects(subject, card):
         if untouchable(game, game.actor, actor):
             continue  # a Nemesis haunting another (runtime/games/lobotomy_monsters.py)
-        game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
+        if actor.kind == CHARACTER:
+            wound(game, actor, amount)  # their armor first (585)
+        else:
+            game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
         killed = killed or (actor.dead and actor.kind == MONSTER)
     if killed:
         final_blow(game, card)

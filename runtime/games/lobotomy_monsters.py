@@ -44,6 +44,7 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
+from runtime.games.lobotomy_inventory import wound
 from runtime.games.lobotomy_tokens import monster_step
 from runtime.rules import GameRules, ProcedureRule
 from runtime.state import Actor
@@ -488,7 +489,7 @@ def smash(game: Game, monster: Actor) -> None:
     game.event("attack", f"{monster.name} smashes: {rolled.text}", attacker=monster.name)
     for victim, damage in zip(victims, rolled.outcome, strict=True):
         if damage:
-            game.change(HEALTH, -damage, victim)
+            wound(game, victim, damage)
 
 
 def _victims(game: Game, monster: Actor, place: str | None) -> list[Actor]:
@@ -588,7 +589,7 @@ def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -
         damage=rolled.outcome,
     )
     if rolled.outcome:
-        game.change(HEALTH, -rolled.outcome, victim)
+        wound(game, victim, rolled.outcome)
     return rolled.outcome
 
 
@@ -748,7 +749,7 @@ def settle_strike(
         return
     if attacker is not None and prop(attacker, LEECH) and HP in attacker.stats.rules:
         game.change(HP, damage, attacker)
-    game.change(HEALTH, -damage, victim)
+    wound(game, victim, damage)
 
 
 def strike(
