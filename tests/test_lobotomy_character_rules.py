@@ -10,6 +10,7 @@ from runtime.cards import CardInstance
 from runtime.decisions import ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
+from runtime.games.lobotomy import fists
 from runtime.games.lobotomy_monsters import haunted_by, monsters_attack
 from runtime.games.lobotomy_tokens import found
 from runtime.rounds import play_round
@@ -174,8 +175,9 @@ def test_a_skill_discarded_off_cooldown_is_used_one_last_time_line_552(
 
 def test_room_is_made_by_using_up_an_items_last_charges_line_564(pack: CompiledPack) -> None:
     game = pack.new_game(seed=0, decisions=ScriptedDecisions(["use up Pocket Torch"]))
-    for title in ("Pocket Torch", "Rusty Scalpel", "Mop Handle", "Fire Axe"):
-        game.play(card(pack, title))
+    game.play(card(pack, "Pocket Torch"))
+    for title in ("Rusty Scalpel", "Mop Handle", "Fire Axe"):
+        carried(game, title)
     torch = game.player.items[0]
     torch.tokens["charges"] = 1  # its last charge
     game.spawn("monster", game.player.location, card(pack, "Orderly Husk"))
@@ -183,3 +185,31 @@ def test_room_is_made_by_using_up_an_items_last_charges_line_564(pack: CompiledP
     held = [c.title for c in game.player.items]
     assert held == ["Rusty Scalpel", "Mop Handle", "Fire Axe", "Ward Key Ring"]
     assert torch in game.state.discards["equipment"]
+
+
+def test_defy_gravity_turns_a_die_of_an_attack_a_search_and_an_unlocking_test_line_894(
+    pack: CompiledPack,
+) -> None:
+    # An attack: fists, AR 4, on the husk's Defense 1: 3 5 6 deal 1; the 3 turned to a 4, 2.
+    answers = ScriptedDecisions(["yes"])
+    game = pack.new_game(players=1, seed=1, dice=ForcedDice([3, 5, 6]), decisions=answers)
+    husk = game.spawn("monster", game.actor.location, card(pack, "Orderly Husk"))
+    game.target(husk)
+    fists(game, game.new_instance(card(pack, "Sedative")))
+    assert husk.stats.get("hp") == 2 and game.state.tracks["insomnia"] == 1
+    # A search: five successes and a 3; turned, six buy a weapon and the equipment.
+    answers.add("yes")
+    answers.add("weapon + equipment")
+    game.dice = ForcedDice([4, 5, 6, 4, 6, 1, 3])
+    game.state.actors.remove(husk)
+    found(game, game.new_instance(card(pack, "Dented Locker")))
+    assert sorted(c.kind for c in game.player.items) == ["equipment", "weapon"]
+    assert game.state.tracks["insomnia"] == 2
+    # An unlocking test: four successes and a 3 against a lock of 5; turned, it opens.
+    answers.add("yes")
+    answers.add("yes")
+    game.player.stats.set("ap", 3)
+    game.dice = ForcedDice([4, 5, 6, 4, 3, 1, 1])
+    found(game, game.new_instance(card(pack, "Ward Door")))
+    assert game.state.floor[game.player.location] == [] and game.state.tracks["insomnia"] == 3
+    assert answers.unused == []

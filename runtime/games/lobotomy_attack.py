@@ -27,10 +27,14 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.checks import Bounds, Branch, CheckCall, CheckProcedure, Rolled, RulesView
+from runtime.dice import DiceSource
 from runtime.game import Game
+from runtime.games.lobotomy_clash import defies_gravity
 from runtime.games.lobotomy_dice import (
     CHAOS_FACES,
+    SIDES,
     Attack,
+    AttackRolled,
     ChaosFace,
     Target,
     attack_wear_distribution,
@@ -171,9 +175,46 @@ def prepare_attack(game: Game, card: CardInstance, call: CheckCall) -> PreparedA
     return PreparedAttack(attack, target_of(game, game.state.target, call.params), call.header)
 
 
+class _Then:
+    """Faces given in order, then another source's (or ones, for a roll only weighed)."""
+
+    def __init__(self, faces: list[int], then: DiceSource | None) -> None:
+        self.faces = faces
+        self.then = then
+
+    def roll(self, sides: int) -> int:
+        """The next face given, else the other source's."""
+        if self.faces:
+            return self.faces.pop(0)
+        return self.then.roll(sides) if self.then is not None else 1
+
+
+def _turned(prepared: PreparedAttack, rolled: AttackRolled) -> list[int] | None:
+    """The roll's faces with the one attack die turned up by one that deals the most more
+    damage, if a turn deals more (Defy Gravity, 894: never a Chaos or Defense Die)."""
+    attack, target = prepared.attack, prepared.target
+    first = min(target.defense_dice, 10)  # the Defense Dice are rolled first
+    faces = list(rolled.faces)
+    best, found = rolled.outcome, None
+    tried = set()
+    for index in range(first, min(first + attack.dice, len(faces))):
+        if faces[index] >= SIDES or faces[index] in tried:
+            continue
+        tried.add(faces[index])
+        turned = [*faces[:index], faces[index] + 1, *faces[index + 1 :]]
+        damage = roll_attack(attack, target, _Then(list(turned), None)).outcome
+        if damage > best:
+            best, found = damage, turned
+    return found
+
+
 def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
-    """Roll the attack test: the damage is the result, a natural 1 what follows besides."""
+    """Roll the attack test: the damage is the result, a natural 1 what follows besides. An
+    attack die a turn from more damage may be turned by Defy Gravity (894)."""
     rolled = roll_attack(prepared.attack, prepared.target, game.dice)
+    turned = _turned(prepared, rolled) if game.state.target is not None else None
+    if turned is not None and defies_gravity(game, "deal more damage", default=1):
+        rolled = roll_attack(prepared.attack, prepared.target, _Then(turned, game.dice))
     return Rolled(
         rolled.outcome,
         f"{prepared.label}: {rolled.text}",
