@@ -13,7 +13,7 @@ from runtime.game import Game
 from runtime.games.lobotomy import fists
 from runtime.games.lobotomy_monsters import haunted_by, monsters_attack
 from runtime.games.lobotomy_tokens import found
-from runtime.rounds import play_round
+from runtime.rounds import play_round, take_turn
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
 
@@ -213,3 +213,19 @@ def test_defy_gravity_turns_a_die_of_an_attack_a_search_and_an_unlocking_test_li
     found(game, game.new_instance(card(pack, "Ward Door")))
     assert game.state.floor[game.player.location] == [] and game.state.tracks["insomnia"] == 3
     assert answers.unused == []
+
+
+def test_a_character_frozen_by_a_frost_attack_pays_an_action_to_thaw_line_723(
+    pack: CompiledPack,
+) -> None:
+    # The porter's table: a 5 is `strike 2 frost`; 6 6 on Defense 1 deal 1, and freeze.
+    game = pack.new_game(players=1, seed=1, dice=ForcedDice([5, 6, 6]))
+    game.spawn("monster", game.player.location, card(pack, "Frostbitten Porter"))
+    monsters_attack(game, pack.rules.world.turns.phases[1])
+    assert game.player.stats.get("health") == 5 and "frozen:player 1" in game.state.flags
+    take_turn(game, game.player, pack.rules.world.turns.phases[0])
+    assert game.player.stats.get("ap") == 2 and not any(
+        flag.endswith(":player 1")
+        for flag in game.state.flags
+        if "frozen" in flag or "thawed" in flag
+    )

@@ -19,8 +19,10 @@ from runtime.games.lobotomy_attack import (
     CHAOS,
     COOLDOWN,
     DAMAGES,
+    THAWED,
     chaos_faces,
     final_blow,
+    thaws,
 )
 from runtime.games.lobotomy_clash import (
     CLASH_TABLES,
@@ -410,11 +412,16 @@ def refused_move(game: Game, actor: Actor, place: str) -> str | None:
 
 
 def character_turn(game: Game, actor: Actor) -> None:
-    """A stunned character spends an action getting up (the rest of a turn is the players')."""
+    """A stunned character spends an action getting up, and a frozen one an action thawing
+    (723: a character's first attack loses no die, as a monster's does); the rest of a turn
+    is the players'."""
     flag = f"{STUNNED}:{actor.name}"
     if flag in game.state.flags:
         game.state.flags.discard(flag)
         game.event("stun", f"{actor.name} gets up")
+        game.change("ap", -1, actor)
+    if thaws(game, actor):
+        game.state.flags.discard(f"{THAWED}:{actor.name}")
         game.change("ap", -1, actor)
 
 

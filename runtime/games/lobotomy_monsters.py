@@ -30,6 +30,7 @@ from runtime.games.lobotomy_attack import (
     PreparedAttack,
     attack_bounds,
     damage_after,
+    freeze,
     prepare_attack,
     recovering,
     target_of,
@@ -82,6 +83,7 @@ OVERWHELM = "overwhelm"
 """The name under which a monster's Overwhelm dice are kept among its bonuses while it attacks."""
 
 STUNNED = "stunned"
+FROST = "frost"
 """The flag `stunned:<name>` of a character or monster knocked down until it gets up."""
 
 HAUNTS = "haunts"
@@ -750,6 +752,8 @@ def settle_strike(
     if attacker is not None and prop(attacker, LEECH) and HP in attacker.stats.rules:
         game.change(HP, damage, attacker)
     wound(game, victim, damage)
+    if FROST in (call.arg("symbols") or ()) and not victim.dead:
+        freeze(game, victim)  # a Frost attack that hurt (721)
 
 
 def strike(
