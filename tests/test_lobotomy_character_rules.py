@@ -229,3 +229,31 @@ def test_a_character_frozen_by_a_frost_attack_pays_an_action_to_thaw_line_723(
         for flag in game.state.flags
         if "frozen" in flag or "thawed" in flag
     )
+
+
+def test_defense_skills_in_the_monsters_turn_change_whom_they_attack_lines_526_769_771_779(
+    pack: CompiledPack,
+) -> None:
+    # Two characters, Defense 1 each, health 3 and 6, on a space with two monsters. The first
+    # would attack #1 (less health); #1 braces before it picks, so it picks #2; #2 braces
+    # once it has: it keeps to #2, and its 6 dice deal 6 - 2 = 4. Both now have Defense 2,
+    # and the second monster picks #2, who has 2 health left.
+    answers = ScriptedDecisions(["use Curl Up", "no", "use Curl Up"])
+    game = pack.new_game(players=2, seed=1, decisions=answers)
+    first, second = game.state.players
+    for character, health in ((first, 3), (second, 6)):
+        character.location = "B7"
+        character.stats.set("health", health)
+        character.items.append(game.new_instance(card(pack, "Curl Up")))
+    husk = game.spawn("monster", "B7", card(pack, "Orderly Husk"))
+    husk.stats.set("dice", 6)
+    game.spawn("monster", "B7", card(pack, "Orderly Husk"))
+    game.dice = ForcedDice([6] * 6 + [1] * 4)  # the second rolls 3 dice and 1 of Overwhelm
+    with game.recording() as events:
+        monsters_attack(game, pack.rules.world.turns.phases[1])
+    attacks = [e.text.split(":")[0] for e in events if e.kind == "attack"]
+    assert attacks == ["Orderly Husk attacks player 2", "Orderly Husk #2 attacks player 2"]
+    assert second.stats.get("health") == 2 and answers.unused == []
+    assert game.stat("defense", first) == game.stat("defense", second) == 2
+    game.fire("round_starts", game.cards_in_play())  # a defense skill lasts to the round's end
+    assert game.stat("defense", first) == game.stat("defense", second) == 1

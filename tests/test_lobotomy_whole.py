@@ -203,12 +203,12 @@ def test_the_monsters_attack_step_with_forced_dice(
         play_round(game)
     attacks = [e for e in events if e.kind == "attack" and e.data.get("attacker") == monster.name]
     assert attacks, "the monster beside the character attacks in step 7"
-    # what the attacks did: a scenario's special event may have hurt before them
+    # what the attacks did (to health or armor): a scenario's event may have hurt before them
     step = next(i for i, e in enumerate(events) if e.text == "monsters: monsters_attack")
     wounds = [
         e
         for e in events[step:]
-        if e.kind == "death" or (e.kind == "stat" and e.text.startswith("health"))
+        if e.kind in ("death", "armor") or (e.kind == "stat" and e.text.startswith("health"))
     ]
     assert bool(wounds) is hurt
 

@@ -23,6 +23,7 @@ from runtime.cards import CardDef, CardInstance, Effect
 from runtime.checks import Branch, CheckCall, CheckProcedure, Result, Rolled, named_arm
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
+from runtime.games.lobotomy_abilities import defend
 from runtime.games.lobotomy_attack import (
     ATTACK,
     THAWED,
@@ -533,7 +534,12 @@ def monsters_attack(game: Game, phase: Phase) -> None:
                 victims = _victims(game, monster, monster.location)
                 if monster.dead or not victims:
                     break
-                monster_attack(game, monster, _victim(game, victims), overwhelm)
+                defend(game, victims, f"before {monster.name} picks whom it attacks")
+                victim = _victim(game, victims)
+                defend(game, victims, f"after {monster.name} picks {victim.name}")
+                if victim.dead:  # a skill's price paid with the last of their health
+                    continue
+                monster_attack(game, monster, victim, overwhelm)
                 attacked = True
             overwhelm += 1 if attacked else 0
     # a tantrum, a thaw no attack followed and a waking in confinement end here
