@@ -257,3 +257,28 @@ def test_defense_skills_in_the_monsters_turn_change_whom_they_attack_lines_526_7
     assert game.stat("defense", first) == game.stat("defense", second) == 2
     game.fire("round_starts", game.cards_in_play())  # a defense skill lasts to the round's end
     assert game.stat("defense", first) == game.stat("defense", second) == 1
+
+
+def test_a_scenario_done_gives_a_disorder_card_of_each_deck_one_kept_lines_1005_1185(
+    pack: CompiledPack,
+) -> None:
+    game = seated(pack, "Edda Vorn", "Steady Hands", "Needle Jab", "Count the Tiles")
+    disorders = [c.title for c in game.player.items if c.kind == "disorder"]
+    decks = {c.title: c for c in game.state.decks["disorders"]}
+    ocd, paranoia = (
+        next(t for t in reversed(list(decks)) if decks[t].definition.properties["disorder"] == d)
+        for d in ("ocd", "paranoia")
+    )
+    keeps = ScriptedDecisions([paranoia])  # of the two drawn, she keeps the paranoia
+    game.decisions = keeps
+    game.play(card(pack, "Cold Storage"))
+    (keeper,) = game.actors_of("monster")
+    game.state.round = 1
+    game.change("hp", -keeper.stats.get("hp"), keeper)
+    for deck in ("movement", "monster", "scenario"):
+        game.state.decks[deck] = []
+    play_round(game)
+    assert game.state.tracks["scenarios"] == 1
+    gained = [c.title for c in game.player.items if c.kind == "disorder"]
+    assert gained == [*disorders, paranoia]
+    assert ocd in [c.title for c in game.state.discards["disorders"]] and keeps.unused == []

@@ -17,7 +17,7 @@ from runtime.cards import CardDef, CardInstance
 from runtime.game import Game
 from runtime.games.base import carry
 from runtime.module import ValueDef
-from runtime.state import Actor
+from runtime.state import Actor, Player
 
 AP = "ap"
 HEALTH = "health"
@@ -256,6 +256,26 @@ def seat_character(game: Game, card: CardInstance) -> bool:
         learn_skill(game, kept)
     game.state.decks[memory_deck(player)] = _memories_of(game, card)
     return True
+
+
+def disorder_reward(game: Game, character: Player) -> None:
+    """A scenario done before the clash (1005): the character draws a card of each of their
+    Mental Disorder Decks, keeps one (their player picks) and the rest go back."""
+    sheet = next((c for c in character.owned if c.kind == CHARACTER), None)
+    if sheet is None:
+        return
+    drawn = [c for d in _titles(sheet, "disorders") if (c := _draw_disorder(game, d))]
+    if not drawn:
+        return
+    current = game.state.current
+    if character.seat is not None:  # the character's own capacity, their own choice
+        game.state.current = character.seat
+    try:
+        kept = drawn.pop(_pick(game, "keep one mental disorder skill", drawn))
+        game.state.discards.setdefault(DISORDERS_DECK, []).extend(drawn)
+        learn_skill(game, kept)
+    finally:
+        game.state.current = current
 
 
 def _pick(game: Game, prompt: str, cards: Sequence[CardInstance]) -> int:

@@ -8,8 +8,8 @@ The rulebook's Scenario Specifications (975-1010, 1185-1210) read as a card's bl
 - `objective` and `scenario jump` are checked at the end of each character's turn and at the
   start of each round: their effects say the condition (`if ... { complete this scenario }`);
 - a scenario complete leaves play with its tokens, set aside; before the Final Clash every character
-  regains 1 insanity and its `reward` runs (1001-1008); the disorder card the rulebook adds
-  is the characters' decks', not simulated here;
+  regains 1 insanity, draws a card of each of their Mental Disorder Decks and keeps one
+  (1005), and its `reward` runs (1001-1008);
 - the jump draws the next card of the scenario deck, once a scenario, and only while fewer
   scenarios have started than the difficulty plays (the `scenarios` track's most, 4 with the
   track to D12). A scenario done without its jump jumps then: the jump "always happens before
@@ -23,6 +23,7 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.game import Game
 from runtime.games.lobotomy_clash import WON, clash_begun
+from runtime.games.lobotomy_inventory import disorder_reward
 from runtime.module import ValueDef
 from runtime.state import Player
 
@@ -101,6 +102,7 @@ def complete_scenario(game: Game, card: CardInstance) -> None:
     for character in list(game.state.players):
         if not character.dead:
             game.change(INSANITY, -REWARD_INSANITY, character)
+            disorder_reward(game, character)
     game.fire(DONE, [card])
     rule = game.rules.world.tracks.get(SCENARIOS)
     if rule is not None and game.state.tracks[SCENARIOS] >= rule.high:
