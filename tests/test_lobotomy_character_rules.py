@@ -7,7 +7,7 @@ import pytest
 
 from compiler.build import CompiledPack
 from runtime.cards import CardInstance
-from runtime.decisions import ScriptedDecisions
+from runtime.decisions import Decision, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.lobotomy import fists
@@ -282,3 +282,66 @@ def test_a_scenario_done_gives_a_disorder_card_of_each_deck_one_kept_lines_1005_
     gained = [c.title for c in game.player.items if c.kind == "disorder"]
     assert gained == [*disorders, paranoia]
     assert ocd in [c.title for c in game.state.discards["disorders"]] and keeps.unused == []
+
+
+def _flailing(
+    pack: CompiledPack, faces: list[int], *hurts: int, answers: tuple[str, ...] = ()
+) -> tuple[Game, list[int]]:
+    """Three husks (4 HP, Defense 1) on the space, hurt as given; Wild Flailing (4 dice,
+    AoE); Curl Up cooling down 2 turns. Where the damage goes is left to the default."""
+    game = pack.new_game(
+        players=1, seed=1, dice=ForcedDice(faces), decisions=ScriptedDecisions(answers)
+    )
+    husks = [game.spawn("monster", game.actor.location, card(pack, "Orderly Husk")) for _ in "abc"]
+    for husk, hurt in zip(husks, hurts, strict=False):
+        game.change("hp", -hurt, husk)
+    carried(game, "Curl Up").tokens["cooldown"] = 2
+    game.use(carried(game, "Wild Flailing"))
+    return game, [h.stats.get("hp") for h in husks]
+
+
+def test_an_aoe_attack_deals_at_least_one_to_each_monster_the_rest_shared_lines_677_739(
+    pack: CompiledPack,
+) -> None:
+    # Four 6s, the highest Defense 1: 3 damage, 1 to each husk.
+    _, hp = _flailing(pack, [6, 6, 6, 6])
+    assert hp == [3, 3, 3]
+    # 3 damage, two husks at 1 HP: 1 to each, two killed: one final blow, one cooldown off.
+    game, hp = _flailing(pack, [6, 6, 6, 6], 3, 3)
+    assert hp == [0, 0, 3] and game.player.items[0].tokens["cooldown"] == 1
+    # 2 damage for three: 1 to two of them (the weakest first), none twice.
+    _, hp = _flailing(pack, [6, 6, 6, 1], 0, 1)
+    assert hp == [3, 2, 4]
+    # Two husks left (2 and 4 HP), 3 damage: 1 to each, the third to the weaker, killing it.
+    _, hp = _flailing(pack, [6, 6, 6, 6], 4, 2)
+    assert hp == [0, 0, 3]
+    # The player picks where it goes: the first point to #3, the second to the first.
+    _, hp = _flailing(pack, [6, 6, 6, 1], answers=("Orderly Husk #3", "Orderly Husk"))
+    assert hp == [3, 4, 3]
+
+
+class Offered:
+    """Decisions that take the first answer and keep every question's choices."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, ...]] = []
+
+    def decide(self, decision: Decision) -> int:
+        self.asked.append(tuple(decision.choices))
+        return 0
+
+
+def test_out_of_turn_only_a_defense_skill_of_no_ap_is_offered_lines_522_526_579_595(
+    pack: CompiledPack,
+) -> None:
+    # In the monsters' turn: not an attack or utility skill, nor equipment or a drug, nor a
+    # defense skill on cooldown; only Curl Up, of no AP and ready, before the husk picks its
+    # target and once it has.
+    offered = Offered()
+    game = pack.new_game(players=1, seed=1, dice=ForcedDice([1, 1, 1]), decisions=offered)
+    for title in ("Wild Flailing", "Stolen Minute", "Pocket Torch", "Sedative", "Curl Up"):
+        carried(game, title)
+    carried(game, "Scrub Clean").tokens["cooldown"] = 1
+    game.spawn("monster", game.player.location, card(pack, "Orderly Husk"))
+    monsters_attack(game, pack.rules.world.turns.phases[1])
+    assert offered.asked == [("no", "use Curl Up")] * 2

@@ -17,12 +17,14 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.game import Game
+from runtime.games.lobotomy_attack import PAID
 from runtime.state import Actor
 
 DEFENSE = "defense"
 BRACED = "braced"
 """The flag `braced:NAME:N`: N Defense a card gave a character until the round ends."""
 SKILL_KINDS = frozenset({"skill", "disorder"})
+WEAPON = "weapon"
 
 CHARACTER = "character"
 STEALTHY = "stealthy"
@@ -56,6 +58,24 @@ def brace(game: Game, card: CardInstance, *, amount: int) -> None:
     gained = actor.stats.get(DEFENSE) - before
     if gained:
         game.state.flags.add(f"{BRACED}:{actor.name}:{gained}")
+
+
+def weapon_attack(game: Game, card: CardInstance) -> None:
+    """`attack with a weapon of yours` (701): the attack of a weapon the character holds (the
+    player picks which), with all it brings; the card that says so has paid for it."""
+    actor = game.actor
+    weapons = [c for c in actor.items if c.kind == WEAPON and game.usable(c)]
+    if not weapons:
+        game.event("attack", f"{actor.name} holds no weapon to attack with")
+        return
+    titles = [c.title for c in weapons]
+    weapon = weapons[game.decide("option", "attack with", titles) if len(weapons) > 1 else 0]
+    flag = f"{PAID}:{actor.name}"
+    game.state.flags.add(flag)
+    try:
+        game.fire("use", [weapon])
+    finally:
+        game.state.flags.discard(flag)
 
 
 def _defends(card: CardInstance) -> bool:
@@ -104,7 +124,7 @@ def round_over(game: Game) -> None:
 
 
 ABILITIES: dict[str, Any] = {
-    "verbs": {"become": become, "brace": brace},
+    "verbs": {"become": become, "brace": brace, "weapon_attack": weapon_attack},
     "conditions": {"quality": is_quality},
     "reactions": {"round_starts": round_over},
 }

@@ -37,7 +37,9 @@ from runtime.games.lobotomy_dice import (
     AttackRolled,
     ChaosFace,
     Target,
+    area_wear_distribution,
     attack_wear_distribution,
+    roll_area_attack,
     roll_attack,
 )
 from runtime.games.lobotomy_inventory import running
@@ -67,6 +69,8 @@ COST = "cost"
 takes when its card prints none."""
 
 ATTACK_COST = 1
+PAID = "attack paid"
+"""The flag `attack paid:NAME` while a card that paid for it makes a weapon's attack (701)."""
 """An attack action costs 1 AP unless a card says otherwise (607), when the params say nothing."""
 
 
@@ -78,10 +82,10 @@ def attack_cost(params: Mapping[str, Any]) -> int:
 
 def pay_for_attack(game: Game, card: CardInstance, params: Mapping[str, Any]) -> bool:
     """Pay for an attack action before its dice (317, 607): a card that prints its cost has
-    paid it on use; any other attack (fists, a weapon with no cost line) costs the ruleset's
-    `cost`, refused to a character without the AP or who runs (running spends AP on moving
-    alone). False when the attack is not made."""
-    if COST in card.definition.properties:
+    paid it on use (as has a skill's weapon attack, 701); any other attack (fists, a weapon
+    with no cost line) costs the ruleset's `cost`, refused to a character without the AP or
+    who runs (running spends AP on moving alone). False when the attack is not made."""
+    if COST in card.definition.properties or f"{PAID}:{game.actor.name}" in game.state.flags:
         return True
     cost = attack_cost(params)
     attacker = game.actor
@@ -129,6 +133,7 @@ class PreparedAttack:
     attack: Attack
     target: Target
     label: str
+    area: tuple[Target, ...] = ()  # an AoE attack's: every monster on the target's space
 
 
 def chaos_faces(params: Mapping[str, Any]) -> tuple[ChaosFace, ...]:
@@ -211,6 +216,14 @@ def _turned(prepared: PreparedAttack, rolled: AttackRolled) -> list[int] | None:
 def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
     """Roll the attack test: the damage is the result, a natural 1 what follows besides. An
     attack die a turn from more damage may be turned by Defy Gravity (894)."""
+    if prepared.area:  # the damage to share out (737): no die turned for it here
+        rolled = roll_area_attack(prepared.attack, prepared.area, game.dice)
+        return Rolled(
+            rolled.outcome,
+            f"{prepared.label}: {rolled.text}",
+            after=damage_after(rolled.outcome, rolled.rolled_a_one),
+            data=(("dice", list(rolled.faces)), ("damage", rolled.outcome)),
+        )
     rolled = roll_attack(prepared.attack, prepared.target, game.dice)
     turned = _turned(prepared, rolled) if game.state.target is not None else None
     if turned is not None and defies_gravity(game, "deal more damage", default=1):
@@ -225,7 +238,10 @@ def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
 
 def attack_odds(prepared: PreparedAttack) -> list[Branch]:
     """The exact damage, apart by whether the weapon wears."""
-    table = attack_wear_distribution(prepared.attack, prepared.target)
+    if prepared.area:
+        table = area_wear_distribution(prepared.attack, prepared.area)
+    else:
+        table = attack_wear_distribution(prepared.attack, prepared.target)
     return [
         Branch(damage, p, after=damage_after(damage, one))
         for (damage, one), p in sorted(table.items())
