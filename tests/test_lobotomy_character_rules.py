@@ -12,6 +12,7 @@ from runtime.dice import ForcedDice
 from runtime.game import Game
 from runtime.games.lobotomy import fists
 from runtime.games.lobotomy_monsters import haunted_by, monsters_attack
+from runtime.games.lobotomy_scenarios import active, jump_scenario, quarters_in_play
 from runtime.games.lobotomy_tokens import found
 from runtime.rounds import play_round, take_turn
 from tests.conftest import ROOT
@@ -345,3 +346,22 @@ def test_out_of_turn_only_a_defense_skill_of_no_ap_is_offered_lines_522_526_579_
     game.spawn("monster", game.player.location, card(pack, "Orderly Husk"))
     monsters_attack(game, pack.rules.world.turns.phases[1])
     assert offered.asked == [("no", "use Curl Up")] * 2
+
+
+def test_a_scenario_needing_a_quarter_not_in_play_is_set_aside_lines_229_988(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=5, seed=1)
+    box = game.state.decks["quarters"]
+    box[:] = [tile for tile in box if tile.title != "The Long Ward"]  # left in the box
+    game.play(card(pack, "The Chapel Vigil"))  # needs none: four tiles at random
+    assert len(quarters_in_play(game)) == 4
+    deck = game.state.decks["scenario"]
+    sheep = next(c for c in deck if c.title == "Counting Sheep")
+    deck[:] = [c for c in deck if c is not sheep and c.title != "The Chapel Vigil"]
+    following = deck[-1]
+    deck.append(sheep)  # on top: the jump draws it first
+    (vigil,) = active(game)
+    jump_scenario(game, vigil)
+    assert [c.title for c in active(game)] == ["The Chapel Vigil", following.title]
+    assert sheep not in deck and "Counting Sheep" not in [c.title for c in active(game)]
