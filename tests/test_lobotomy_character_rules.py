@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import CompiledPack
+from runtime import datagame
 from runtime.cards import CardInstance
+from runtime.datagame import legal_actions, setup, whole_game_of
 from runtime.decisions import Decision, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
@@ -321,6 +323,16 @@ def test_an_aoe_attack_deals_at_least_one_to_each_monster_the_rest_shared_lines_
     assert hp == [3, 4, 3]
 
 
+class Answered:
+    """Decisions answered by index, in turn, then 0 (end the turn) to the rest."""
+
+    def __init__(self, answers: list[int]) -> None:
+        self.answers = answers
+
+    def decide(self, decision: Decision) -> int:
+        return self.answers.pop(0) if self.answers else 0
+
+
 class Offered:
     """Decisions that take the first answer and keep every question's choices."""
 
@@ -365,3 +377,23 @@ def test_a_scenario_needing_a_quarter_not_in_play_is_set_aside_lines_229_988(
     jump_scenario(game, vigil)
     assert [c.title for c in active(game)] == ["The Chapel Vigil", following.title]
     assert sheep not in deck and "Counting Sheep" not in [c.title for c in active(game)]
+
+
+def test_an_item_may_be_discarded_free_in_your_turn_line_562(pack: CompiledPack) -> None:
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 1, 9)
+    setup(pack.whole, game)
+    player = game.player
+    game.state.phase = "players"
+    player.items[:] = [c for c in player.items if c.kind in ("skill", "disorder")]
+    assert "discard" not in [a.name for a in legal_actions(pack.whole, game, player, set())]
+    scalpel, sedative = carried(game, "Rusty Scalpel"), carried(game, "Sedative")
+    ap = player.stats.get("ap")
+    legal = legal_actions(pack.whole, game, player, set())
+    discard = next(a for a in pack.whole.actions if a.name == "discard")
+    # the turn: discard (its place among the actions, 0 ending the turn), the scalpel, end
+    game.decisions = Answered([legal.index(discard) + 1, 0])
+    datagame.take_turn(pack.whole, game, player)
+    assert scalpel not in player.items and sedative in player.items
+    assert scalpel in game.state.discards["weapons"] and player.stats.get("ap") == ap

@@ -494,6 +494,20 @@ def trade(game: Game, player: Actor) -> None:
         game.event("trade", f"{giver.name} gives {item.definition.label} to {taker.name}")
 
 
+def discard_item(game: Game, player: Actor) -> None:
+    """Discard an inventory card of the player's choice, free (562): one a time, so that the
+    action ends when the items do."""
+    held = [c for c in player.items if c.kind in INVENTORY_KINDS]
+    if held:
+        titles = [c.title for c in held]
+        game.discard(held[game.decide("item", "discard", titles) if len(held) > 1 else 0])
+
+
+def can_discard(game: Game, player: Actor) -> bool:
+    """Whether the player holds an inventory card to discard."""
+    return any(c.kind in INVENTORY_KINDS for c in player.items)
+
+
 def can_trade(game: Game, player: Actor) -> bool:
     """Whether an item may change hands with a character on the player's space."""
     return bool(trades(game, player))

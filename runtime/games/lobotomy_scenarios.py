@@ -86,10 +86,11 @@ def lay_quarters(game: Game, needed: str | None) -> None:
     picked = random.Random(f"board:{game.seed}:quarters").sample(
         rest, min(len(rest), 4 - len(first))
     )
-    for corner, tile in zip(CORNERS, [*first, *picked], strict=False):
+    laid = first + picked
+    for corner, tile in zip(CORNERS, laid, strict=False):
         game.state.in_play[f"{TILE}{corner}"] = tile
         game.event("quarter", f"quarter {corner}: {tile.definition.label}", uid=tile.uid)
-    game.state.decks[QUARTERS_DECK] = [tile for tile in box if tile not in (*first, *picked)]
+    game.state.decks[QUARTERS_DECK] = [tile for tile in box if tile not in laid]
 
 
 def quarter_at(game: Game, card: CardInstance, *, corner: str, title: str) -> bool:
