@@ -23,6 +23,7 @@ from runtime.cards import CardDef, CardInstance, Effect
 from runtime.checks import Branch, CheckCall, CheckProcedure, Result, Rolled, named_arm
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
+from runtime.games.lobotomy_abilities import defend
 from runtime.games.lobotomy_attack import (
     ATTACK,
     THAWED,
@@ -30,6 +31,7 @@ from runtime.games.lobotomy_attack import (
     PreparedAttack,
     attack_bounds,
     damage_after,
+    freeze,
     prepare_attack,
     recovering,
     target_of,
@@ -45,6 +47,7 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
+from runtime.games.lobotomy_inventory import wound
 from runtime.games.lobotomy_ranged import bonded, in_range, keeps_range, reach
 from runtime.games.lobotomy_tokens import monster_step
 from runtime.rules import GameRules, ProcedureRule
@@ -83,6 +86,7 @@ OVERWHELM = "overwhelm"
 """The name under which a monster's Overwhelm dice are kept among its bonuses while it attacks."""
 
 STUNNED = "stunned"
+FROST = "frost"
 """The flag `stunned:<name>` of a character or monster knocked down until it gets up."""
 
 HAUNTS = "haunts"
@@ -169,6 +173,15 @@ def _priority(monster: Actor) -> int:
 def _wound(actor: Actor) -> str:
     """The stat a monster's attack takes off: a character's health, a converted monster's HP."""
     return HP if actor.kind == MONSTER else HEALTH
+
+
+def _hurt(game: Game, victim: Actor, damage: int) -> None:
+    """A monster's attack's damage: a character's armor takes it first, a converted monster's
+    HP takes it all."""
+    if victim.kind == MONSTER:
+        game.change(HP, -damage, victim)
+    else:
+        wound(game, victim, damage)
 
 
 def _friends(game: Game, place: str) -> list[Actor]:
@@ -510,7 +523,7 @@ def smash(game: Game, monster: Actor) -> None:
     game.event("attack", f"{monster.name} smashes: {rolled.text}", attacker=monster.name)
     for victim, damage in zip(victims, rolled.outcome, strict=True):
         if damage:
-            game.change(_wound(victim), -damage, victim)
+            _hurt(game, victim, damage)
 
 
 def _victims(game: Game, monster: Actor, place: str | None) -> list[Actor]:
@@ -573,7 +586,12 @@ def _attacks(game: Game, monster: Actor, overwhelm: dict[str, int], afar: bool =
         found = _in_reach(game, monster) if afar else _victims(game, monster, monster.location)
         if monster.dead or not found:
             break
+        asked = [v for v in found if v.kind == game.seated_kind]  # a defense skill (769)
+        defend(game, asked, f"before {monster.name} picks whom it attacks")
         victim = _victim(game, found)
+        defend(game, asked, f"after {monster.name} picks {victim.name}")
+        if victim.dead:  # a skill's price paid with the last of their health
+            continue
         attacked = victim.location or ""
         monster_attack(game, monster, victim, overwhelm[attacked])
     if attacked:
@@ -636,7 +654,7 @@ def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -
         damage=rolled.outcome,
     )
     if rolled.outcome:
-        game.change(HEALTH, -rolled.outcome, victim)
+        wound(game, victim, rolled.outcome)
     return rolled.outcome
 
 
@@ -804,7 +822,9 @@ def settle_strike(
         return
     if attacker is not None and prop(attacker, LEECH) and HP in attacker.stats.rules:
         game.change(HP, damage, attacker)
-    game.change(_wound(victim), -damage, victim)
+    _hurt(game, victim, damage)
+    if FROST in (call.arg("symbols") or ()) and not victim.dead:
+        freeze(game, victim)  # a Frost attack that hurt (721)
 
 
 def strike(
