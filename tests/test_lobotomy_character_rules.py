@@ -432,3 +432,25 @@ def test_a_special_event_runs_the_scenarios_then_the_monsters_line_381(
         'scenario "The Night Shift": on red',
         'monster "Wailing Shade": on red',
     ]
+
+
+def test_a_character_interacts_with_a_scenarios_objective_for_an_action_line_323(
+    pack: CompiledPack,
+) -> None:
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 1, 9)
+    deck = game.state.decks["scenario"]
+    deck.sort(key=lambda c: c.title == "The Night Shift")  # the first scenario
+    setup(pack.whole, game)
+    game.state.phase = "players"
+    game.state.others.clear()
+    player = game.player
+    (shift,) = active(game)
+    interact = next(a for a in pack.whole.actions if a.name == "interact")
+    assert interact in legal_actions(pack.whole, game, player, set())
+    player.location = "A1"  # at the clock: the shift's bell rung
+    before, ap = shift.tokens.get("progress", 0), player.stats.get("ap")
+    game.decisions = Answered([legal_actions(pack.whole, game, player, set()).index(interact) + 1])
+    datagame.take_turn(pack.whole, game, player)
+    assert shift.tokens["progress"] == before + 1 and player.stats.get("ap") == ap - 1
