@@ -12,7 +12,7 @@ from runtime.datagame import legal_actions, setup, whole_game_of
 from runtime.decisions import Decision, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import Game
-from runtime.games.lobotomy import fists
+from runtime.games.lobotomy import fists, special_event
 from runtime.games.lobotomy_monsters import haunted_by, monsters_attack
 from runtime.games.lobotomy_scenarios import active, jump_scenario, quarters_in_play
 from runtime.games.lobotomy_tokens import found
@@ -397,3 +397,60 @@ def test_an_item_may_be_discarded_free_in_your_turn_line_562(pack: CompiledPack)
     datagame.take_turn(pack.whole, game, player)
     assert scalpel not in player.items and sedative in player.items
     assert scalpel in game.state.discards["weapons"] and player.stats.get("ap") == ap
+
+
+def test_a_personal_item_counts_as_a_memory_card_until_it_is_used_up_lines_504_506(
+    pack: CompiledPack,
+) -> None:
+    game = seated(pack, *TOBIAH, "Roll With It")
+    game.play(card(pack, "The Corner Man"))  # a memory, and the Smelling Salts it brings back
+    (memory,) = game.player.owned[1:]
+    salts = next(c for c in game.player.items if c.title == "Smelling Salts")
+    game.use(memory)  # traded with the salts, his own, for a basic skill back
+    assert "Roll With It" in [c.title for c in game.player.items]
+    assert memory not in game.player.owned and salts not in game.player.items
+    # Used up, a personal item no longer counts: a lone memory buys nothing.
+    game.play(card(pack, "The Count of Ten"))
+    salts = game.new_instance(card(pack, "Smelling Salts"))
+    game.player.items.append(salts)
+    game.use(salts)  # used up: discarded
+    game.use(game.player.owned[-1])
+    assert "Shoulder Charge" not in [c.title for c in game.player.items]
+
+
+def test_a_special_event_runs_the_scenarios_then_the_monsters_line_381(
+    pack: CompiledPack,
+) -> None:
+    game = pack.new_game(players=1, seed=1)
+    game.spawn("monster", game.player.location, card(pack, "Wailing Shade"))  # on red too
+    game.play(card(pack, "The Night Shift"))  # on red: the Warden a space on
+    game.state.in_play["movement"] = game.new_instance(card(pack, "Cold Draft"))  # red
+    with game.recording() as events:
+        special_event(game, pack.rules.world.turns.phases[1])
+    answered = [e.text for e in events if e.kind == "resolve"]
+    assert answered == [
+        'scenario "The Night Shift": on red',
+        'monster "Wailing Shade": on red',
+    ]
+
+
+def test_a_character_interacts_with_a_scenarios_objective_for_an_action_line_323(
+    pack: CompiledPack,
+) -> None:
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 1, 9)
+    deck = game.state.decks["scenario"]
+    deck.sort(key=lambda c: c.title == "The Night Shift")  # the first scenario
+    setup(pack.whole, game)
+    game.state.phase = "players"
+    game.state.others.clear()
+    player = game.player
+    (shift,) = active(game)
+    interact = next(a for a in pack.whole.actions if a.name == "interact")
+    assert interact in legal_actions(pack.whole, game, player, set())
+    player.location = "A1"  # at the clock: the shift's bell rung
+    before, ap = shift.tokens.get("progress", 0), player.stats.get("ap")
+    game.decisions = Answered([legal_actions(pack.whole, game, player, set()).index(interact) + 1])
+    datagame.take_turn(pack.whole, game, player)
+    assert shift.tokens["progress"] == before + 1 and player.stats.get("ap") == ap - 1

@@ -343,14 +343,19 @@ def remember(game: Game, card: CardInstance) -> None:
 
 def trade_memories(game: Game, card: CardInstance, run: Callable[[], None]) -> None:
     """Using a memory: it and another memory card are discarded for one of the basic skills
-    under the character card, at no AP (rulebook, Memory Deck)."""
+    under the character card, at no AP (rulebook, Memory Deck). A personal item a memory
+    brought back counts as a memory card until it is used up or broken (506); a memory used
+    up is gone, and cannot be (505)."""
     player = game.actor
     memories = [c for c in player.owned if c.kind == MEMORY]
+    others = [
+        *(c for c in memories if c is not card),
+        *(c for c in player.items if c.kind in INVENTORY_KINDS and personal(game, c)),
+    ]
     reserve = game.state.decks.get(reserve_deck(player)) or []
-    if card not in memories or len(memories) < 2 or not reserve:
+    if card not in memories or not others or not reserve:
         game.event("trade", "a trade takes two memory cards and a basic skill under the card")
         return
-    others = [c for c in memories if c is not card]
     second = others[_pick(game, "trade it with", others)]
     skill = reserve.pop(_pick(game, "take back a basic skill", reserve))
     for memory in (card, second):

@@ -56,6 +56,7 @@ JUMPED = "scenario jumped"
 """The flag of a scenario whose jump has happened, with its card's number."""
 
 STARTS, HANDICAP, CHECKED, DONE = "scenario_starts", "handicap", "scenario_checked", "scenario_done"
+INTERACTED = "interacted"
 MOST_CHARACTERS = 5
 """The most characters a game seats (a handicap is for fewer than five, 1203)."""
 
@@ -142,6 +143,33 @@ def scenario_begins(game: Game, card: CardInstance) -> bool:
             game.resolve(card, block.run, rule.written(block.args))
     game.fire(CHECKED, [card])
     return True
+
+
+def interactive(game: Game) -> list[CardInstance]:
+    """The scenarios in play whose objective a character may interact with."""
+    return [
+        card
+        for card in active(game)
+        if any(
+            (rule := game.rules.blocks.get(block.name)) is not None and rule.trigger == INTERACTED
+            for block in card.definition.blocks
+        )
+    ]
+
+
+def interact(game: Game, player: Player) -> None:
+    """Interact with a scenario's objective (323, 1 AP, paid by the action): the `when you
+    interact` block of a scenario in play runs (the player picks which, when several)."""
+    cards = interactive(game)
+    if cards:
+        titles = [c.title for c in cards]
+        picked = game.decide("option", "interact with", titles) if len(cards) > 1 else 0
+        game.fire(INTERACTED, [cards[picked]])
+
+
+def can_interact(game: Game, player: Player) -> bool:
+    """Whether a scenario in play has an objective to interact with."""
+    return bool(interactive(game))
 
 
 def check_scenarios(game: Game) -> None:
@@ -247,6 +275,6 @@ SCENARIO_TABLES: dict[str, object] = {
     "drawn": {SCENARIO: scenario_begins, QUARTER_TILE: tile_drawn},
     "hooks": {"turn_ended": turn_ended},
     "reactions": {"round_starts": check_scenarios},
-    "announces": frozenset({STARTS, HANDICAP, CHECKED, DONE}),
+    "announces": frozenset({STARTS, HANDICAP, CHECKED, DONE, INTERACTED}),
 }
 """What the module adds for the campaign."""

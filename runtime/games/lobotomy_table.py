@@ -36,7 +36,7 @@ from runtime.games.lobotomy_inventory import (
     trade,
 )
 from runtime.games.lobotomy_monsters import spawn_top_monster
-from runtime.games.lobotomy_scenarios import SCENARIOS, active
+from runtime.games.lobotomy_scenarios import SCENARIOS, active, can_interact, interact
 from runtime.games.lobotomy_tokens import (
     DOOR,
     door_in_the_way,
@@ -192,6 +192,7 @@ def extend(module: GameModule) -> GameModule:
             "pick_up_memory": pick_up_memory,
             "trade": trade,
             "discard_item": discard_item,
+            "interact": interact,
         },
         can={
             "walk": can_walk,
@@ -199,5 +200,6 @@ def extend(module: GameModule) -> GameModule:
             "pick_up_memory": memory_here,
             "trade": can_trade,
             "discard_item": can_discard,
+            "interact": can_interact,
         },
     )
