@@ -310,7 +310,14 @@ def _turns(
                     (*path, "actions"),
                 )
         phases.append(
-            Phase(name, each, tuple(entry.get("steps") or ()), entry.get("starts"), actions)
+            Phase(
+                name,
+                each,
+                tuple(entry.get("steps") or ()),
+                entry.get("starts"),
+                actions,
+                bool(entry.get("rotates")),
+            )
         )
     for name in declared:
         if name not in section["round"]:

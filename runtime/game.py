@@ -505,9 +505,10 @@ class Game:
         return rolled.result if amended is None else amended
 
     def procedure(self, rule: ProcedureRule) -> CheckProcedure:
-        """The module's procedure that runs a ruleset's check (a roll table's own)."""
+        """The module's procedure that runs a ruleset's check (a roll table's own, unless the
+        module rolls its tables itself: a procedure of its own named `roll`)."""
         if rule is ROLL_TABLE:
-            return ROLL
+            return self.module.checks.get(ROLL_TABLE.procedure, ROLL)
         return self.module.checks[rule.procedure]
 
     def roll_check(self, procedure: CheckProcedure, prepared: Any, call: CheckCall) -> Rolled:

@@ -42,7 +42,7 @@ def rounds_until(game: Game, over: Callable[[Game, Actor], bool], first: Actor, 
     while not over(game, first) and game.state.round < limit:
         game.state.round += 1
         game.event("round", f"round {game.state.round} begins", round=game.state.round)
-        for actor in game.actors_of(phase.actors or SEATED):
+        for actor in turn_order(game, phase):
             try:  # noqa: SIM105
                 take_turn(game, actor, phase)
             except RunEnded:  # not suppress(): on a hot path its context manager cost a call
@@ -56,10 +56,21 @@ def play_phase(game: Game, phase: Phase) -> None:
     game.state.phase = phase.name
     game.event("phase", f"{phase.name} begins", phase=phase.name)
     if phase.actors is not None:
-        for actor in game.actors_of(phase.actors):
+        for actor in turn_order(game, phase):
             take_turn(game, actor, phase)
     for step in phase.steps:
         game.phase_step(phase, step)
+
+
+def turn_order(game: Game, phase: Phase) -> list[Actor]:
+    """The phase's living actors in the order they take their turns this round: in seat
+    order, or, for a phase that `rotates`, from the next of them each round (round 1 from the
+    first), as a first player's token passed to the left."""
+    actors = game.actors_of(phase.actors or SEATED)
+    if phase.rotates and actors:
+        first = (game.state.round - 1) % len(actors)
+        actors = actors[first:] + actors[:first]
+    return actors
 
 
 def take_turn(game: Game, actor: Actor, phase: Phase) -> None:

@@ -173,6 +173,7 @@ class Phase:
     steps: tuple[str, ...] = ()  # the module's steps, in order (a monsters' turn in seven)
     trigger: str | None = None  # fired on the cards of an actor whose turn starts
     actions: str | None = None  # the stat set back to its start when an actor's turn starts
+    rotates: bool = False  # each round the next of its actors goes first (a token passed on)
 
 
 @dataclass(frozen=True)

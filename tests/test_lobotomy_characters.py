@@ -61,7 +61,7 @@ def test_the_seated_kind_reads_its_numbers_from_the_character_card(pack: Compile
         "defense": "defense",
         "imagination": "imagination",
     }
-    assert dict(seated_kind.maxima) == {"insanity": "sanity"}
+    assert dict(seated_kind.maxima) == {"insanity": "sanity", "health": "health"}
 
 
 def test_a_character_card_seats_its_numbers_and_keeps_them_turn_after_turn(
@@ -119,7 +119,7 @@ def test_play_shows_a_seated_character_in_json() -> None:
     )  # fmt: skip
     assert code == 0, output
     state = json.loads(output)["state"]
-    assert state["stats"]["health"] == 9 and state["stats"]["defense"] == 4
+    assert state["stats"]["health"] == 9 and state["stats"]["defense"] == 3
     assert state["owned"] == ["Tobiah Marsh"]
     assert len(state["items"]) == 5  # jacket, mop, two basic skills, a mania skill
 
@@ -217,7 +217,7 @@ def test_a_second_armor_means_discarding_one(pack: CompiledPack) -> None:
     game.play(card(pack, "Padded Jacket"))
     game.play(card(pack, "Riot Shield"))
     assert [c.title for c in game.player.items] == ["Riot Shield"]
-    assert game.stat("defense") == 3
+    assert game.player.items[0].tokens["charges"] == 5  # its durability, untouched
 
 
 def test_death_spends_a_charge_of_each_item_with_uses(pack: CompiledPack) -> None:

@@ -63,7 +63,7 @@ def test_search_line_488(pack: CompiledPack, answer: str, bought: list[str]) -> 
     # Imagination 7, costs 2/4/3, five successes: a weapon and a drug, or the equipment, and
     # no monster.
     answers = ScriptedDecisions([answer])
-    game = pack.new_game(dice=ForcedDice([4, 5, 6, 4, 6, 1, 3]), decisions=answers)
+    game = pack.new_game(dice=ForcedDice([4, 5, 6, 4, 6, 1, 2]), decisions=answers)
     found(game, instance(game, "Dented Locker"))
     asked = next(e for e in game.log.events if e.kind == "decide")
     assert "buy: " in asked.text and answers.unused == []
@@ -280,7 +280,9 @@ def test_play_takes_the_default_purchase_unless_told() -> None:
     code, output = run("play", str(PACK), "Dented Locker", "--seed", "3")
     assert code == 0, output
     assert "4 successes: equipment or drug or weapon" in output and "buy: equipment" in output
-    code, output = run("play", str(PACK), "Dented Locker", "--seed", "3", "--choose", "weapon")
+    code, output = run(
+        "play", str(PACK), "Dented Locker", "--seed", "3", "--choose", "no", "--choose", "weapon"
+    )  # no defying gravity (a 3 rolled) for a fifth success
     assert code == 0 and "buy: weapon" in output, output
 
 

@@ -12,14 +12,17 @@ from __future__ import annotations
 from runtime.cards import CardInstance
 from runtime.checks import CheckCall
 from runtime.game import Game
-from runtime.games import lobotomy_table, lobotomy_tokens
+from runtime.games import lobotomy_keywords, lobotomy_surge, lobotomy_table, lobotomy_tokens
 from runtime.games.base import BASE, carry
+from runtime.games.lobotomy_abilities import ABILITIES, ETHEREAL, STEALTHY, has
 from runtime.games.lobotomy_attack import (
     CHAOS,
     COOLDOWN,
     DAMAGES,
+    THAWED,
     chaos_faces,
     final_blow,
+    thaws,
 )
 from runtime.games.lobotomy_clash import (
     CLASH_TABLES,
@@ -27,8 +30,9 @@ from runtime.games.lobotomy_clash import (
     clash_begun,
     clash_death,
 )
+from runtime.games.lobotomy_convert import converted
 from runtime.games.lobotomy_dice import ChaosFace, roll_stomp
-from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge
+from runtime.games.lobotomy_inventory import CHARACTERS, spend_charge, wound
 from runtime.games.lobotomy_monsters import (
     ATTACKS,
     DEFENSE_DIE,
@@ -50,11 +54,10 @@ from runtime.games.lobotomy_monsters import (
     strike,
     strike_skill,
     strike_weapon,
-    stun,
     untouchable,
 )
 from runtime.games.lobotomy_scenarios import SCENARIO_TABLES, SCENARIOS, movement_stopped
-from runtime.games.lobotomy_symbols import SYMBOL_ATTACK
+from runtime.games.lobotomy_symbols import SYMBOL_ATTACK, stun_and_push
 from runtime.games.lobotomy_table import QUARTERS, SPACES, spawn_memory_token
 from runtime.module import OddsVariant, ValueDef
 from runtime.state import Actor, Player
@@ -71,7 +74,6 @@ WARDEN = "warden"
 ATTACK_PROCEDURE = "lobotomy-attack"
 MOVEMENT = "movement"
 """The in-play slot of the movement card revealed this monsters' turn."""
-ETHEREAL = "ethereal"
 ESCAPING = "escaping"
 IN_CELL = "in a cell"
 """The flag of a character woken in a cell of solitary confinement, until their next turn
@@ -94,7 +96,10 @@ def deal_damage(game: Game, card: CardInstance, *, amount: int, subject: str) ->
     for actor in game.subjects(subject, card):
         if untouchable(game, game.actor, actor):
             continue  # a Nemesis haunting another (runtime/games/lobotomy_monsters.py)
-        game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
+        if actor.kind == CHARACTER:
+            wound(game, actor, amount)  # their armor first (585)
+        else:
+            game.change(DAMAGES.get(actor.kind, HEALTH), -amount, actor)
         killed = killed or (actor.dead and actor.kind == MONSTER)
     if killed:
         final_blow(game, card)
@@ -332,7 +337,8 @@ def warden_walks(game: Game, before: int, after: int) -> None:
 def stomp_here(game: Game, walker: Actor) -> None:
     """Every character on the Warden's space is stomped: the Chaos Die twice, a damage a skull
     that nothing prevents, stunned; then he walks on (rulebook, Stomp!)."""
-    victims = game.actors_of(CHARACTER, walker.location) if walker.location else []
+    here = game.actors_of(CHARACTER, walker.location) if walker.location else []
+    victims = [victim for victim in here if not has(victim, STEALTHY)]  # unseen (904)
     for victim in victims:
         rolled = roll_stomp(game.dice, faces=_chaos_die(game))
         game.event("stomp", f"the Warden stomps {victim.name}: {rolled.text}", target=victim.name)
@@ -372,14 +378,23 @@ def escape_to(game: Game, card: CardInstance, *, place: str) -> None:
 
 def held_by_monsters(game: Game, actor: Actor, place: str) -> str | None:
     """A character cannot leave a space with monsters on it, unless they are all ethereal
-    or the move is an escape (rulebook, Movement: line 333)."""
+    or the move is an escape or the character has stealth (rulebook, Movement: line 333,
+    1105); an ethereal character is held by the ethereal ones alone (1117), and a Nemesis
+    holds only the character it haunts (1049)."""
     if actor.kind != CHARACTER or actor.location is None or place == actor.location:
         return None
-    if f"{ESCAPING}:{actor.name}" in game.state.flags:
+    if f"{ESCAPING}:{actor.name}" in game.state.flags or has(actor, STEALTHY):
         return None
     if f"{IN_CELL}:{actor.name}" in game.state.flags and actor.location == game.rules.start_place:
         return None  # woken in a cell: the monsters stand on the central piece, not in it
-    holding = [m for m in game.actors_of(MONSTER, actor.location) if ETHEREAL not in m.keywords]
+    ethereal = has(actor, ETHEREAL)
+    holding = [
+        m
+        for m in game.actors_of(MONSTER, actor.location)
+        if has(m, ETHEREAL) == ethereal
+        and not untouchable(game, actor, m)  # 1049
+        and not converted(game, m)  # a converted one is a friend (1135)
+    ]
     if not holding:
         return None
     return f"{actor.name} cannot leave a space with {holding[0].name} on it"
@@ -399,11 +414,16 @@ def refused_move(game: Game, actor: Actor, place: str) -> str | None:
 
 
 def character_turn(game: Game, actor: Actor) -> None:
-    """A stunned character spends an action getting up (the rest of a turn is the players')."""
+    """A stunned character spends an action getting up, and a frozen one an action thawing
+    (723: a character's first attack loses no die, as a monster's does); the rest of a turn
+    is the players'."""
     flag = f"{STUNNED}:{actor.name}"
     if flag in game.state.flags:
         game.state.flags.discard(flag)
         game.event("stun", f"{actor.name} gets up")
+        game.change("ap", -1, actor)
+    if thaws(game, actor):
+        game.state.flags.discard(f"{THAWED}:{actor.name}")
         game.change("ap", -1, actor)
 
 
@@ -456,7 +476,7 @@ LOBOTOMY = BASE.extend(
         "strike_weapon": strike_weapon,
         "strike_skill": strike_skill,
         "lift_grudge": lift_grudge,
-        "stun": stun,
+        "stun": stun_and_push,
     },
     conditions={"target_is": target_is, "monster_here": monster_here},
     values={"monsters_here": ValueDef(monsters_here)},
@@ -490,13 +510,16 @@ LOBOTOMY = BASE.extend(
 
 # The end of the Warden's patrol and the campaign of scenarios, in modules of their own.
 LOBOTOMY = LOBOTOMY.extend("lobotomy", **CLASH_TABLES).extend("lobotomy", **SCENARIO_TABLES)
+LOBOTOMY = LOBOTOMY.extend("lobotomy", **ABILITIES)
 LOBOTOMY = lobotomy_tokens.extend(LOBOTOMY.extend("lobotomy", **CHARACTERS)).extend(
     "lobotomy", verbs={"imaginary_locker": imaginary_locker}
 )
 LOBOTOMY = lobotomy_table.extend(LOBOTOMY).extend("lobotomy", hooks={"turn_ended": left_the_cell})
+LOBOTOMY = lobotomy_surge.extend(lobotomy_keywords.extend(LOBOTOMY))
 """With the characters' rules (setup, capacities, memories, running, costs), the board
-tokens' (lockers, bodies, doors) and the whole game's procedures (the board's setup, moving,
-doors and memory tokens at the table)."""
+tokens' (lockers, bodies, doors), the whole game's procedures (the board's setup, moving,
+doors and memory tokens at the table), the keywords that change a turn (auras, Burrow,
+Inspiring Presence, a monster's AoE attack) and the Surge's special events."""
 
 MODULE = LOBOTOMY
 """The game module `runtime: lobotomy` names."""

@@ -27,13 +27,19 @@ from typing import Any
 
 from runtime.cards import CardInstance
 from runtime.checks import Bounds, Branch, CheckCall, CheckProcedure, Rolled, RulesView
+from runtime.dice import DiceSource
 from runtime.game import Game
+from runtime.games.lobotomy_clash import defies_gravity
 from runtime.games.lobotomy_dice import (
     CHAOS_FACES,
+    SIDES,
     Attack,
+    AttackRolled,
     ChaosFace,
     Target,
+    area_wear_distribution,
     attack_wear_distribution,
+    roll_area_attack,
     roll_attack,
 )
 from runtime.games.lobotomy_inventory import running
@@ -63,6 +69,8 @@ COST = "cost"
 takes when its card prints none."""
 
 ATTACK_COST = 1
+PAID = "attack paid"
+"""The flag `attack paid:NAME` while a card that paid for it makes a weapon's attack (701)."""
 """An attack action costs 1 AP unless a card says otherwise (607), when the params say nothing."""
 
 
@@ -74,10 +82,10 @@ def attack_cost(params: Mapping[str, Any]) -> int:
 
 def pay_for_attack(game: Game, card: CardInstance, params: Mapping[str, Any]) -> bool:
     """Pay for an attack action before its dice (317, 607): a card that prints its cost has
-    paid it on use; any other attack (fists, a weapon with no cost line) costs the ruleset's
-    `cost`, refused to a character without the AP or who runs (running spends AP on moving
-    alone). False when the attack is not made."""
-    if COST in card.definition.properties:
+    paid it on use (as has a skill's weapon attack, 701); any other attack (fists, a weapon
+    with no cost line) costs the ruleset's `cost`, refused to a character without the AP or
+    who runs (running spends AP on moving alone). False when the attack is not made."""
+    if COST in card.definition.properties or f"{PAID}:{game.actor.name}" in game.state.flags:
         return True
     cost = attack_cost(params)
     attacker = game.actor
@@ -125,6 +133,7 @@ class PreparedAttack:
     attack: Attack
     target: Target
     label: str
+    area: tuple[Target, ...] = ()  # an AoE attack's: every monster on the target's space
 
 
 def chaos_faces(params: Mapping[str, Any]) -> tuple[ChaosFace, ...]:
@@ -171,9 +180,54 @@ def prepare_attack(game: Game, card: CardInstance, call: CheckCall) -> PreparedA
     return PreparedAttack(attack, target_of(game, game.state.target, call.params), call.header)
 
 
+class _Then:
+    """Faces given in order, then another source's (or ones, for a roll only weighed)."""
+
+    def __init__(self, faces: list[int], then: DiceSource | None) -> None:
+        self.faces = faces
+        self.then = then
+
+    def roll(self, sides: int) -> int:
+        """The next face given, else the other source's."""
+        if self.faces:
+            return self.faces.pop(0)
+        return self.then.roll(sides) if self.then is not None else 1
+
+
+def _turned(prepared: PreparedAttack, rolled: AttackRolled) -> list[int] | None:
+    """The roll's faces with the one attack die turned up by one that deals the most more
+    damage, if a turn deals more (Defy Gravity, 894: never a Chaos or Defense Die)."""
+    attack, target = prepared.attack, prepared.target
+    first = min(target.defense_dice, 10)  # the Defense Dice are rolled first
+    faces = list(rolled.faces)
+    best, found = rolled.outcome, None
+    tried = set()
+    for index in range(first, min(first + attack.dice, len(faces))):
+        if faces[index] >= SIDES or faces[index] in tried:
+            continue
+        tried.add(faces[index])
+        turned = [*faces[:index], faces[index] + 1, *faces[index + 1 :]]
+        damage = roll_attack(attack, target, _Then(list(turned), None)).outcome
+        if damage > best:
+            best, found = damage, turned
+    return found
+
+
 def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
-    """Roll the attack test: the damage is the result, a natural 1 what follows besides."""
+    """Roll the attack test: the damage is the result, a natural 1 what follows besides. An
+    attack die a turn from more damage may be turned by Defy Gravity (894)."""
+    if prepared.area:  # the damage to share out (737): no die turned for it here
+        rolled = roll_area_attack(prepared.attack, prepared.area, game.dice)
+        return Rolled(
+            rolled.outcome,
+            f"{prepared.label}: {rolled.text}",
+            after=damage_after(rolled.outcome, rolled.rolled_a_one),
+            data=(("dice", list(rolled.faces)), ("damage", rolled.outcome)),
+        )
     rolled = roll_attack(prepared.attack, prepared.target, game.dice)
+    turned = _turned(prepared, rolled) if game.state.target is not None else None
+    if turned is not None and defies_gravity(game, "deal more damage", default=1):
+        rolled = roll_attack(prepared.attack, prepared.target, _Then(turned, game.dice))
     return Rolled(
         rolled.outcome,
         f"{prepared.label}: {rolled.text}",
@@ -184,7 +238,10 @@ def roll_prepared(game: Game, prepared: PreparedAttack) -> Rolled:
 
 def attack_odds(prepared: PreparedAttack) -> list[Branch]:
     """The exact damage, apart by whether the weapon wears."""
-    table = attack_wear_distribution(prepared.attack, prepared.target)
+    if prepared.area:
+        table = area_wear_distribution(prepared.attack, prepared.area)
+    else:
+        table = attack_wear_distribution(prepared.attack, prepared.target)
     return [
         Branch(damage, p, after=damage_after(damage, one))
         for (damage, one), p in sorted(table.items())

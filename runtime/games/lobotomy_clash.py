@@ -21,7 +21,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from runtime.cards import CardInstance
-from runtime.checks import Branch, CheckCall, Result, Rolled
+from runtime.checks import ROLL, ROLL_TABLE, Branch, CheckCall, Result, Rolled
 from runtime.decisions import YES_NO
 from runtime.distributions import roll_outcomes
 from runtime.game import Game
@@ -39,6 +39,9 @@ CLASH = "final clash"
 
 DEFY_GRAVITY = "defy gravity"
 """The decision's kind: the odds walk names its answers `defy gravity: yes`."""
+
+D3 = 3
+"""A three-sided die, which Lobotomy rolls as a d6 halved."""
 
 A_DIE_AWAY = "a die from passing"
 """What the dice decided besides a failure: a die turned by one would pass the test."""
@@ -88,14 +91,15 @@ def imagination_odds(target: Target) -> list[Branch]:
     return branches
 
 
-def defies_gravity(game: Game, what: str) -> bool:
+def defies_gravity(game: Game, what: str, default: int | None = None) -> bool:
     """Whether the player turns a die by one for `what` (the Warden walks a space for it).
-    Never offered in the Final Clash, when the patrol is over. Any procedure's settle step
-    may offer it where a turned die would help; the imagination test's does."""
+    Never offered in the Final Clash, when the patrol is over. Any roll may offer it where a
+    turned die would help: the imagination test's, the attack's, the search's and the
+    unlocking test's do (894; `default`: a card test's answer when it gives none)."""
     if clash_begun(game) or INSOMNIA not in game.state.tracks:
         return False
     prompt = f"defy gravity: turn a die by one to {what}, the Warden a space on"
-    if game.decide(DEFY_GRAVITY, prompt, YES_NO) != 0:
+    if game.decide(DEFY_GRAVITY, prompt, YES_NO, default) != 0:
         return False
     game.event("shift", f"{game.actor.name} defies gravity: a die turned by one to {what}")
     game.advance(INSOMNIA, 1)
@@ -113,6 +117,28 @@ def defy_gravity(
 
 IMAGINATION = replace(TARGET, roll=roll_imagination, odds=imagination_odds, settle=defy_gravity)
 """The imagination test: 2d6 at most imagination and its modifier, then Defy Gravity."""
+
+
+def _roll_table(game: Game, prepared: tuple[int, int]) -> Rolled:
+    """A card's `roll` table: a d3 is a d6 halved, rounded up (1097); other dice as rolled."""
+    count, sides = prepared
+    if sides != D3:
+        return ROLL.roll(game, prepared)
+    sixes = game.roll_dice(count, 2 * D3).faces
+    faces = [(face + 1) // 2 for face in sixes]
+    total = sum(faces)
+    shown = " ".join(f"{six}→{face}" for six, face in zip(sixes, faces, strict=True))
+    notation = f"{count if count != 1 else ''}d{D3}"
+    return Rolled(
+        total,
+        f"roll {notation} (a d6 halved, up): {shown} → {total}",
+        data=(("dice", faces), ("total", total)),
+        kind="roll",
+    )
+
+
+ROLL_TABLES = replace(ROLL, roll=_roll_table)
+"""The roll tables of Lobotomy's cards: as every game's, but a d3 rolled on a d6."""
 
 
 # ---------------------------------------------------------------- the Final Clash
@@ -179,7 +205,7 @@ def final_clash_begun(game: Game, card: CardInstance) -> bool:
 
 
 CLASH_TABLES: dict[str, object] = {
-    "checks": {IMAGINATION_PROCEDURE: IMAGINATION},
+    "checks": {IMAGINATION_PROCEDURE: IMAGINATION, ROLL_TABLE.procedure: ROLL_TABLES},
     "conditions": {"game_over": game_over, "clash_begun": final_clash_begun},
     "reactions": {"final_clash": begin_clash},
 }

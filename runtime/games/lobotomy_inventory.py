@@ -17,10 +17,12 @@ from runtime.cards import CardDef, CardInstance
 from runtime.game import Game
 from runtime.games.base import carry
 from runtime.module import ValueDef
-from runtime.state import Actor
+from runtime.state import Actor, Player
 
 AP = "ap"
+HEALTH = "health"
 CHARGES = "charges"
+COOLDOWN = "cooldown"
 CHARACTER = "character"
 MEMORY = "memory"
 DISORDERS_DECK = "disorders"
@@ -86,17 +88,90 @@ def _within(
     size: Callable[[CardInstance], int] = lambda card: 1,
 ) -> None:
     """Discard held cards of the player's choice until those that count fit the limit; the
-    card just gained is offered first (so the first answer keeps what the player had)."""
+    card just gained is offered first (so the first answer keeps what the player had). After
+    the discards come the other ways out: a skill off cooldown used one last time as it goes
+    (552), an item's last charges used up (564; not the new card's, nor one that could not be)."""
+    tried: set[int] = set()
     while True:
         cards = [c for c in game.player.items if counts(c)]
         if sum(map(size, cards)) <= limit or not cards:
             return
         offered = [new, *(c for c in cards if c is not new)] if new in cards else cards
-        game.discard(offered[game.decide("item", f"{why}: discard", [c.title for c in offered])])
+        last = [c for c in offered if c.kind in SKILL_KINDS and not c.tokens.get(COOLDOWN)]
+        spent = [
+            c
+            for c in cards
+            if c is not new and c.tokens.get(CHARGES) and c.uid not in tried and game.usable(c)
+        ]
+        choices = [
+            *(c.title for c in offered),
+            *(f"use {c.title} one last time, then discard it" for c in last),
+            *(f"use up {c.title}" for c in spent),
+        ]
+        picked = game.decide("item", f"{why}: discard", choices)
+        if picked < len(offered):
+            game.discard(offered[picked])
+        elif picked < len(offered) + len(last):
+            card = last[picked - len(offered)]
+            game.use(card)
+            if card in game.player.items:
+                game.discard(card)
+        else:
+            card = spent[picked - len(offered) - len(last)]
+            tried.add(card.uid)
+            _use_up(game, card)
+
+
+def _use_up(game: Game, card: CardInstance) -> None:
+    """Use an item until its charges are gone (and it with them), or a use is refused."""
+    while card in game.player.items and card.tokens.get(CHARGES):
+        before = card.tokens[CHARGES]
+        game.use(card)
+        if card.tokens.get(CHARGES) == before:
+            return
 
 
 def _armor(card: CardInstance) -> bool:
     return bool(card.definition.properties.get("armor"))
+
+
+def wound(game: Game, victim: Actor, damage: int) -> None:
+    """An attack's damage to a character: the armor they hold takes it first, a token a point
+    up to its durability left, and is discarded when it is full; the rest comes off their
+    health (585-587). The rulebook lets the player choose; the armor always takes it here."""
+    armor = next((c for c in victim.items if _armor(c) and c.tokens.get(CHARGES, 0) > 0), None)
+    if armor is not None and damage > 0:
+        taken = min(damage, armor.tokens[CHARGES])
+        game.event("armor", f"{armor.definition.label} takes {taken} of {damage} damage")
+        game.add_tokens(armor, CHARGES, -taken)
+        if armor.tokens[CHARGES] == 0:
+            game.discard(armor)
+        damage -= taken
+    if damage > 0:
+        game.change(HEALTH, -damage, victim)
+
+
+def _armor_given(game: Game, card: CardInstance) -> bool:
+    """A second armor may be given, free, to a character on your space it fits (589); the
+    player picks whom, or to keep one of the two and discard the other."""
+    player = game.player
+    if sum(1 for c in player.items if _armor(c)) < 2:
+        return False
+    others = [
+        p
+        for p in game.state.players
+        if p is not player and not p.dead and p.location == player.location and _room(p, card)
+    ]
+    if not others:
+        return False
+    choices = [f"give {card.title} to {other.name}" for other in others]
+    picked = game.decide("armor", "a second armor", [*choices, "discard one of the two"], default=0)
+    if picked >= len(others):
+        return False
+    player.items.remove(card)
+    others[picked].items.append(card)
+    game.event("trade", f"{player.name} gives {card.title} to {others[picked].name}, free")
+    return True
 
 
 def take_item(game: Game, card: CardInstance) -> bool:
@@ -105,7 +180,7 @@ def take_item(game: Game, card: CardInstance) -> bool:
     uses = _number(card, "uses")
     if uses and CHARGES not in card.tokens:
         game.add_tokens(card, CHARGES, uses)
-    if _armor(card):
+    if _armor(card) and not _armor_given(game, card):
         _within(game, card, _armor, 1, "one armor at most")
     _within(
         game,
@@ -183,6 +258,26 @@ def seat_character(game: Game, card: CardInstance) -> bool:
     return True
 
 
+def disorder_reward(game: Game, character: Player) -> None:
+    """A scenario done before the clash (1005): the character draws a card of each of their
+    Mental Disorder Decks, keeps one (their player picks) and the rest go back."""
+    sheet = next((c for c in character.owned if c.kind == CHARACTER), None)
+    if sheet is None:
+        return
+    drawn = [c for d in _titles(sheet, "disorders") if (c := _draw_disorder(game, d))]
+    if not drawn:
+        return
+    current = game.state.current
+    if character.seat is not None:  # the character's own capacity, their own choice
+        game.state.current = character.seat
+    try:
+        kept = drawn.pop(_pick(game, "keep one mental disorder skill", drawn))
+        game.state.discards.setdefault(DISORDERS_DECK, []).extend(drawn)
+        learn_skill(game, kept)
+    finally:
+        game.state.current = current
+
+
 def _pick(game: Game, prompt: str, cards: Sequence[CardInstance]) -> int:
     """The player's pick among cards (no question when there is one)."""
     return game.decide("option", prompt, [c.title for c in cards]) if len(cards) > 1 else 0
@@ -248,14 +343,19 @@ def remember(game: Game, card: CardInstance) -> None:
 
 def trade_memories(game: Game, card: CardInstance, run: Callable[[], None]) -> None:
     """Using a memory: it and another memory card are discarded for one of the basic skills
-    under the character card, at no AP (rulebook, Memory Deck)."""
+    under the character card, at no AP (rulebook, Memory Deck). A personal item a memory
+    brought back counts as a memory card until it is used up or broken (506); a memory used
+    up is gone, and cannot be (505)."""
     player = game.actor
     memories = [c for c in player.owned if c.kind == MEMORY]
+    others = [
+        *(c for c in memories if c is not card),
+        *(c for c in player.items if c.kind in INVENTORY_KINDS and personal(game, c)),
+    ]
     reserve = game.state.decks.get(reserve_deck(player)) or []
-    if card not in memories or len(memories) < 2 or not reserve:
+    if card not in memories or not others or not reserve:
         game.event("trade", "a trade takes two memory cards and a basic skill under the card")
         return
-    others = [c for c in memories if c is not card]
     second = others[_pick(game, "trade it with", others)]
     skill = reserve.pop(_pick(game, "take back a basic skill", reserve))
     for memory in (card, second):
@@ -397,6 +497,20 @@ def trade(game: Game, player: Actor) -> None:
         giver.items.remove(item)
         taker.items.append(item)
         game.event("trade", f"{giver.name} gives {item.definition.label} to {taker.name}")
+
+
+def discard_item(game: Game, player: Actor) -> None:
+    """Discard an inventory card of the player's choice, free (562): one a time, so that the
+    action ends when the items do."""
+    held = [c for c in player.items if c.kind in INVENTORY_KINDS]
+    if held:
+        titles = [c.title for c in held]
+        game.discard(held[game.decide("item", "discard", titles) if len(held) > 1 else 0])
+
+
+def can_discard(game: Game, player: Actor) -> bool:
+    """Whether the player holds an inventory card to discard."""
+    return any(c.kind in INVENTORY_KINDS for c in player.items)
 
 
 def can_trade(game: Game, player: Actor) -> bool:

@@ -23,6 +23,7 @@ from runtime.cards import CardDef, CardInstance, Effect
 from runtime.checks import Branch, CheckCall, CheckProcedure, Result, Rolled, named_arm
 from runtime.dice import DiceError
 from runtime.game import Game, RunawayError, RunEnded
+from runtime.games.lobotomy_abilities import defend
 from runtime.games.lobotomy_attack import (
     ATTACK,
     THAWED,
@@ -30,12 +31,14 @@ from runtime.games.lobotomy_attack import (
     PreparedAttack,
     attack_bounds,
     damage_after,
+    freeze,
     prepare_attack,
     recovering,
     target_of,
     thaws,
     wear_out,
 )
+from runtime.games.lobotomy_convert import converted
 from runtime.games.lobotomy_dice import (
     Attack,
     Target,
@@ -44,6 +47,8 @@ from runtime.games.lobotomy_dice import (
     roll_attack,
     roll_attack_on_each,
 )
+from runtime.games.lobotomy_inventory import wound
+from runtime.games.lobotomy_ranged import bonded, in_range, keeps_range, reach
 from runtime.games.lobotomy_tokens import monster_step
 from runtime.rules import GameRules, ProcedureRule
 from runtime.state import Actor
@@ -81,6 +86,7 @@ OVERWHELM = "overwhelm"
 """The name under which a monster's Overwhelm dice are kept among its bonuses while it attacks."""
 
 STUNNED = "stunned"
+FROST = "frost"
 """The flag `stunned:<name>` of a character or monster knocked down until it gets up."""
 
 HAUNTS = "haunts"
@@ -162,6 +168,26 @@ def procedure_rule(game: Game, procedure: str) -> ProcedureRule | None:
 
 def _priority(monster: Actor) -> int:
     return next((i for i, word in enumerate(PRIORITY) if word in monster.keywords), len(PRIORITY))
+
+
+def _wound(actor: Actor) -> str:
+    """The stat a monster's attack takes off: a character's health, a converted monster's HP."""
+    return HP if actor.kind == MONSTER else HEALTH
+
+
+def _hurt(game: Game, victim: Actor, damage: int) -> None:
+    """A monster's attack's damage: a character's armor takes it first, a converted monster's
+    HP takes it all."""
+    if victim.kind == MONSTER:
+        game.change(HP, -damage, victim)
+    else:
+        wound(game, victim, damage)
+
+
+def _friends(game: Game, place: str) -> list[Actor]:
+    """The characters on a space and the monsters they control there (1135)."""
+    mine = [m for m in game.actors_of(MONSTER, place) if converted(game, m)]
+    return [*_characters(game, place), *mine]
 
 
 def _characters(game: Game, place: str | None = None) -> list[Actor]:
@@ -418,11 +444,13 @@ def spawn_monsters(game: Game, phase: Phase) -> None:
 
 
 def _quarry(game: Game, monster: Actor) -> list[Actor]:
-    """The characters a monster goes after: all of them, a Nemesis its own."""
+    """The characters a monster goes after, and the monsters they control: all of them, a
+    Nemesis its own."""
     haunted = haunted_by(game, monster)
     if haunted is not None:
         return [haunted] if haunted.location is not None and not haunted.dead else []
-    return _characters(game)
+    mine = [m for m in game.actors_of(MONSTER) if m.location is not None and converted(game, m)]
+    return [*_characters(game), *mine]
 
 
 def _quarter(place: str) -> str:
@@ -450,7 +478,7 @@ def move_monsters(game: Game, phase: Phase) -> None:
     towards its own); a runner is at once on the space of one it sees; a stunned one spends
     1 AP getting up; one with Smash on a character's space smashes before it moves."""
     for monster in game.actors_of(MONSTER):
-        if monster.location is None:
+        if monster.location is None or converted(game, monster):  # a character's (1135)
             continue
         smash(game, monster)
         moves = max(monster.stats.get("ap"), 0) - (1 if _gets_up(game, monster) else 0)
@@ -460,9 +488,16 @@ def move_monsters(game: Game, phase: Phase) -> None:
         for _ in range(moves):
             characters = _quarry(game, monster)
             here = monster.location
-            if not characters or any(c.location == here for c in characters):
+            if reach(monster) and characters:  # ranged (819-821): to its range, not nearer
+                near = in_range(game, monster, characters)
+                step = keeps_range(game, monster, near) if near else None
+                if near and step is None:
+                    break
+            elif not characters or any(c.location == here for c in characters):
                 break
-            step = monster_step(game, monster, characters)  # round the shut doors
+            else:
+                step = None
+            step = step or monster_step(game, monster, characters)  # round the shut doors
             if step is None:
                 break
             game.step()
@@ -488,14 +523,15 @@ def smash(game: Game, monster: Actor) -> None:
     game.event("attack", f"{monster.name} smashes: {rolled.text}", attacker=monster.name)
     for victim, damage in zip(victims, rolled.outcome, strict=True):
         if damage:
-            game.change(HEALTH, -damage, victim)
+            _hurt(game, victim, damage)
 
 
 def _victims(game: Game, monster: Actor, place: str | None) -> list[Actor]:
-    """The characters a monster may attack on a space: a Nemesis only its own (1053)."""
+    """The characters a monster may attack on a space, and the monsters they control there: a
+    Nemesis only its own (1053)."""
     if place is None:
         return []
-    here = [c for c in _characters(game, place) if f"{WOKE}:{c.name}" not in game.state.flags]
+    here = [c for c in _friends(game, place) if f"{WOKE}:{c.name}" not in game.state.flags]
     haunted = haunted_by(game, monster)
     return [haunted] if haunted in here else [] if haunted is not None else here
 
@@ -506,36 +542,66 @@ def _victim(game: Game, victims: list[Actor]) -> Actor:
     raging = [c for c in victims if f"{TANTRUM}:{c.name}" in game.state.flags]
     return min(
         raging or victims,
-        key=lambda c: (game.stat("defense", c), game.stat(HEALTH, c), c.seat or 0),
+        key=lambda c: (game.stat("defense", c), game.stat(_wound(c), c), c.seat or 0),
     )
 
 
 def monsters_attack(game: Game, phase: Phase) -> None:
     """Step 7: on each space with characters, its monsters attack, boss first, each with one
     more die for every monster that attacked there before (Overwhelm); a double attack is two
-    attacks, its table rolled for each (1129)."""
+    attacks, its table rolled for each (1129), and a Blood Bond one more (1147). Then each
+    ranged monster with no character on its space attacks one in its range and sight, with
+    the Overwhelm of that one's space (805)."""
     by_place: dict[str, list[Actor]] = defaultdict(list)
     for monster in game.actors_of(MONSTER):
-        if monster.location is not None:
+        if monster.location is not None and not converted(game, monster):
             by_place[monster.location].append(monster)
+    overwhelm: dict[str, int] = defaultdict(int)
     for place in game.rules.world.board.places:
-        attackers = sorted(by_place.get(place, []), key=_priority)
-        overwhelm = 0
-        for monster in attackers:
-            if not _characters(game, place):
+        for monster in sorted(by_place.get(place, []), key=_priority):
+            if not _friends(game, place):
                 break
             smash(game, monster)
-            attacked = False
-            for _ in range(2 if prop(monster, DOUBLE) else 1):
-                victims = _victims(game, monster, monster.location)
-                if monster.dead or not victims:
-                    break
-                monster_attack(game, monster, _victim(game, victims), overwhelm)
-                attacked = True
-            overwhelm += 1 if attacked else 0
+            _attacks(game, monster, overwhelm)
+    for monster in game.actors_of(MONSTER):
+        mine = converted(game, monster)
+        if (
+            reach(monster)
+            and monster.location
+            and not mine
+            and not _friends(game, monster.location)
+        ):
+            _attacks(game, monster, overwhelm, afar=True)
     # a tantrum, a thaw no attack followed and a waking in confinement end here
     over = (f"{TANTRUM}:", f"{THAWED}:", f"{WOKE}:")
     game.state.flags = {flag for flag in game.state.flags if not flag.startswith(over)}
+
+
+def _attacks(game: Game, monster: Actor, overwhelm: dict[str, int], afar: bool = False) -> None:
+    """A monster's attacks of the step (two for a double attack, one more for a Blood Bond),
+    each on one of the victims it has then (on its space, or in its range and sight), with
+    the Overwhelm of the victim's space, which its attacks raise by one."""
+    attacked = ""
+    for _ in range((2 if prop(monster, DOUBLE) else 1) + (1 if bonded(game, monster) else 0)):
+        found = _in_reach(game, monster) if afar else _victims(game, monster, monster.location)
+        if monster.dead or not found:
+            break
+        asked = [v for v in found if v.kind == game.seated_kind]  # a defense skill (769)
+        defend(game, asked, f"before {monster.name} picks whom it attacks")
+        victim = _victim(game, found)
+        defend(game, asked, f"after {monster.name} picks {victim.name}")
+        if victim.dead:  # a skill's price paid with the last of their health
+            continue
+        attacked = victim.location or ""
+        monster_attack(game, monster, victim, overwhelm[attacked])
+    if attacked:
+        overwhelm[attacked] += 1
+
+
+def _in_reach(game: Game, monster: Actor) -> list[Actor]:
+    """The characters a ranged monster may attack from its space."""
+    spaces = {c.location for c in in_range(game, monster, _characters(game))}
+    return [v for place in sorted(spaces, key=str) for v in _victims(game, monster, place)]
 
 
 def monster_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -> int:
@@ -588,7 +654,7 @@ def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -
         damage=rolled.outcome,
     )
     if rolled.outcome:
-        game.change(HEALTH, -rolled.outcome, victim)
+        wound(game, victim, rolled.outcome)
     return rolled.outcome
 
 
@@ -650,7 +716,7 @@ def _victim_now(game: Game) -> Actor:
     """Whom a monster's attack is on: its target, a character; the player in an odds walk
     (who becomes the target, so that `the target` of the rest of the row is them too)."""
     target = game.state.target
-    if target is not None and target.kind == game.seated_kind:
+    if target is not None and (target.kind == game.seated_kind or converted(game, target)):
         return target
     if target is None:
         game.state.target = game.player
@@ -687,8 +753,16 @@ def prepare_strike(game: Game, card: CardInstance, call: CheckCall) -> PreparedS
     if _flag(game, STUNNED, victim.name) in game.state.flags:
         target = replace(target, defense=0, avoidance=None)
     rating = _number(game, card, attacker, str(call.params.get("rating", "ar"))) or 4
+    bonus = 1 if attacker is not None and bonded(game, attacker) else 0  # Blood Bond (1147)
     every = Attack(
-        max(dice, 0), rating, fire=True, holy=True, ghostly=True, precision=True, critical=True
+        max(dice, 0),
+        rating,
+        bonus,
+        fire=True,
+        holy=True,
+        ghostly=True,
+        precision=True,
+        critical=True,
     )
     attack = only(every, symbols)
     name = attacker.name if attacker is not None else card.definition.title
@@ -748,7 +822,9 @@ def settle_strike(
         return
     if attacker is not None and prop(attacker, LEECH) and HP in attacker.stats.rules:
         game.change(HP, damage, attacker)
-    game.change(HEALTH, -damage, victim)
+    _hurt(game, victim, damage)
+    if FROST in (call.arg("symbols") or ()) and not victim.dead:
+        freeze(game, victim)  # a Frost attack that hurt (721)
 
 
 def strike(

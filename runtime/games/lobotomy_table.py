@@ -28,9 +28,15 @@ import random
 
 from runtime.cards import CardInstance
 from runtime.game import Game
-from runtime.games.lobotomy_inventory import can_trade, memory_deck, trade
+from runtime.games.lobotomy_inventory import (
+    can_discard,
+    can_trade,
+    discard_item,
+    memory_deck,
+    trade,
+)
 from runtime.games.lobotomy_monsters import spawn_top_monster
-from runtime.games.lobotomy_scenarios import SCENARIOS, active
+from runtime.games.lobotomy_scenarios import SCENARIOS, active, can_interact, interact
 from runtime.games.lobotomy_tokens import (
     DOOR,
     door_in_the_way,
@@ -185,11 +191,15 @@ def extend(module: GameModule) -> GameModule:
             "reveal_door": reveal_door,
             "pick_up_memory": pick_up_memory,
             "trade": trade,
+            "discard_item": discard_item,
+            "interact": interact,
         },
         can={
             "walk": can_walk,
             "reveal_door": can_reveal_door,
             "pick_up_memory": memory_here,
             "trade": can_trade,
+            "discard_item": can_discard,
+            "interact": can_interact,
         },
     )

@@ -40,7 +40,9 @@ from runtime.checks import Branch, CheckCall, CheckProcedure, Rolled
 from runtime.decisions import YES_NO
 from runtime.game import Game
 from runtime.games.lobotomy_attack import wear_out
+from runtime.games.lobotomy_clash import defies_gravity
 from runtime.games.lobotomy_dice import (
+    IMAGINATION_SUCCESS,
     roll_search,
     roll_unlock,
     search_distribution,
@@ -269,13 +271,24 @@ def prepare_search(game: Game, card: CardInstance, call: CheckCall) -> Search:
 def roll_search_test(game: Game, search: Search) -> Rolled:
     """Roll the search test: passed when the successes buy a card."""
     rolled = roll_search(search.dice, game.dice)
-    bought = search.purchases(rolled.outcome)
+    successes, text = rolled.outcome, rolled.text
+    bought = search.purchases(successes)
+    more = _a_die_short(rolled.faces) and search.purchases(successes + 1) != bought
+    if more and defies_gravity(game, "buy more", default=1):  # 894
+        successes += 1
+        bought = search.purchases(successes)
+        text += f"; a {IMAGINATION_SUCCESS - 1} turned up → {successes} successes"
     return Rolled(
         "pass" if bought.options else "fail",
-        f"{rolled.text}: {bought}",
+        f"{text}: {bought}",
         after=bought,
-        data=(("dice", list(rolled.faces)), ("successes", rolled.outcome)),
+        data=(("dice", list(rolled.faces)), ("successes", successes)),
     )
+
+
+def _a_die_short(faces: Sequence[int]) -> bool:
+    """Whether a die of a search or unlocking test is one from a success (Defy Gravity)."""
+    return IMAGINATION_SUCCESS - 1 in faces
 
 
 def search_odds(search: Search) -> list[Branch]:
@@ -370,9 +383,15 @@ def prepare_unlock(game: Game, card: CardInstance, call: CheckCall) -> Unlock:
 def roll_unlock_test(game: Game, unlock: Unlock) -> Rolled:
     """Roll the unlocking test at the lock's strength, +1 for each earlier try."""
     rolled = roll_unlock(unlock.dice, unlock.strength, game.dice, unlock.earlier)
+    opened, text = bool(rolled.outcome), rolled.text
+    needed = unlock_strength(unlock.strength, unlock.earlier)
+    successes = sum(1 for face in rolled.faces if face >= IMAGINATION_SUCCESS)
+    near = not opened and successes + 1 >= needed and _a_die_short(rolled.faces)
+    if near and defies_gravity(game, "open the lock", default=1):  # 894
+        opened, text = True, f"{text}; a {IMAGINATION_SUCCESS - 1} turned up: opened"
     return Rolled(
-        unlock.opened if rolled.outcome else unlock.locked,
-        rolled.text,
+        unlock.opened if opened else unlock.locked,
+        text,
         data=(
             ("dice", list(rolled.faces)),
             ("strength", unlock_strength(unlock.strength, unlock.earlier)),
