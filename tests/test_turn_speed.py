@@ -13,6 +13,7 @@ import pytest
 from compiler.build import CompiledPack
 from runtime.datagame import table_module
 from runtime.decisions import Decision, Defaults, PresetThenAsk, RandomDecisions
+from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.games.coma_ward_game import (
@@ -239,3 +240,22 @@ def test_a_turn_finds_the_checks_and_procedures_its_actions_name_once_a_module(
         assert game.state.turns >= 20
     for table in (can, procedures, targets):
         assert table.asked and max(table.asked.values()) == 1, table.asked
+
+
+def test_an_event_is_made_without_its_named_tuples_own_new(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A named tuple's __new__ is Python code: a frame of the interpreter for every event a
+    # sweep's reader hears, even on the compiled runtime.
+    def refuse(*args: object, **kwargs: object) -> Event:
+        raise AssertionError("an event made through the named tuple's own __new__")
+
+    game = _game(pack)
+    heard: list[Event] = []
+    game.listeners.append(heard.append)
+    monkeypatch.setattr(Event, "__new__", refuse)
+    game.event("clue", "a clue is found", place="f1-room-1")
+    (event,) = heard
+    assert type(event) is Event
+    assert tuple(event) == ("clue", "a clue is found", {"place": "f1-room-1"}, None, 0)
+    assert event.kind == "clue" and event.data == {"place": "f1-room-1"}
