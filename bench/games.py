@@ -213,8 +213,8 @@ def prologue_figures(pack: CompiledPack, games: int) -> None:
 def whole(pack: CompiledPack, seed: int) -> str:
     """One whole game through the whole-game contract, log off; what its outcome says, or
     the error it raised (a sweep counts it and goes on: the bench times, it does not judge)."""
-    rules = whole_game_of(pack.rules, pack.whole)
-    game = rules.new_game(pack, seed)
+    rules = whole_of(pack)
+    game = new_game(pack, seed)
     game.logging = False
     try:
         rules.play(game, rules.phases[-1])

@@ -11,7 +11,7 @@ order; a game still going at the round limit is stopped and counted as such.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
@@ -217,6 +217,101 @@ def take_turn(whole: WholeRules, game: Game, player: Player) -> None:
     _ended(whole, game, card)
 
 
+class BoundAction:
+    """An action of a turn of free actions then one main action with the module's checks and
+    procedure it names found once a module, not looked up by name at every offer."""
+
+    def __init__(self, rule: ActionRule, module: GameModule) -> None:
+        self.rule = rule
+        self.name = rule.name
+        self.text = rule.text
+        self.main = rule.main
+        self.when = rule.when
+        self.effect = rule.effect
+        self.procedure = rule.procedure
+        procedure = rule.procedure
+        # None: no check, the action is legal whenever its `when:` holds
+        self.able = module.can.get(procedure) if procedure is not None else None
+        # None with a procedure named: the module lacks it, which taking the action says
+        self.run = module.procedures.get(procedure) if procedure is not None else None
+        self.prefer = rule.prefer
+        self.preferred = module.can.get(rule.prefer) if rule.prefer is not None else None
+        self.follow: BoundAction | None = None  # the action its `then:` takes without asking
+
+    def can(self, game: Game, player: Player, card: CardInstance) -> bool:
+        """Whether the seat can take this action now: its `when:` and its module's check."""
+        when = self.when
+        if when is not None and not when(game, card):
+            return False
+        able = self.able
+        return able is None or able(game, player)
+
+    def preferred_now(self, game: Game, player: Player) -> bool:
+        """Whether the module's `prefer:` check makes this action the default answer now."""
+        check = self.preferred
+        if check is None:
+            raise KeyError(self.prefer)
+        return check(game, player)
+
+
+class MainRun:
+    """Main actions next to each other in the ruleset that share a list of targets (none: each
+    offered once), with that list's procedure found once a module."""
+
+    def __init__(self, targets: str | None, module: GameModule) -> None:
+        self.targets = targets
+        # None with a list named: the module lacks it, which offering the run says
+        self.whom = module.targets.get(targets) if targets is not None else None
+        self.actions: list[BoundAction] = []
+
+    def on(self, game: Game, player: Player) -> Sequence[Player]:
+        """Whom the run's actions can be taken on now."""
+        whom = self.whom
+        if whom is None:
+            raise KeyError(self.targets)
+        return whom(game, player)
+
+
+class BoundTurn:
+    """A turn shape's actions bound to one module: the free ones in order, and the main ones
+    as the runs of actions that share a list of targets (offered target by target), in order."""
+
+    def __init__(self, shape: TurnShape, module: GameModule) -> None:
+        self.shape = shape
+        follow = {name: BoundAction(rule, module) for name, rule in shape.follow.items()}
+        self.free = [self._bound(rule, module, follow) for rule in shape.free]
+        self.runs: list[MainRun] = []
+        for rule in shape.main:
+            if not self.runs or self.runs[-1].targets != rule.targets:
+                self.runs.append(MainRun(rule.targets, module))
+            self.runs[-1].actions.append(self._bound(rule, module, follow))
+        self.fallback = shape.fallback
+        self.fallback_run = module.procedures.get(shape.fallback) if shape.fallback else None
+
+    @staticmethod
+    def _bound(rule: ActionRule, module: GameModule, follow: dict[str, BoundAction]) -> BoundAction:
+        bound = BoundAction(rule, module)
+        if rule.then is not None:
+            bound.follow = follow.get(rule.then)
+        return bound
+
+
+_BOUND: dict[int, tuple[TurnShape, GameModule, BoundTurn]] = {}
+"""The turns bound, by their module's identity (a sweep plays one module thousands of times)."""
+
+
+def bound_turn(shape: TurnShape, module: GameModule) -> BoundTurn:
+    """The turn shape bound to the module, bound once."""
+    kept = _BOUND.get(id(module))
+    if kept is not None and kept[0] is shape and kept[1] is module:
+        return kept[2]
+    if len(_BOUND) >= 64:  # a process plays a few modules: past that, bind again
+        _BOUND.clear()
+    bound = BoundTurn(shape, module)
+    _BOUND[id(module)] = (shape, module, bound)
+    return bound
+
+
 def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Player) -> None:
     """A turn of free actions, each at most once and in the order the seat picks, then one
     main action: the one an action was followed by (`then:`), or the seat's pick of those it
@@ -227,21 +322,25 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
     if whole.turn_starts is not None and not game.ended and not player.dead:
         game.resolve(card, whole.turn_starts, "the turn's start")
     heads = reads_defaults(game.decisions)  # no default worked out for a maker that skips it
-    can = game.module.can
+    turn = bound_turn(shape, game.module)
     taken: set[str] = set()
-    main: ActionRule | None = None
+    main: BoundAction | None = None
     # Asked before every free action of every turn: plain loops, no generator (mypyc makes
     # each an object), each test the cheapest first.
     while not game.ended and not player.turn_over and not player.dead:
-        free: list[ActionRule] = []
+        free: list[BoundAction] = []
         choices = [shape.on]
         default = 0
-        for action in shape.free:
-            if action.name not in taken and _can(can, game, player, card, action):
+        for action in turn.free:
+            if action.name not in taken and action.can(game, player, card):
                 free.append(action)
                 choices.append(action.text)
-                prefer = action.prefer
-                if heads and not default and prefer is not None and can[prefer](game, player):
+                if (
+                    heads
+                    and not default
+                    and action.prefer is not None
+                    and action.preferred_now(game, player)
+                ):
                     default = len(free)
         if not free:
             break
@@ -251,8 +350,8 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
         action = free[picked - 1]
         taken.add(action.name)
         _do(game, player, card, action, shape.tally)
-        follow = shape.follow.get(action.then) if action.then is not None else None
-        if follow is not None and not game.ended and _can(can, game, player, card, follow):
+        follow = action.follow
+        if follow is not None and not game.ended and follow.can(game, player, card):
             if follow.main:
                 main = follow
                 break
@@ -261,7 +360,7 @@ def free_then_main(whole: WholeRules, shape: TurnShape, game: Game, player: Play
         if main is not None:
             _do(game, player, card, main, shape.tally)
         else:
-            main_action(whole, game, player, heads)
+            _main_action(whole, turn, game, player, heads)
     if whole.turn_ends is not None and not game.ended and not player.dead:
         game.resolve(card, whole.turn_ends, "the turn's end")
     if not whole.parts:  # a game of parts ends as its module's procedures say
@@ -274,33 +373,41 @@ def main_action(whole: WholeRules, game: Game, player: Player, heads: bool | Non
     offered target by target), or the turn's fallback when it can take none."""
     shape = whole.turn
     assert shape is not None, "a main action is a turn's of free actions then one main action"
+    _main_action(whole, bound_turn(shape, game.module), game, player, heads)
+
+
+def _main_action(
+    whole: WholeRules, turn: BoundTurn, game: Game, player: Player, heads: bool | None
+) -> None:
+    shape = turn.shape
     card = _card(whole, game)
-    module = game.module
-    can = module.can
-    offered: list[tuple[ActionRule, Actor | None]] = []
-    group: list[ActionRule] = []
-    for action in shape.main:
-        if group and action.targets != group[0].targets:
-            _on_each(module.targets, game, player, group, offered)
-            group = []
-        if not _can(can, game, player, card, action):
+    offered: list[tuple[BoundAction, Actor | None]] = []
+    for run in turn.runs:
+        if run.targets is None:
+            for action in run.actions:
+                if action.can(game, player, card):
+                    offered.append((action, None))
             continue
-        if action.targets is None:
-            offered.append((action, None))
-        else:
-            group.append(action)
-    if group:
-        _on_each(module.targets, game, player, group, offered)
+        group: list[BoundAction] = []
+        for action in run.actions:
+            if action.can(game, player, card):
+                group.append(action)
+        if group:  # offered target by target
+            for target in run.on(game, player):
+                for action in group:
+                    offered.append((action, target))
     if not offered:
-        if shape.fallback is not None:
-            module.procedures[shape.fallback](game, player)
+        if turn.fallback is not None:
+            if turn.fallback_run is None:
+                raise KeyError(turn.fallback)
+            turn.fallback_run(game, player)
         return
     default = 0
     if heads is None:
         heads = reads_defaults(game.decisions)
     if heads:  # no default worked out for a maker that skips it
         for index, (action, _on) in enumerate(offered):
-            if action.prefer is None or can[action.prefer](game, player):
+            if action.prefer is None or action.preferred_now(game, player):
                 default = index
                 break
     choices = [a.text if on is None else f"{a.text} {on.name}" for a, on in offered]
@@ -319,41 +426,17 @@ def main_action(whole: WholeRules, game: Game, player: Player, heads: bool | Non
         game.state.aim = None
 
 
-def _on_each(
-    targets: Mapping[str, Callable[[Game, Player], Sequence[Player]]],
-    game: Game,
-    player: Player,
-    group: list[ActionRule],
-    offered: list[tuple[ActionRule, Actor | None]],
-) -> None:
-    """Offer actions that share a list of targets target by target."""
-    for on in targets[group[0].targets or ""](game, player):
-        for action in group:
-            offered.append((action, on))
-
-
-def _can(
-    can: Mapping[str, Callable[[Game, Player], bool]],
-    game: Game,
-    player: Player,
-    card: CardInstance,
-    action: ActionRule,
-) -> bool:
-    """Whether the seat can take this action now: its `when:` and its module's `can`."""
-    if action.when is not None and not action.when(game, card):
-        return False
-    able = can.get(action.procedure) if action.procedure is not None else None
-    return able is None or able(game, player)
-
-
-def _do(game: Game, player: Player, card: CardInstance, action: ActionRule, tally: bool) -> None:
+def _do(game: Game, player: Player, card: CardInstance, action: BoundAction, tally: bool) -> None:
     """Do an action of a free-then-main turn (it has no cost): a run that ends propagates."""
     if tally:
         game.state.count(f"{TAKEN}{action.name}")
     if action.effect is not None:
         game.resolve(card, action.effect, action.text)
     elif action.procedure is not None:
-        game.module.procedures[action.procedure](game, player)
+        run = action.run
+        if run is None:
+            raise KeyError(action.procedure)
+        run(game, player)
 
 
 def actor_turn(

@@ -278,7 +278,9 @@ class Game:
             not self.listeners or (self.listening is not None and kind not in self.listening)
         ):
             return
-        event = Event(kind, text, data, self._current_card, self.depth)
+        # tuple.__new__ itself: a named tuple's own __new__ is Python code, a frame of the
+        # interpreter for every event even on the compiled runtime
+        event = tuple.__new__(Event, (kind, text, data, self._current_card, self.depth))
         if self.logging:
             self.log.add(event)
         for listener in self.listeners:

@@ -44,3 +44,11 @@ def test_the_machine_figure_plays_its_prologues_on_two_workers(
     monkeypatch.setattr(games, "_PACK", compiled(games.PACK))  # the forked workers' pack
     wall_rate, cpu_rate = games.machine_prologues(3, workers=2)
     assert wall_rate > 0 and cpu_rate > 0
+
+
+def test_a_whole_game_of_the_games_bench_plays_to_its_end() -> None:
+    from tests.helpers import compiled
+
+    games = load("games")
+    # It called the whole game's new_game with the pack alone, and the bench stopped there.
+    assert not games.whole(compiled(games.PACK), 0).startswith("raised")

@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import tracemalloc
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any, cast
@@ -164,3 +165,21 @@ def test_what_loading_freed_is_given_back_before_the_workers_fork() -> None:
         [sys.executable, "-c", FREED], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert int(done.stdout) > 30_000, "KB of the freed 40 MB given back before a fork"
+
+
+def test_a_record_is_added_without_counters_update(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Counter.update asks whether it was given a mapping (an abc isinstance) before it counts:
+    # a third of adding a game's record, which a sweep does per game.
+    records = list(_records(range(60)))
+    expected = total(iter(records))
+
+    def refuse(self: Counter[Any], iterable: object = None, /, **kwargs: object) -> None:
+        if iterable is not None or kwargs:  # a new Counter() calls it with nothing to count
+            raise AssertionError("a record added through Counter.update")
+
+    monkeypatch.setattr(Counter, "update", refuse)
+    added = Totals()
+    for record in records:
+        added.add(record)
+    monkeypatch.undo()
+    assert added == expected and added.death_rounds and added.wins and added.stat_ends

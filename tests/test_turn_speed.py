@@ -3,10 +3,17 @@ worked out only for a move, and no look at every card for tokens no track counts
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import TypeVar
+
 import pytest
 
 from compiler.build import CompiledPack
-from runtime.decisions import Decision, Defaults, PresetThenAsk
+from runtime.datagame import table_module
+from runtime.decisions import Decision, Defaults, PresetThenAsk, RandomDecisions
+from runtime.events import Event
 from runtime.game import Game
 from runtime.games import coma_ward_game
 from runtime.games.coma_ward_game import (
@@ -191,3 +198,64 @@ def test_the_step_nearest_a_set_of_goals_is_remembered_and_is_the_nearest(
     assert nearest == nearest_goal(game, steps_from(game, "f2-east"), goals) == 3  # the station
     assert moves.towards[board.mask(goals)] == nearest
     assert moves.nearest(board, board.mask({"nowhere"})) is None
+
+
+Value = TypeVar("Value")
+
+
+class _Counted(Mapping[str, Value]):
+    """A module's table that counts how often each name is looked up in it."""
+
+    def __init__(self, table: Mapping[str, Value]) -> None:
+        self.table = dict(table)
+        self.asked: Counter[str] = Counter()
+
+    def __getitem__(self, name: str) -> Value:
+        self.asked[name] += 1
+        return self.table[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def test_a_turn_finds_the_checks_and_procedures_its_actions_name_once_a_module(
+    pack: CompiledPack,
+) -> None:
+    # Looked up by name at every offer, they were a tenth of a compiled prologue's cost.
+    module = table_module(pack.rules, pack.whole)
+    can, procedures, targets = (
+        _Counted(module.can),
+        _Counted(module.procedures),
+        _Counted(module.targets),
+    )
+    counted = replace(module, can=can, procedures=procedures, targets=targets)
+    for seed in range(3):
+        game = Game(pack.rules, pack.cards, counted, seed=seed, players=4)
+        game.decisions = RandomDecisions(seed)
+        game.logging = False
+        play_prologue(game, round_limit=8)
+        assert game.state.turns >= 20
+    for table in (can, procedures, targets):
+        assert table.asked and max(table.asked.values()) == 1, table.asked
+
+
+def test_an_event_is_made_without_its_named_tuples_own_new(
+    pack: CompiledPack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A named tuple's __new__ is Python code: a frame of the interpreter for every event a
+    # sweep's reader hears, even on the compiled runtime.
+    def refuse(*args: object, **kwargs: object) -> Event:
+        raise AssertionError("an event made through the named tuple's own __new__")
+
+    game = _game(pack)
+    heard: list[Event] = []
+    game.listeners.append(heard.append)
+    monkeypatch.setattr(Event, "__new__", refuse)
+    game.event("clue", "a clue is found", place="f1-room-1")
+    (event,) = heard
+    assert type(event) is Event
+    assert tuple(event) == ("clue", "a clue is found", {"place": "f1-room-1"}, None, 0)
+    assert event.kind == "clue" and event.data == {"place": "f1-room-1"}

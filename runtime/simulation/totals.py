@@ -103,11 +103,11 @@ class Totals:
         for name, number in record.tallies.items():
             self.tallies.setdefault(name, Counter())[number] += 1
         self.deaths[len(record.death_rounds)] += 1
-        self.death_rounds.update(record.death_rounds)
+        _count(self.death_rounds, record.death_rounds)
         self._add_stats(record)
         if record.result is not None:
             self.decided += 1
-            self.wins.update(record.winners)
+            _count(self.wins, record.winners)
         cards = self.cards
         for title, tally in record.cards.items():
             card = cards.get(title)
@@ -115,7 +115,9 @@ class Totals:
                 card = cards[title] = CardTotals()
             card.drawn += tally.drawn
             card.games += tally.drawn > 0
-            card.changes.update(tally.changes)
+            changes = card.changes
+            for stat, amount in tally.changes.items():
+                changes[stat] = changes.get(stat, 0) + amount
             card.deaths += tally.deaths
 
     def _keep(self, failures: list[Failure]) -> None:
@@ -137,7 +139,7 @@ class Totals:
                 sums[0] += sum(values)
                 sums[1] += len(values)
             if rounds:
-                self.stat_ends.setdefault(stat, Counter()).update(rounds[-1])
+                _count(self.stat_ends.setdefault(stat, Counter()), rounds[-1])
 
     def merge(self, other: Totals) -> None:
         """Add another's counts (another batch of the same sweep) to these."""
@@ -178,3 +180,10 @@ def total(records: Iterable[GameRecord]) -> Totals:
     for record in records:
         totals.add(record)
     return totals
+
+
+def _count(counts: Counter[K], values: Iterable[K]) -> None:
+    """Count each value once more: Counter.update's own count, without its check of whether
+    it was given a mapping (an abc isinstance, dearer than the count, per game of a sweep)."""
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
