@@ -101,6 +101,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/printing.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/tune.py
+	$(BIN)/python bench/balance.py
 	$(BIN)/python bench/odds.py
 	$(BIN)/python bench/games.py
 	$(BIN)/python bench/whole_games.py
