@@ -22,7 +22,8 @@ from runtime.games.lobotomy_dice import Attack, roll_attack
 from runtime.state import Actor
 
 CONVERTED = "converted"
-"""The flag `converted:<monster>:<character>` of a monster a character controls."""
+"""The flag `converted:<monster>:<character>` of a monster a character controls; the bare flag
+says some monster was converted in this game."""
 
 HP = "hp"
 MONSTER = "monster"
@@ -37,6 +38,10 @@ def controller(game: Game, monster: Actor) -> str | None:
 
 def converted(game: Game, actor: Actor) -> bool:
     """Whether an actor is a monster a character controls."""
+    # Asked of every monster at every step: the bare flag, set at the first conversion, spares
+    # the scan of every flag in the games (most of them) where no monster was ever converted.
+    if CONVERTED not in game.state.flags:
+        return False
     return actor.kind != game.seated_kind and controller(game, actor) is not None
 
 
@@ -55,6 +60,7 @@ def convert(game: Game, card: CardInstance) -> None:
         if not (f.startswith(CONVERTED) and f.endswith(f":{actor.name}"))
     }
     game.state.flags.add(f"{CONVERTED}:{target.name}:{actor.name}")
+    game.state.flags.add(CONVERTED)
     game.event("convert", f"{actor.name} takes control of {target.name}", actor=target.name)
 
 
