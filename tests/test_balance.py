@@ -1,6 +1,6 @@
 """`pillbox test --balance`: the bands a pack states in pack.yaml, judged on their seeds.
 
-The bundled Cool Name pack states three bands that hold; made all but unwinnable (every foe
+The bundled Cool Name pack states four bands that hold; made all but unwinnable (every foe
 given a body and a toughness few weapons get through), its win-rate bands are left, and the
 verdict is told at the band's line of pack.yaml in every format."""
 
@@ -26,9 +26,23 @@ from tests.helpers import run
 COOL_NAME = ROOT / "content" / "cool-name"
 
 
+SEARCHING_BAND = re.compile(r'(?m)^  - band: "[^"]*"\n    policy: mcts:\d+\n(    \w+: .*\n)*')
+"""The bundled pack's band under a searching seat: held by the test of the bundled bands, left
+out of the others, which are about the gate, not the figure (it costs them half their time)."""
+
+
 @pytest.fixture
-def pack(tmp_path: Path) -> Path:
+def bundled(tmp_path: Path) -> Path:
     return Path(shutil.copytree(COOL_NAME, tmp_path / "cool-name"))
+
+
+@pytest.fixture
+def pack(bundled: Path) -> Path:
+    manifest = bundled / "pack.yaml"
+    text, searching = SEARCHING_BAND.subn("", manifest.read_text())
+    assert searching == 1, "the bundled pack's searching band is gone: update SEARCHING_BAND"
+    manifest.write_text(text)
+    return bundled
 
 
 def _band_line(pack: Path, band: str) -> int:
@@ -42,7 +56,10 @@ def _unwinnable(pack: Path) -> None:
     foes.write_text(re.sub(r"(?m)^    toughness \d+$", "    toughness 10", text))
 
 
-def test_the_bundled_pack_s_bands_hold_and_the_same_seed_says_the_same_twice(pack: Path) -> None:
+def test_the_bundled_pack_s_bands_hold_and_the_same_seed_says_the_same_twice(
+    bundled: Path,
+) -> None:
+    pack = bundled
     code, output = run("test", "--balance", str(pack))
     assert code == 0 and "balance: 4 held" in output, output
     first = run("test", "--balance", str(pack), "--format", "json")
