@@ -19,6 +19,7 @@ from runtime.games.lobotomy_tokens import found
 from runtime.rounds import play_round, take_turn
 from tests.conftest import ROOT
 from tests.helpers import card, compiled
+from tests.test_lobotomy_characters import seated
 
 PACK = ROOT / "content" / "lobotomy"
 
@@ -26,13 +27,6 @@ PACK = ROOT / "content" / "lobotomy"
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
     return compiled(PACK)
-
-
-def seated(pack: CompiledPack, title: str, *answers: str, players: int = 1) -> Game:
-    """A game whose first player has played the character card `title`."""
-    game = pack.new_game(seed=0, decisions=ScriptedDecisions(answers), players=players)
-    game.play(card(pack, title))
-    return game
 
 
 TOBIAH = ("Tobiah Marsh", "Haymaker", "Shake It Off")  # health 9, one disorder
