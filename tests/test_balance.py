@@ -60,12 +60,12 @@ def test_the_bundled_pack_s_bands_hold_and_the_same_seed_says_the_same_twice(
     bundled: Path,
 ) -> None:
     pack = bundled
+    # Two runs, not three: the text names each band's figure, interval and games, so two
+    # identical texts are the same verdicts (the JSON's shape is the other tests').
     code, output = run("test", "--balance", str(pack))
     assert code == 0 and "balance: 4 held" in output, output
-    first = run("test", "--balance", str(pack), "--format", "json")
-    assert first == run("test", "--balance", str(pack), "--format", "json")
-    bands = json.loads(first[1][first[1].index("{") :])["bands"]
-    assert [band["state"] for band in bands] == ["held"] * 4
+    assert output.count(" held ") == 4 and "games, mcts:16" in output
+    assert run("test", "--balance", str(pack)) == (code, output)
 
 
 def test_a_pack_made_unwinnable_leaves_its_band_and_fails_at_the_band_s_line(pack: Path) -> None:
