@@ -184,8 +184,9 @@ def test_a_new_pack_made_by_the_wheel_checks_tests_and_prints(
         for command in ("check", "test") if not how else ("check",):
             done = _run(installed, command, folder, cwd=tmp_path)
             assert done.returncode == 0, (folder, command, done.stdout + done.stderr)
-        only = ("--only", "item") if how else ()  # a copy prints as the bundled pack does
-        printed = _run(installed, "print", folder, "-o", f"{folder}.pdf", *only, cwd=tmp_path)
+        if how:  # a copy prints from the templates it carries, as the bundled pack prints above
+            continue
+        printed = _run(installed, "print", folder, "-o", f"{folder}.pdf", cwd=tmp_path)
         assert printed.returncode == 0, printed.stdout + printed.stderr
     assert (tmp_path / "fromcw" / "templates" / "back-item.html").is_file()
     assert (tmp_path / "mypack" / ".github" / "workflows" / "cards.yml").is_file()
