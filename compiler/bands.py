@@ -96,6 +96,20 @@ class Reading:
         reach = max(self.target.low - self.low, 0.0) + max(self.high - self.target.high, 0.0)
         return outside + reach / 4
 
+    def aim(self, games: int) -> float:
+        """How far the value is from the part of the band where a sweep of `games` games
+        would have its interval inside (0 there): the same yardstick whatever this reading's
+        own games. A short sweep's interval is wide, and a share's is widest mid-range, so
+        ranking short sweeps by `distance` favoured values near an edge of the band over
+        values well inside it."""
+        half = (self.high - self.low) / 2
+        if self.games > 0 and games > 0:
+            half *= math.sqrt(self.games / games)
+        low, high = self.target.low + half, self.target.high - half
+        if low > high:  # a band narrower than the interval: its middle
+            low = high = (self.target.low + self.target.high) / 2
+        return max(low - self.value, self.value - high, 0.0)
+
     def shown(self) -> str:
         """The value with its interval, as the target writes it."""
         if self.low == self.high:
@@ -237,3 +251,8 @@ def _listed(names: Sequence[str] | Mapping[str, Any]) -> str:
 def distance(readings: Sequence[Reading]) -> float:
     """How far a sweep is from every band at once."""
     return sum(reading.distance for reading in readings)
+
+
+def aim(readings: Sequence[Reading], games: int) -> float:
+    """How far a sweep is from every band at once, on the yardstick of `games` games."""
+    return sum(reading.aim(games) for reading in readings)

@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 import pytest
 
-from compiler.bands import TargetError, parse_target, read
+from compiler.bands import Reading, TargetError, parse_target, read
 from compiler.simulate.command import SimulateRequest
-from compiler.tune.evaluate import Lab
+from compiler.tune.evaluate import Lab, Trial
 from compiler.tune.knobs import Edit, Knob, edited, find_designer_knobs, find_knobs
-from compiler.tune.search import Budget
+from compiler.tune.search import Budget, _ranked
 from compiler.tune.seats import RUNGS, foreseen_games, strongest_in_time
+from dsl.spans import Span
+from runtime.simulation.intervals import share_interval
 from tests.helpers import run
 
 COIN = Path(__file__).parent / "tune" / "coin"
@@ -222,3 +225,44 @@ def test_the_default_seats_are_the_strongest_rung_whose_search_fits_the_minutes(
 def test_a_bad_command_line_is_a_usage_error(coin: Path, arguments: list[str], says: str) -> None:
     code, output = run("tune", str(coin), *arguments)
     assert code == 2 and says in output, output
+
+
+def _share(target: str, won: int, games: int) -> Reading:
+    """A win rate of `won` in `games` read against the target, with its 95 % interval."""
+    low, high = share_interval(won, games, 1.96)
+    return Reading(parse_target(target), won / games, low, high, games)
+
+
+def test_a_short_sweep_is_judged_by_where_a_full_one_would_meet_the_band() -> None:
+    # On 50 games a share mid-band has a wider interval than one near the band's edge, so
+    # "how far the interval reaches out" ranked 74 % above 70 % for a band of 60..75 %.
+    near_edge, inside = _share("won 60..75%", 37, 50), _share("won 60..75%", 35, 50)
+    assert near_edge.distance < inside.distance
+    assert inside.aim(400) == 0 < near_edge.aim(400)
+
+
+class _ShortLuck(Lab):
+    """A lab whose first 50 games run ten points luckier than its full sweep of 400."""
+
+    def __init__(self, figures: dict[tuple[tuple[int, ...], int], int]) -> None:
+        self.figures = figures
+
+    def trial(self, edits: Sequence[Edit], games: int, fresh: bool = False) -> Trial:
+        won = self.figures[(tuple(edit.value for edit in edits), games)]
+        return Trial(tuple(edits), games, (_share("won 60..75%", won, games),))
+
+
+def test_short_trials_are_moved_by_how_far_their_parent_s_short_games_ran_from_its_full_ones() -> (
+    None
+):
+    toughness = Knob("Hound", "foes.card", Span("foes.card", 3, 15, 3, 16), 4, False, "toughness 4")
+    body = Knob("Hound", "foes.card", Span("foes.card", 2, 10, 2, 11), 5, False, "body 5")
+    parent = [Edit(toughness, 6)]
+    harder, softer = [*parent, Edit(body, 7)], [*parent, Edit(body, 4)]
+    lab = _ShortLuck({})
+    lab.figures[((6,), 400)] = 296  # the parent: 74 % on the full sweep,
+    lab.figures[((6,), 50)] = 32  # and 64 % on its first 50 games
+    lab.figures[((6, 7), 50)] = 30  # 60 % short: foretells 70 %, inside where 400 games fit
+    lab.figures[((6, 4), 50)] = 32  # 64 % short: foretells 74 %, too near the band's edge
+    ranked = _ranked(lab, [lab.trial(softer, 50), lab.trial(harder, 50)], parent, 50, 400)
+    assert [trial.edits for trial in ranked] == [tuple(harder), tuple(softer)]

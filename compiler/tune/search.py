@@ -6,7 +6,10 @@ pays off over many parameters and long budgets, which a tune of two or three num
 Greedy coordinate search adds one edit a round, so the first answer found is one of the fewest
 edits; successive halving plays every candidate of a round on a few games, keeps the better half
 on twice as many, and so on, so a hopeless candidate costs a few games, not a full sweep. Every
-candidate is played on the same seeds, which is what makes a few games enough to rank them.
+candidate is played on the same seeds, which is what makes a few games enough to rank them: by
+their difference from the edits they add to on the same few games, carried over to the full
+sweep (the first games alone may run ten points luckier than the full sweep), and by how far
+that is from where a full sweep's interval fits inside the band.
 
 A round's candidates are the current edits plus one more move of a knob not yet edited, or
 one more move of an edited one (a step further or back). The round's best is taken if it is
@@ -17,9 +20,11 @@ when no candidate comes nearer, or at the edit limit.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from compiler.bands import Reading, aim, distance
 from compiler.tune.evaluate import Lab, Trial, key
 from compiler.tune.knobs import Edit, Knob, moves
 
@@ -90,7 +95,7 @@ def search(lab: Lab, knobs: Sequence[Knob], budget: Budget, report: Report) -> F
                 break
             found.rounds += 1
             found.candidates += len(candidates)
-            best, short, dropped = _halve(lab, candidates, budget)
+            best, short, dropped = _halve(lab, candidates, budget, current.edits)
             found.dropped += dropped
             if found.rounds == 1:
                 found.singles = short
@@ -98,7 +103,8 @@ def search(lab: Lab, knobs: Sequence[Knob], budget: Budget, report: Report) -> F
                 f"round {found.rounds}: {len(candidates)} candidates, "
                 f"best {_edits(best)}: {_shown(best)}"
             )
-            if best.distance >= current.distance:
+            nearer = _rank(best.readings, best, budget.most_games)[:2]
+            if nearer >= _rank(current.readings, current, budget.most_games)[:2]:
                 break
             current = found.best = best
     except KeyboardInterrupt:
@@ -125,30 +131,61 @@ def _candidates(edits: Sequence[Edit], knobs: Sequence[Knob], most_edits: int) -
 
 
 def _halve(
-    lab: Lab, candidates: Sequence[list[Edit]], budget: Budget
+    lab: Lab, candidates: Sequence[list[Edit]], budget: Budget, parent: Sequence[Edit]
 ) -> tuple[Trial, list[Trial], int]:
     """The best candidate after successive halving; every candidate's first short trial; how
-    many were dropped before the full sweep."""
+    many were dropped before the full sweep. `parent`: the edits the candidates add to."""
     games = min(budget.first_games, budget.most_games)
     alive = [lab.trial(edits, games) for edits in candidates]
     first = list(alive)
     dropped = 0
     while games < budget.most_games and len(alive) > 1:
-        alive.sort(key=_rank)
+        alive = _ranked(lab, alive, parent, games, budget.most_games)
         keep = max(1, (len(alive) + 1) // 2)
         dropped += len(alive) - keep
         games = min(games * 2, budget.most_games)
         alive = [lab.trial(t.edits, games) for t in alive[:keep] if t.playable] or alive[:1]
     if alive[0].games < budget.most_games:
         alive = [lab.trial(t.edits, budget.most_games) for t in alive]
-    alive.sort(key=_rank)
+    alive.sort(key=lambda trial: _rank(trial.readings, trial, budget.most_games))
     return alive[0], first, dropped
 
 
-def _rank(trial: Trial) -> tuple[float, int, int]:
-    """Nearer the bands first; then fewer edits; then smaller steps."""
+def _ranked(
+    lab: Lab, trials: list[Trial], parent: Sequence[Edit], games: int, most_games: int
+) -> list[Trial]:
+    """Short trials ranked by what they foretell of a full sweep. Played on the same seeds,
+    a candidate and the edits it adds to differ by what the candidate changes, while the first
+    games themselves may run luckier or unluckier than the full sweep (10 points, seen): so
+    each short figure is moved by how far the parent's short figure is from its full one."""
+    full, short = lab.trial(parent, most_games), lab.trial(parent, games)
+    shifts = [0.0] * len(full.readings)
+    if full.playable and short.playable:
+        shifts = [f.value - s.value for f, s in zip(full.readings, short.readings, strict=True)]
+
+    def foretold(trial: Trial) -> tuple[float, float, int, int]:
+        if not trial.playable:
+            return _rank((), trial, most_games)
+        readings = tuple(
+            dataclasses.replace(r, value=r.value + d, low=r.low + d, high=r.high + d)
+            for r, d in zip(trial.readings, shifts, strict=True)
+        )
+        return _rank(readings, trial, most_games)
+
+    return sorted(trials, key=foretold)
+
+
+def _rank(
+    readings: Sequence[Reading], trial: Trial, most_games: int
+) -> tuple[float, float, int, int]:
+    """Nearer where a full sweep meets the bands first (a short sweep's interval is no
+    yardstick: see `Reading.aim`); then nearer the bands; then fewer edits; then smaller
+    steps."""
+    if not trial.playable:
+        return (math.inf, math.inf, len(trial.edits), 0)
     return (
-        trial.distance,
+        aim(readings, most_games),
+        distance(readings),
         len(trial.edits),
         sum(abs(edit.step) for edit in trial.edits),
     )
