@@ -36,11 +36,15 @@ CASES = {
     ),
     "comanauts": (
         "content/comanauts",
-        ["--target", "won 70..85%", "--vary", "enemy", "--max-edits", "2", "--minutes", MINUTES],
+        ["--target", "won 25..40%", "--vary", "enemy", "--max-edits", "2", "--minutes", MINUTES],
     ),
 }
-"""Each case: its pack and what tune is asked: a band a designer might ask of it (the encounter
-harder than the strongest seats find it now), which the pack as written misses."""
+"""Each case: its pack and what tune is asked: a band a designer might ask of it, which the pack
+as written misses, under the seats tune takes in its time. Cool Name's encounter a little harder
+than its strongest seats in time (mcts:16 or greedy) find it (80.8 %); Comanauts' adventure a
+little easier for the seats tune can afford there (random, 20 %: greedy costs half a second a
+game). Asked 70..85 % of Comanauts under random seats, no two enemy numbers reach it; asked
+30..45 %, the nearest is 32.2 % [27.9 %, 37.0 %]: tune says so, as it should."""
 
 
 def run(name: str, pack: str, asked: list[str]) -> None:
