@@ -39,10 +39,14 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
         return Unsimulated([], [0] * len(cards))  # reported where the module is looked up
     first: dict[tuple[str, str], Span] = {}
     lines: list[int] = []
+    known: dict[tuple[str, str], bool] = {}  # a file uses few words, each many times
     for card in cards:
         used: set[int] = set()
         for what, name, where in _uses(card.ir):
-            if not _implemented(module, rules, what, name):
+            implemented = known.get((what, name))
+            if implemented is None:
+                implemented = known[what, name] = _implemented(module, rules, what, name)
+            if not implemented:
                 span = Span.from_list(card.ir["file"], where)
                 first.setdefault((what, name), span)
                 used.add(span.line)
@@ -92,8 +96,12 @@ def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
         stack.extend(
             (value, where)
             for key, value in node.items()
-            if key != "at" and isinstance(value, dict | list)
+            if key != "at" and isinstance(value, _CONTAINERS)
         )
+
+
+_CONTAINERS = (dict, list)
+"""What can hold more words (made once: `dict | list` would build a union at every node)."""
 
 
 _WORDS = {"verb": "verb", "flag": "condition", "value": "value", "modifier": "modifier"}

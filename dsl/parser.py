@@ -130,9 +130,23 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
     def _span(self, children: Sequence[Any]) -> Span:
         return self.ctx.span(children[0], children[-1])
 
+    def _token_span(self, tok: Any) -> Span:
+        """`ctx.span(tok)` for one token, without its type tests: every atom needs one."""
+        ctx = self.ctx
+        off = ctx.line_offset
+        return Span(
+            ctx.file,
+            (tok.line or 1) + off,
+            tok.column or 1,
+            (tok.end_line or 1) + off,
+            tok.end_column or 1,
+        )
+
     def _make_atom(self, tok: Any) -> n.Atom:
-        span = self._span([tok])
+        span = self._token_span(tok)
         kind, text = tok.type, str(tok)
+        if kind == "WORD":  # most atoms are words: tell them first
+            return n.Word(text, span)
         if kind == "INT":
             return n.Integer(_to_int(text), span)
         if kind == "SIGNED":
