@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import compiler.check
 import compiler.pipeline
 from compiler.check import check_paths
 from compiler.passes import PACK_PASSES, printed_title, run_passes
@@ -175,3 +178,25 @@ def test_a_number_out_of_a_slot_s_kind_says_what_the_slot_takes(tmp_path: Path) 
     code, output = run("check", "--no-cache", str(make_pack(tmp_path / "cups", cards=card)))
     assert code == 1
     assert "expected a number from 1 to 20, written without a sign, found '-3'" in output
+
+
+def test_the_cycle_collector_waits_for_a_check_and_is_left_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    during: list[bool] = []
+
+    def passes(*args: Any) -> list[Any]:
+        during.append(gc.isenabled())
+        return run_passes(*args)
+
+    monkeypatch.setattr(compiler.check, "run_passes", passes)
+    pack = Path("tests/specimens/coma-ward")
+    assert gc.isenabled()
+    check_paths([pack], use_cache=False)
+    assert during == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        check_paths([pack], use_cache=False)
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
