@@ -8,7 +8,7 @@ that uses each such word (W0330), and counts the lines that use one as not execu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.gamerules import game_rules
@@ -68,17 +68,19 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
     return Unsimulated(diagnostics, lines)
 
 
-def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
+def _uses(card: Card) -> list[tuple[str, str, list[int]]]:
     """Every (kind of word, name, position) a card's effects use (its blocks and options;
     its properties and tests are not effects). The walk is generic: it reads any node of
     the tree as a plain mapping and looks only for the keys that name a word."""
+    found: list[tuple[str, str, list[int]]] = []
     stack: list[tuple[object, list[int]]] = [(card["blocks"], card["at"])]
     if "options" in card:
         stack.append((card["options"], card["at"]))
+    push, pop = stack.append, stack.pop
     while stack:
-        node, where = stack.pop()
+        node, where = pop()
         if isinstance(node, list):
-            stack.extend((item, where) for item in node)
+            stack.extend([(item, where) for item in node if isinstance(item, _CONTAINERS)])
             continue
         if not isinstance(node, dict):
             continue
@@ -88,16 +90,16 @@ def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
         for key, what in _WORDS.items():
             word = node.get(key)
             if isinstance(word, str):
-                yield what, word, where
+                found.append((what, word, where))
         check = node.get("check")
         if isinstance(check, dict) and isinstance(check.get("procedure"), str):
-            yield "check", check["procedure"], where
-        # Only containers can hold more words; a position is a list of numbers, not a node.
-        stack.extend(
-            (value, where)
-            for key, value in node.items()
-            if key != "at" and isinstance(value, _CONTAINERS)
-        )
+            found.append(("check", check["procedure"], where))
+        # Only containers can hold more words: a position is a list of numbers, and its
+        # numbers are never pushed (above)
+        for key, value in node.items():
+            if isinstance(value, _CONTAINERS) and key != "at":
+                push((value, where))
+    return found
 
 
 _CONTAINERS = (dict, list)
