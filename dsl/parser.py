@@ -64,6 +64,7 @@ _SPLIT_AT = re.compile(r'[\n#"{}]')
 """The characters `split_cards` acts on."""
 _STRING_REST = re.compile(r'(?:[^"\\\n]|\\[\s\S])*')
 """What follows a string's opening quote up to its closing one or the end of its line."""
+_new_tuple = tuple.__new__
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
@@ -134,12 +135,16 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         """`ctx.span(tok)` for one token, without its type tests: every atom needs one."""
         ctx = self.ctx
         off = ctx.line_offset
-        return Span(
-            ctx.file,
-            (tok.line or 1) + off,
-            tok.column or 1,
-            (tok.end_line or 1) + off,
-            tok.end_column or 1,
+        # tuple.__new__ is Span(...) without the named tuple's own __new__, a Python call
+        return _new_tuple(
+            Span,
+            (
+                ctx.file,
+                (tok.line or 1) + off,
+                tok.column or 1,
+                (tok.end_line or 1) + off,
+                tok.end_column or 1,
+            ),
         )
 
     def _make_atom(self, tok: Any) -> n.Atom:
@@ -272,7 +277,9 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         return n.PhraseLine(children[0], children[0].span)
 
     def phrase(self, children: list[Any]) -> n.Phrase:
-        return n.Phrase(tuple(self._make_atom(t) for t in children), self._span(children))
+        atoms = tuple([self._make_atom(t) for t in children])
+        first, last = atoms[0].span, atoms[-1].span  # `_span(children)`, from the atoms' spans
+        return n.Phrase(atoms, first.to(last))
 
     # ------------------------------------------------------------ tests
 
