@@ -89,7 +89,8 @@ _SPACES = re.compile(r" {2,}")
 
 def fill(template: str, values: Mapping[str, str]) -> str:
     """Write a template out with slot values; a missing slot prints nothing."""
-    # The same few phrases recur on card after card (`gain terror 2`): each is written once.
+    # The same few phrases recur on card after card (one verb, the same amount): each is
+    # written once.
     return _filled(template, tuple(values.items()))
 
 
