@@ -37,6 +37,8 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
         module = game_module(rules.game)
     except UnknownGame:
         return Unsimulated([], [0] * len(cards))  # reported where the module is looked up
+    if every_word_has_code(ruleset, module, rules):
+        return Unsimulated([], [0] * len(cards))  # nothing to find: no card needs the walk
     first: dict[tuple[str, str], Span] = {}
     lines: list[int] = []
     known: dict[tuple[str, str], bool] = {}  # a file uses few words, each many times
@@ -66,6 +68,37 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
         )
     ]
     return Unsimulated(diagnostics, lines)
+
+
+def every_word_has_code(ruleset: Ruleset, module: GameModule, rules: GameRules) -> bool:
+    """Whether no card of the ruleset can use a word without code: every name its tables can
+    put in the IR (the names `_uses` reads) has code, and no slot whose value is a word or a
+    text is named like a key it reads, so no slot's value can be taken for a word."""
+    read = {*_WORDS, "check"}
+    for table in (
+        ruleset.verbs,
+        ruleset.modifiers,
+        ruleset.conditions,
+        ruleset.properties,
+        ruleset.values,
+        ruleset.blocks,
+        ruleset.checks,
+    ):
+        for pattern in table.patterns:
+            for slot in pattern.slots:
+                numbers = slot.type.integer is not None or slot.type.signed is not None
+                if slot.name in read and not numbers:  # a number is never taken for a word
+                    return False
+    named = (
+        ("verb", ruleset.verbs),
+        ("condition", ruleset.conditions),
+        ("value", ruleset.values),
+        ("modifier", ruleset.modifiers),
+        ("check", ruleset.checks),
+    )
+    return all(
+        _implemented(module, rules, what, name) for what, table in named for name in table.by_name
+    )
 
 
 def _uses(card: Card) -> list[tuple[str, str, list[int]]]:

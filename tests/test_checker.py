@@ -13,9 +13,12 @@ import pytest
 import compiler.check
 import compiler.pipeline
 from compiler.check import check_paths
+from compiler.gamerules import game_rules
 from compiler.passes import PACK_PASSES, printed_title, run_passes
 from compiler.pipeline import check_file
 from compiler.ruleset import load_ruleset
+from compiler.simulated import every_word_has_code
+from runtime.games import game_module
 from tests.helpers import make_pack, run
 
 
@@ -200,3 +203,17 @@ def test_the_cycle_collector_waits_for_a_check_and_is_left_as_it_was(
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
+
+
+def test_the_unsimulated_walk_is_skipped_only_where_it_could_find_nothing(tmp_path: Path) -> None:
+    coma = load_ruleset("coma-ward")
+    rules = game_rules(coma)
+    assert every_word_has_code(coma, game_module(rules.game), rules)
+    # a verb with no code, and a word slot named like a key the walk reads: it must walk
+    for verb in ('howl: {pattern: "howl {amount}"}', 'mark: {pattern: "mark {verb:stat}"}'):
+        (tmp_path / "r.yaml").write_text(
+            f"ruleset: r\ntitle: R\nversion: 1\nextends: coma-ward\nverbs:\n  {verb}\n"
+        )
+        ruleset = load_ruleset(str(tmp_path / "r.yaml"))
+        rules = game_rules(ruleset)
+        assert not every_word_has_code(ruleset, game_module(rules.game), rules), verb
