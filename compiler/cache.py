@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import json
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler import __version__
+from compiler.collector import collector_paused
 
 _FORMAT = 2
 _ENABLED = [True]
@@ -71,22 +71,10 @@ def cache_dir() -> Path:
     return base / "pillbox"
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Loading a big JSON document makes many objects; the collector only slows that down."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def read_json(path: Path, stamp: dict[str, Any]) -> Any:
     """A cache file's data, or None if it is missing, damaged or stamped otherwise."""
     try:
-        with _no_gc():
+        with collector_paused():  # a big JSON document makes many objects
             data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None

@@ -10,6 +10,7 @@ from typing import Any
 
 from compiler.cache import CheckCache, tool_fingerprint
 from compiler.cache import enabled as cache_enabled
+from compiler.collector import collector_paused
 from compiler.errors import UsageError
 from compiler.gameneeds import game_needs_problems, pack_counts
 from compiler.ir import CardFacts
@@ -148,7 +149,7 @@ def check_paths(
             first = error.diagnostics[0]
             if first.code == "E0410":
                 raise UsageError(f"--ruleset: {first.message}; {first.help}") from None
-    with cache_enabled(use_cache):
+    with cache_enabled(use_cache), collector_paused():
         for target in resolve_targets(paths, ruleset_override):
             result = _check_target(target, ruleset_override, report, use_cache, validate_ir)
             if strict_tests:

@@ -52,25 +52,27 @@ def walk_effects(effects: Sequence[Effect]) -> Iterator[Effect]:
     while stack:
         effect = stack.pop()
         yield effect
-        stack.extend(reversed(list(_children(effect))))
+        children = _children(effect)
+        if children:
+            stack.extend(reversed(children))
 
 
-def _children(effect: Effect) -> Iterator[Effect]:
+def _children(effect: Effect) -> Sequence[Effect]:
+    """The effects directly inside one effect, in order (a list, not a generator: this runs for
+    every effect node of every pass that walks them)."""
     if "may" in effect:
-        yield from effect["may"]["effects"]
-    elif "choose" in effect:
-        for option in effect["choose"]["options"]:
-            yield from option["effects"]
-    elif "if" in effect:
-        for branch in effect["if"]["branches"]:
-            yield from branch["effects"]
-        yield from effect["if"]["otherwise"] or []
-    elif "check" in effect or "roll" in effect:
+        return effect["may"]["effects"]
+    if "choose" in effect:
+        return [e for option in effect["choose"]["options"] for e in option["effects"]]
+    if "if" in effect:
+        inside = [e for branch in effect["if"]["branches"] for e in branch["effects"]]
+        return inside + (effect["if"]["otherwise"] or [])
+    if "check" in effect or "roll" in effect:
         body = effect.get("check") or effect["roll"]
-        for outcome in body["outcomes"]:
-            yield from outcome["effects"]
-    elif "repeat" in effect:
-        yield from effect["repeat"]["effects"]
+        return [e for outcome in body["outcomes"] for e in outcome["effects"]]
+    if "repeat" in effect:
+        return effect["repeat"]["effects"]
+    return ()
 
 
 def card_effects(card: Card) -> Iterator[Effect]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import keyword
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dsl import nodes as n
@@ -242,7 +242,15 @@ class Miss:
 
     pattern: Pattern
     reached: float
-    problem: Problem
+    why: Problem | Callable[[], Problem]
+    """The problem, or how to write it: most misses are never told (another pattern fits), so
+    the costly messages are written only when asked for."""
+
+    @property
+    def problem(self) -> Problem:
+        """Why the pattern does not fit."""
+        why = self.why
+        return why if isinstance(why, Problem) else why()
 
 
 @dataclass
@@ -256,7 +264,7 @@ def match(pattern: Pattern, atoms: Sequence[n.Atom], span: Span) -> Match | Miss
     """Match a whole phrase against one pattern."""
     result = _match_elements(pattern.elements, 0, atoms, _State(0), span, {})
     if isinstance(result, Miss):
-        return Miss(pattern, result.reached, result.problem)
+        return Miss(pattern, result.reached, result.why)
     if result.index < len(atoms):
         extra = atoms[result.index]
         return Miss(
@@ -317,30 +325,29 @@ def _take(
 ) -> Miss | None:
     """Match one word or slot at `state.index`, moving the state on; or say why it does not fit."""
     if state.index >= len(atoms):
-        wanted = (
-            f"'{element.word}'"
-            if isinstance(element, Literal)
-            else with_article(element.type.label)
-        )
-        end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
-        so_far = " ".join(n.atom_source(a) for a in atoms)
-        return Miss(
-            _NO_PATTERN,
-            state.index,
-            Problem(f"expected {wanted} after '{so_far}'", end, code="E0202"),
-        )
+        return Miss(_NO_PATTERN, state.index, lambda: _expected_more(element, atoms, span))
     atom = atoms[state.index]
     if isinstance(element, Literal):
         if not (isinstance(atom, n.Word) and atom.text == element.word):
-            return Miss(
-                _NO_PATTERN,
-                state.index,
-                Problem(f"expected '{element.word}', found {shown_atom(atom)!r}", atom.span),
-            )
+            return Miss(_NO_PATTERN, state.index, lambda: _not_the_word(element.word, atom))
         state.index += 1
         return None
     taken = _fill_slot(element, atoms, state)
     return taken if isinstance(taken, Miss) else None
+
+
+def _expected_more(element: Literal | Slot, atoms: Sequence[n.Atom], span: Span) -> Problem:
+    """The phrase ends where the pattern wants one more word or slot."""
+    wanted = (
+        f"'{element.word}'" if isinstance(element, Literal) else with_article(element.type.label)
+    )
+    end = Span(span.file, span.end_line, span.end_column, span.end_line, span.end_column)
+    so_far = " ".join(n.atom_source(a) for a in atoms)
+    return Problem(f"expected {wanted} after '{so_far}'", end, code="E0202")
+
+
+def _not_the_word(word: str, atom: n.Atom) -> Problem:
+    return Problem(f"expected '{word}', found {shown_atom(atom)!r}", atom.span)
 
 
 def _phrase_at(kind: SlotType, atoms: Sequence[n.Atom], index: int) -> str | None:
@@ -374,7 +381,7 @@ def _fill_slot(slot: Slot, atoms: Sequence[n.Atom], state: _State) -> _State | M
             if not kind.repeat:
                 break
         if not taken:
-            return Miss(_NO_PATTERN, state.index + 0.5, unknown_word(kind, atom))
+            return Miss(_NO_PATTERN, state.index + 0.5, lambda: unknown_word(kind, atom))
         state.args[slot.name] = taken if kind.repeat else taken[0]
         return state
     if kind.text:

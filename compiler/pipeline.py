@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, overload
 
+from compiler.collector import collector_paused
 from compiler.ir import Card, CardFacts
 from compiler.irschema import validate_card
 from compiler.kept import Kept, keeping
@@ -150,14 +151,17 @@ def check_files(
     were made: a caller sees the same shape for a small pack as for a large one.
     """
     workers = min(os.cpu_count() or 1, len(jobs), 8)
-    if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
-        done = _in_workers(workers, ruleset, jobs, validate_ir, full_ir, card_size)
-        if done is not None:
-            LAST_RUN_WORKERS[0] = workers
-            return done
-    LAST_RUN_WORKERS[0] = 1
-    results = [_checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs]
-    return results if full_ir else [result.facts() for result in results]
+    with collector_paused():  # results pile up until all are made: nothing to collect
+        if workers > 1 and sum(len(text) for _, text in jobs) >= PARALLEL_MIN_BYTES:
+            done = _in_workers(workers, ruleset, jobs, validate_ir, full_ir, card_size)
+            if done is not None:
+                LAST_RUN_WORKERS[0] = workers
+                return done
+        LAST_RUN_WORKERS[0] = 1
+        results = [
+            _checked_once(ruleset, shown, text, validate_ir, card_size) for shown, text in jobs
+        ]
+        return results if full_ir else [result.facts() for result in results]
 
 
 def _in_workers(
@@ -224,4 +228,5 @@ def _work(
 ) -> dict[str, Any]:
     """Run in a worker process: results travel back as plain data."""
     ruleset = load_ruleset_file(ruleset_path)
-    return check_file(ruleset, shown, text, validate_ir, card_size).to_json(full_ir)
+    with collector_paused():
+        return check_file(ruleset, shown, text, validate_ir, card_size).to_json(full_ir)

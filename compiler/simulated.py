@@ -8,7 +8,7 @@ that uses each such word (W0330), and counts the lines that use one as not execu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compiler.gamerules import game_rules
@@ -37,12 +37,18 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
         module = game_module(rules.game)
     except UnknownGame:
         return Unsimulated([], [0] * len(cards))  # reported where the module is looked up
+    if every_word_has_code(ruleset, module, rules):
+        return Unsimulated([], [0] * len(cards))  # nothing to find: no card needs the walk
     first: dict[tuple[str, str], Span] = {}
     lines: list[int] = []
+    known: dict[tuple[str, str], bool] = {}  # a file uses few words, each many times
     for card in cards:
         used: set[int] = set()
         for what, name, where in _uses(card.ir):
-            if not _implemented(module, rules, what, name):
+            implemented = known.get((what, name))
+            if implemented is None:
+                implemented = known[what, name] = _implemented(module, rules, what, name)
+            if not implemented:
                 span = Span.from_list(card.ir["file"], where)
                 first.setdefault((what, name), span)
                 used.add(span.line)
@@ -64,17 +70,50 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
     return Unsimulated(diagnostics, lines)
 
 
-def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
+def every_word_has_code(ruleset: Ruleset, module: GameModule, rules: GameRules) -> bool:
+    """Whether no card of the ruleset can use a word without code: every name its tables can
+    put in the IR (the names `_uses` reads) has code, and no slot whose value is a word or a
+    text is named like a key it reads, so no slot's value can be taken for a word."""
+    read = {*_WORDS, "check"}
+    for table in (
+        ruleset.verbs,
+        ruleset.modifiers,
+        ruleset.conditions,
+        ruleset.properties,
+        ruleset.values,
+        ruleset.blocks,
+        ruleset.checks,
+    ):
+        for pattern in table.patterns:
+            for slot in pattern.slots:
+                numbers = slot.type.integer is not None or slot.type.signed is not None
+                if slot.name in read and not numbers:  # a number is never taken for a word
+                    return False
+    named = (
+        ("verb", ruleset.verbs),
+        ("condition", ruleset.conditions),
+        ("value", ruleset.values),
+        ("modifier", ruleset.modifiers),
+        ("check", ruleset.checks),
+    )
+    return all(
+        _implemented(module, rules, what, name) for what, table in named for name in table.by_name
+    )
+
+
+def _uses(card: Card) -> list[tuple[str, str, list[int]]]:
     """Every (kind of word, name, position) a card's effects use (its blocks and options;
     its properties and tests are not effects). The walk is generic: it reads any node of
     the tree as a plain mapping and looks only for the keys that name a word."""
+    found: list[tuple[str, str, list[int]]] = []
     stack: list[tuple[object, list[int]]] = [(card["blocks"], card["at"])]
     if "options" in card:
         stack.append((card["options"], card["at"]))
+    push, pop = stack.append, stack.pop
     while stack:
-        node, where = stack.pop()
+        node, where = pop()
         if isinstance(node, list):
-            stack.extend((item, where) for item in node)
+            stack.extend([(item, where) for item in node if isinstance(item, _CONTAINERS)])
             continue
         if not isinstance(node, dict):
             continue
@@ -84,16 +123,20 @@ def _uses(card: Card) -> Iterator[tuple[str, str, list[int]]]:
         for key, what in _WORDS.items():
             word = node.get(key)
             if isinstance(word, str):
-                yield what, word, where
+                found.append((what, word, where))
         check = node.get("check")
         if isinstance(check, dict) and isinstance(check.get("procedure"), str):
-            yield "check", check["procedure"], where
-        # Only containers can hold more words; a position is a list of numbers, not a node.
-        stack.extend(
-            (value, where)
-            for key, value in node.items()
-            if key != "at" and isinstance(value, dict | list)
-        )
+            found.append(("check", check["procedure"], where))
+        # Only containers can hold more words: a position is a list of numbers, and its
+        # numbers are never pushed (above)
+        for key, value in node.items():
+            if isinstance(value, _CONTAINERS) and key != "at":
+                push((value, where))
+    return found
+
+
+_CONTAINERS = (dict, list)
+"""What can hold more words (made once: `dict | list` would build a union at every node)."""
 
 
 _WORDS = {"verb": "verb", "flag": "condition", "value": "value", "modifier": "modifier"}

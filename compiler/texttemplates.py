@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 
 class TemplateError(ValueError):
@@ -89,6 +89,14 @@ _SPACES = re.compile(r" {2,}")
 
 def fill(template: str, values: Mapping[str, str]) -> str:
     """Write a template out with slot values; a missing slot prints nothing."""
+    # The same few phrases recur on card after card (one verb, the same amount): each is
+    # written once.
+    return _filled(template, tuple(values.items()))
+
+
+@lru_cache(maxsize=4096)
+def _filled(template: str, items: tuple[tuple[str, str], ...]) -> str:
+    values = dict(items)
     try:
         nodes = parse_template(template)
     except TemplateError:

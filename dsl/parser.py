@@ -64,6 +64,7 @@ _SPLIT_AT = re.compile(r'[\n#"{}]')
 """The characters `split_cards` acts on."""
 _STRING_REST = re.compile(r'(?:[^"\\\n]|\\[\s\S])*')
 """What follows a string's opening quote up to its closing one or the end of its line."""
+_new_tuple = tuple.__new__
 _HUGE = 10**100  # numbers longer than this are kept as this, so they stay "out of range"
 
 
@@ -123,6 +124,10 @@ class _ParseContext:
 class _AstBuilder(lark.Transformer):  # type: ignore[misc]
     """Lark callbacks that build AST nodes as rules are reduced."""
 
+    # A rule with no method here (one Lark splices into its parent) becomes a plain Tree, made
+    # by the class itself rather than through Transformer.__default__, one call fewer for each.
+    __default__ = staticmethod(lark.Tree)
+
     def __init__(self) -> None:
         super().__init__()
         self.ctx = _ParseContext()
@@ -130,9 +135,27 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
     def _span(self, children: Sequence[Any]) -> Span:
         return self.ctx.span(children[0], children[-1])
 
+    def _token_span(self, tok: Any) -> Span:
+        """`ctx.span(tok)` for one token, without its type tests: every atom needs one."""
+        ctx = self.ctx
+        off = ctx.line_offset
+        # tuple.__new__ is Span(...) without the named tuple's own __new__, a Python call
+        return _new_tuple(
+            Span,
+            (
+                ctx.file,
+                (tok.line or 1) + off,
+                tok.column or 1,
+                (tok.end_line or 1) + off,
+                tok.end_column or 1,
+            ),
+        )
+
     def _make_atom(self, tok: Any) -> n.Atom:
-        span = self._span([tok])
+        span = self._token_span(tok)
         kind, text = tok.type, str(tok)
+        if kind == "WORD":  # most atoms are words: tell them first
+            return n.Word(text, span)
         if kind == "INT":
             return n.Integer(_to_int(text), span)
         if kind == "SIGNED":
@@ -258,7 +281,9 @@ class _AstBuilder(lark.Transformer):  # type: ignore[misc]
         return n.PhraseLine(children[0], children[0].span)
 
     def phrase(self, children: list[Any]) -> n.Phrase:
-        return n.Phrase(tuple(self._make_atom(t) for t in children), self._span(children))
+        atoms = tuple([self._make_atom(t) for t in children])
+        first, last = atoms[0].span, atoms[-1].span  # `_span(children)`, from the atoms' spans
+        return n.Phrase(atoms, first.to(last))
 
     # ------------------------------------------------------------ tests
 

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import compiler.check
 import compiler.pipeline
 from compiler.check import check_paths
+from compiler.gamerules import game_rules
 from compiler.passes import PACK_PASSES, printed_title, run_passes
 from compiler.pipeline import check_file
 from compiler.ruleset import load_ruleset
+from compiler.simulated import every_word_has_code
+from runtime.games import game_module
 from tests.helpers import make_pack, run
 
 
@@ -175,3 +181,39 @@ def test_a_number_out_of_a_slot_s_kind_says_what_the_slot_takes(tmp_path: Path) 
     code, output = run("check", "--no-cache", str(make_pack(tmp_path / "cups", cards=card)))
     assert code == 1
     assert "expected a number from 1 to 20, written without a sign, found '-3'" in output
+
+
+def test_the_cycle_collector_waits_for_a_check_and_is_left_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    during: list[bool] = []
+
+    def passes(*args: Any) -> list[Any]:
+        during.append(gc.isenabled())
+        return run_passes(*args)
+
+    monkeypatch.setattr(compiler.check, "run_passes", passes)
+    pack = Path("tests/specimens/coma-ward")
+    assert gc.isenabled()
+    check_paths([pack], use_cache=False)
+    assert during == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        check_paths([pack], use_cache=False)
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
+
+
+def test_the_unsimulated_walk_is_skipped_only_where_it_could_find_nothing(tmp_path: Path) -> None:
+    coma = load_ruleset("coma-ward")
+    rules = game_rules(coma)
+    assert every_word_has_code(coma, game_module(rules.game), rules)
+    # a verb with no code, and a word slot named like a key the walk reads: it must walk
+    for verb in ('howl: {pattern: "howl {amount}"}', 'mark: {pattern: "mark {verb:stat}"}'):
+        (tmp_path / "r.yaml").write_text(
+            f"ruleset: r\ntitle: R\nversion: 1\nextends: coma-ward\nverbs:\n  {verb}\n"
+        )
+        ruleset = load_ruleset(str(tmp_path / "r.yaml"))
+        rules = game_rules(ruleset)
+        assert not every_word_has_code(ruleset, game_module(rules.game), rules), verb
