@@ -23,7 +23,7 @@ from compiler.tune.search import Budget, _ranked
 from compiler.tune.seats import RUNGS, foreseen_games, strongest_in_time
 from dsl.spans import Span
 from runtime.simulation.intervals import share_interval
-from tests.helpers import run
+from tests.helpers import ROOT_PACKS, run
 
 COIN = Path(__file__).parent / "tune" / "coin"
 ASKED = ("--target", "won 85..95%", "--vary", "Good Omen", "--policy", "random")
@@ -266,3 +266,24 @@ def test_short_trials_are_moved_by_how_far_their_parent_s_short_games_ran_from_i
     lab.figures[((6, 4), 50)] = 32  # 64 % short: foretells 74 %, too near the band's edge
     ranked = _ranked(lab, [lab.trial(softer, 50), lab.trial(harder, 50)], parent, 50, 400)
     assert [trial.edits for trial in ranked] == [tuple(harder), tuple(softer)]
+
+
+BUNDLED_KNOBS = {
+    "coma-ward": "Wool Cardigan",
+    "lobotomy": "Slumped Orderly",
+    "comanauts": "Static Wraith",
+    "cool-name": "Barrow Hound",
+}
+"""A card of each bundled game whose numbers a tune may turn: few, so the test stays short."""
+
+
+@pytest.mark.parametrize("game", sorted(BUNDLED_KNOBS))
+def test_tune_searches_every_bundled_game_that_plays_whole(game: str) -> None:
+    asked = ("--target", "won 99..100%", "--vary", BUNDLED_KNOBS[game], "--policy", "random")
+    small = ("--games", "10", "--first-games", "5", "--max-edits", "1", "--json")
+    code, output = run("tune", str(ROOT_PACKS / game), *asked, *small)
+    assert code == 1, output  # no number of one card wins every game: said, with the nearest
+    answer = json.loads(output[output.index("{") :])
+    assert answer["search"]["rounds"] >= 1 and answer["search"]["candidates"] >= 2
+    assert answer["knobs"] >= 1 and len(answer["edits"]) <= 1
+    assert answer["targets"][0]["met"] is False
