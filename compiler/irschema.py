@@ -52,19 +52,10 @@ def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
     # One slot name may take different types in different patterns (`stat` is any stat in a
     # check, a tracked stat in `gain`): its schema is then any of them.
     kinds_of_slot: dict[str, dict[str, Any]] = {}
-    for table in (
-        ruleset.verbs,
-        ruleset.modifiers,
-        ruleset.conditions,
-        ruleset.values,
-        ruleset.checks,
-        ruleset.blocks,
-    ):
-        for pattern in table.patterns:
-            for slot in pattern.slots:
-                schema_of = _slot_schema(slot.type)
-                key = json.dumps(schema_of, sort_keys=True)
-                kinds_of_slot.setdefault(slot.name, {}).setdefault(key, schema_of)
+    for slot in ruleset.slots(properties=False):
+        schema_of = _slot_schema(slot.type)
+        key = json.dumps(schema_of, sort_keys=True)
+        kinds_of_slot.setdefault(slot.name, {}).setdefault(key, schema_of)
     slots = {
         name: next(iter(found.values())) if len(found) == 1 else {"anyOf": list(found.values())}
         for name, found in kinds_of_slot.items()

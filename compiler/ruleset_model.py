@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.patterns import PatternTable, SlotType
+from compiler.patterns import PatternTable, Slot, SlotType
 from dsl.spans import Diagnostic
 from runtime.checks import COUNTED, Bounds, CheckProcedure
 from runtime.games import game_module
@@ -114,6 +115,15 @@ class Ruleset:
     wording: Wording
     runtime: str = "base"  # the game module's name
     data: dict[str, Any] = field(default_factory=dict)  # the merged tables, as plain data
+
+    def slots(self, *, properties: bool) -> Iterator[Slot]:
+        """The slots of every phrase table's patterns, table by table (the properties' too when
+        asked: their slots take numbers and words as the others do)."""
+        tables = [self.verbs, self.modifiers, self.conditions, self.values, self.checks]
+        tables += [self.blocks, self.properties] if properties else [self.blocks]
+        for table in tables:
+            for pattern in table.patterns:
+                yield from pattern.slots
 
     def check_procedure(self, check: str) -> CheckProcedure | None:
         """The game module's procedure that runs one of the ruleset's checks."""

@@ -75,20 +75,10 @@ def every_word_has_code(ruleset: Ruleset, module: GameModule, rules: GameRules) 
     put in the IR (the names `_uses` reads) has code, and no slot whose value is a word or a
     text is named like a key it reads, so no slot's value can be taken for a word."""
     read = {*_WORDS, "check"}
-    for table in (
-        ruleset.verbs,
-        ruleset.modifiers,
-        ruleset.conditions,
-        ruleset.properties,
-        ruleset.values,
-        ruleset.blocks,
-        ruleset.checks,
-    ):
-        for pattern in table.patterns:
-            for slot in pattern.slots:
-                numbers = slot.type.integer is not None or slot.type.signed is not None
-                if slot.name in read and not numbers:  # a number is never taken for a word
-                    return False
+    for slot in ruleset.slots(properties=True):
+        numbers = slot.type.integer is not None or slot.type.signed is not None
+        if slot.name in read and not numbers:  # a number is never taken for a word
+            return False
     named = (
         ("verb", ruleset.verbs),
         ("condition", ruleset.conditions),
