@@ -1,10 +1,13 @@
-"""A game's log read into the figures of its record as the game is played: the part of a sweep's
-record that `make compiled` compiles (hundreds of events a game, read in a worker between games,
-cost as much as a fifth of a compiled game interpreted).
+"""A game read into the figures of its record as it is played: the part of a sweep's record
+that `make compiled` compiles (hundreds of steps a game, read in a worker between games, cost as
+much as a fifth of a compiled game interpreted).
 
-Only plain data comes out (counts, lists, a card's tally), which `runtime.simulation.record`
-puts in the game's record; the record, the sweep and the totals a worker pickles for a parent
-that may run the pure runtime stay interpreted.
+The reader is the game's `FigureListener`: the game tells it of each step it counts (a stat
+change, a round, a draw, a death, a phase's end), with no event made where no one hears it, and
+it counts the step there and then; nothing of the game is kept to be read after it. Only plain
+data comes out (counts, lists, a card's tally), which `runtime.simulation.record` puts in the
+game's record; the record, the sweep and the totals a worker pickles for a parent that may run
+the pure runtime stay interpreted.
 """
 
 from __future__ import annotations
@@ -12,17 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from runtime.events import Event
+from runtime.events import FigureListener
 from runtime.game import Game
-from runtime.whole import PHASE_OVER
 
 OUTSIDE_CARDS = "(no card)"
 """The card of a change or a death that happened while no card resolved (a fight, a rule)."""
-
-READ = frozenset({"round", "stat", "draw", "death", PHASE_OVER})
-"""The kinds of events a game's record is read from (`LogReader`): the game makes no others.
-Turns are counted by the state (`GameState.turns`), not from their events: a game makes two
-events a turn, more than of all these kinds together."""
 
 
 @dataclass
@@ -42,13 +39,16 @@ class CardTally:
         self.deaths = deaths
 
 
-class LogReader:
-    """A game's listener: keeps the events of the kinds a record reads (`READ`) as they happen,
-    with the seated turns begun when each phase was over; `read` reads them into figures."""
+class LogReader(FigureListener):
+    """A game's figure listener (`Game.figures`), made as the game's play begins: counts what
+    its seats' stats do, its rounds and turns per phase, its deaths and its cards' doings as
+    they happen; `finish` closes the figures once the game is over."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, phases: Sequence[str]) -> None:
         self.game = game
-        self.events: list[Event] = []
+        self.phases = list(phases)  # the game's phases in order, the last its end
+        self.part = 0  # the index of the phase under way
+        self.round = 0  # the round under way (0: none yet)
         self.turns_at: list[int] = []  # the seated turns begun when each phase was over
         self.rounds: dict[str, int] = {}  # phase -> rounds played in it
         self.turns: dict[str, int] = {}  # phase -> seated turns in it
@@ -56,78 +56,73 @@ class LogReader:
         # stat -> the values of the living seats at the end of each round (round 1 first)
         self.stat_rounds: dict[str, list[list[int]]] = {}
         self.cards: dict[str, CardTally] = {}
+        # Each seat's stats as the changes told say, from their values now: only a stat the
+        # seat starts with is followed, and a round's end shows these, the same all game long.
+        self.values = {p.name: dict(p.stats.values) for p in game.state.players}
+        self.living = set(self.values)  # the seats not dead yet
+        self.shown = sorted({stat for stats in self.values.values() for stat in stats})
+        self.rows = list(self.values.values())  # the living seats' values, in seat order
+        self.ends: list[list[list[int]]] = []  # for each shown stat, its values at round ends
 
-    def __call__(self, event: Event) -> None:
-        """Keep one event (the game tells only the kinds of `READ`)."""
-        self.events.append(event)
-        if event.kind == PHASE_OVER:
-            self.turns_at.append(self.game.state.turns)
+    def stat_changed(self, actor: str, card: str | None, changed: dict[str, int]) -> None:
+        """Follow a seat's stats, and tally the change to the card."""
+        values = self.values.get(actor)
+        changes = self._tally(card).changes
+        for stat, delta in changed.items():
+            if values is not None and stat in values:
+                values[stat] += delta
+            changes[stat] = changes.get(stat, 0) + delta
 
-    def read(self, phases: Sequence[str], starts: dict[str, dict[str, int]]) -> None:
-        """Rounds and turns per phase, deaths and their rounds, stats per round, cards' doings,
-        from the events kept and the seats' stats at the start."""
-        self._read_log(phases, starts)
-        self._read_turns(phases, self.game.state.turns)
+    def round_begun(self, number: int | None) -> None:
+        """Close the round before (its stats), count the new one in its phase."""
+        if self.round:
+            self._round_over()
+        self.round = self.round + 1 if number is None else number
+        phase = self.phases[min(self.part, len(self.phases) - 1)]
+        self.rounds[phase] = self.rounds.get(phase, 0) + 1
 
-    def _read_log(self, phases: Sequence[str], starts: dict[str, dict[str, int]]) -> None:
-        values = {name: dict(stats) for name, stats in starts.items()}
-        living = set(values)
-        # The stats a round's end shows, in order: the seats' own, the same all game long (a
-        # change is counted only for a stat the seat started with).
-        shown = sorted({stat for stats in values.values() for stat in stats})
-        rows = list(values.values())  # the living seats' values, in seat order
-        ends: list[list[list[int]]] = []  # for each shown stat, its values at each round's end
-        part = 0  # the index of the phase the events belong to
-        this_round = 0
-        for event in self.events:  # the kinds by how often they come
-            kind, data = event.kind, event.data
-            if kind == "stat":
-                if "changed" not in data:
-                    continue
-                actor = values.get(str(data.get("actor")))
-                changes = self._tally(event.card).changes
-                changed: dict[str, int] = data["changed"]
-                for stat, delta in changed.items():
-                    if actor is not None and stat in actor:
-                        actor[stat] += delta
-                    changes[stat] = changes.get(stat, 0) + delta
-            elif kind == "round":
-                if this_round:
-                    self._round_over(shown, rows, ends)
-                this_round = int(data.get("round", this_round + 1))
-                phase = phases[min(part, len(phases) - 1)]
-                self.rounds[phase] = self.rounds.get(phase, 0) + 1
-            elif kind == "draw":
-                if "title" in data:
-                    self._tally(str(data["title"])).drawn += 1
-            elif kind == "death":
-                died = str(data.get("player"))
-                if died not in values:  # an actor no seat plays (a monster killed) is no loss
-                    continue
-                self.death_rounds.append(this_round)
-                self._tally(event.card).deaths += 1
-                living.discard(died)
-                rows = [stats for name, stats in values.items() if name in living]
-            elif kind == PHASE_OVER:
-                part += 1
-        if this_round:
-            self._round_over(shown, rows, ends)
+    def drawn(self, title: str) -> None:
+        """Tally the card drawn."""
+        self._tally(title).drawn += 1
 
-    def _round_over(
-        self, shown: list[str], rows: list[dict[str, int]], ends: list[list[list[int]]]
-    ) -> None:
+    def died(self, actor: str, card: str | None) -> None:
+        """A seat's death, in its round and to the card's tally (an actor no seat plays, a
+        monster killed, is no loss)."""
+        if actor not in self.values:
+            return
+        self.death_rounds.append(self.round)
+        self._tally(card).deaths += 1
+        self.living.discard(actor)
+        self.rows = [stats for name, stats in self.values.items() if name in self.living]
+
+    def phase_over(self) -> None:
+        """The next events are the next phase's; note the seated turns begun so far."""
+        self.part += 1
+        self.turns_at.append(self.game.state.turns)
+
+    def finish(self) -> None:
+        """Close the figures of a game played to its end: the last round's stats, and the
+        seated turns of each phase."""
+        if self.round:
+            self._round_over()
+        self._read_turns(self.game.state.turns)
+
+    def _round_over(self) -> None:
         """Note each shown stat's values of the living seats at a round's end."""
+        ends = self.ends
         if not ends:  # the first round's end: the lists of the figures, in the stats' order
-            for stat in shown:
+            for stat in self.shown:
                 ends.append(self.stat_rounds.setdefault(stat, []))
-        for index, stat in enumerate(shown):
+        rows = self.rows
+        for index, stat in enumerate(self.shown):
             ends[index].append([stats[stat] for stats in rows])
 
-    def _read_turns(self, phases: Sequence[str], turns: int) -> None:
+    def _read_turns(self, turns: int) -> None:
         """The seated turns of each phase: those begun before it was over, less the earlier
         phases'; the phase under way when the game stopped has the rest (a phase with none has
         no entry)."""
         begun = 0
+        phases = self.phases
         for part, total in enumerate([*self.turns_at, turns]):
             phase = phases[min(part, len(phases) - 1)]
             if total > begun:

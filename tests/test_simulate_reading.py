@@ -1,0 +1,146 @@
+"""A sweep's record is counted from the steps the engine tells its reader of, with no event made:
+its figures are those the whole log of the same game shows, read as a log was read before."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from compiler.build import CompiledPack
+from runtime.datagame import whole_game_of
+from runtime.events import PHASE_OVER, Event, FigureListener
+from runtime.policies import policy_named, seat_policies
+from runtime.simulation.reading import OUTSIDE_CARDS
+from runtime.simulation.record import GameRecord, Sweep, play_game
+from runtime.whole import WholeGame, game_seed
+from tests.conftest import ROOT
+from tests.helpers import compiled
+
+GAMES = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 4}
+"""Each bundled game, at a count of seats it is played by."""
+
+
+def _from_log(events: Sequence[Event], phases: Sequence[str], starts: dict[str, Any]) -> dict:
+    """A game's figures read from its whole log: the stat changes' `changed`, the rounds, the
+    draws' titles, the seats' deaths, the phases' ends (the reading a sweep made before its
+    reader was told of the steps themselves)."""
+    values = {name: dict(stats) for name, stats in starts.items()}
+    shown = sorted({stat for stats in values.values() for stat in stats})
+    living = list(values)  # in seat order
+    rounds: dict[str, int] = {}
+    stat_rounds: dict[str, list[list[int]]] = {stat: [] for stat in shown}
+    death_rounds: list[int] = []
+    cards: dict[str, list[Any]] = {}  # title -> [drawn, changes, deaths]
+    part = this_round = 0
+
+    def tally(card: str | None) -> list[Any]:
+        return cards.setdefault(card or OUTSIDE_CARDS, [0, {}, 0])
+
+    def round_over() -> None:
+        for stat in shown:
+            stat_rounds[stat].append([values[name][stat] for name in living])
+
+    for event in events:
+        data = event.data
+        if event.kind == "stat" and "changed" in data:
+            changes = tally(event.card)[1]
+            for stat, delta in data["changed"].items():
+                if data["actor"] in values and stat in values[data["actor"]]:
+                    values[data["actor"]][stat] += delta
+                changes[stat] = changes.get(stat, 0) + delta
+        elif event.kind == "round":
+            if this_round:
+                round_over()
+            this_round = data["round"]
+            phase = phases[min(part, len(phases) - 1)]
+            rounds[phase] = rounds.get(phase, 0) + 1
+        elif event.kind == "draw" and "title" in data:
+            tally(data["title"])[0] += 1
+        elif event.kind == "death" and data.get("player") in values:
+            death_rounds.append(this_round)
+            tally(event.card)[2] += 1
+            living = [name for name in living if name != data["player"]]
+        elif event.kind == PHASE_OVER:
+            part += 1
+    if this_round:
+        round_over()
+    return {
+        "rounds": rounds,
+        "stat_rounds": stat_rounds if this_round else {},
+        "death_rounds": death_rounds,
+        "cards": list(cards.items()),
+    }
+
+
+def _from_record(record: GameRecord) -> dict:
+    return {
+        "rounds": record.rounds,
+        "stat_rounds": record.stat_rounds,
+        "death_rounds": record.death_rounds,
+        "cards": [(t, [c.drawn, c.changes, c.deaths]) for t, c in record.cards.items()],
+    }
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def played(request: pytest.FixtureRequest) -> tuple[CompiledPack, WholeGame, int]:
+    pack = compiled(ROOT / "content" / request.param)
+    return pack, whole_game_of(pack.rules, pack.whole), GAMES[request.param]
+
+
+def test_a_records_figures_are_those_its_whole_log_shows(
+    played: tuple[CompiledPack, WholeGame, int],
+) -> None:
+    """Key for key and in order (a card's first doing places it in the figures)."""
+    pack, whole, seats = played
+    sweep = Sweep(7, seats, ("random",) * seats, whole.phases[-1], whole.phases)
+    for index in range(3):
+        record = play_game(whole, pack.rules, pack.cards, sweep, index)
+        assert record.error is None, record.error
+        game = whole.new_game(pack.rules, pack.cards, seats, game_seed(7, index))
+        seat_policies(game, [policy_named("random")] * seats)
+        starts = {p.name: dict(p.stats.values) for p in game.state.players}
+        whole.play(game, sweep.until)
+        assert _from_record(record) == _from_log(game.log.events, whole.phases, starts)
+        assert sum(record.rounds.values()) == game.state.round > 0
+
+
+def test_a_figure_listener_is_told_the_steps_the_log_shows_whether_logged_or_not(
+    played: tuple[CompiledPack, WholeGame, int],
+) -> None:
+    """The same steps, in the same order, in a game that keeps its log and in one that makes
+    no event at all."""
+    pack, whole, seats = played
+    told = []
+    for logging in (True, False):
+        game = whole.new_game(pack.rules, pack.cards, seats, game_seed(3, 1))
+        game.logging = logging
+        seat_policies(game, [policy_named("random")] * seats)
+        game.figures = steps = _Steps()
+        whole.play(game, whole.phases[-1])
+        assert (game.log.events != []) == logging
+        told.append(steps.steps)
+    assert told[0] == told[1] and told[0]
+
+
+class _Steps(FigureListener):
+    """Every step told, in order."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[Any, ...]] = []
+
+    def stat_changed(self, actor: str, card: str | None, changed: dict[str, int]) -> None:
+        self.steps.append(("stat", actor, card, dict(changed)))
+
+    def round_begun(self, number: int | None) -> None:
+        self.steps.append(("round", number))
+
+    def drawn(self, title: str) -> None:
+        self.steps.append(("draw", title))
+
+    def died(self, actor: str, card: str | None) -> None:
+        self.steps.append(("death", actor, card))
+
+    def phase_over(self) -> None:
+        self.steps.append(("phase over",))
