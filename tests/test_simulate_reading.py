@@ -3,6 +3,7 @@ its figures are those the whole log of the same game shows, read as a log was re
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,8 +13,9 @@ from compiler.build import CompiledPack
 from runtime.datagame import whole_game_of
 from runtime.events import PHASE_OVER, Event, FigureListener
 from runtime.policies import policy_named, seat_policies
-from runtime.simulation.reading import OUTSIDE_CARDS
+from runtime.simulation.reading import OUTSIDE_CARDS, CardTally
 from runtime.simulation.record import GameRecord, Sweep, play_game
+from runtime.simulation.totals import total
 from runtime.whole import WholeGame, game_seed
 from tests.conftest import ROOT
 from tests.helpers import compiled
@@ -32,6 +34,7 @@ def _from_log(events: Sequence[Event], phases: Sequence[str], starts: dict[str, 
     rounds: dict[str, int] = {}
     stat_rounds: dict[str, list[list[int]]] = {stat: [] for stat in shown}
     death_rounds: list[int] = []
+    seated: list[int] = []
     cards: dict[str, list[Any]] = {}  # title -> [drawn, changes, deaths]
     part = this_round = 0
 
@@ -39,6 +42,7 @@ def _from_log(events: Sequence[Event], phases: Sequence[str], starts: dict[str, 
         return cards.setdefault(card or OUTSIDE_CARDS, [0, {}, 0])
 
     def round_over() -> None:
+        seated.append(len(living))
         for stat in shown:
             stat_rounds[stat].append([values[name][stat] for name in living])
 
@@ -66,9 +70,13 @@ def _from_log(events: Sequence[Event], phases: Sequence[str], starts: dict[str, 
             part += 1
     if this_round:
         round_over()
+    else:
+        stat_rounds = {}
     return {
         "rounds": rounds,
-        "stat_rounds": stat_rounds if this_round else {},
+        "stat_sums": {stat: [sum(v) for v in ends] for stat, ends in stat_rounds.items()},
+        "seated": seated,
+        "stat_ends": {stat: ends[-1] for stat, ends in stat_rounds.items() if ends},
         "death_rounds": death_rounds,
         "cards": list(cards.items()),
     }
@@ -77,7 +85,9 @@ def _from_log(events: Sequence[Event], phases: Sequence[str], starts: dict[str, 
 def _from_record(record: GameRecord) -> dict:
     return {
         "rounds": record.rounds,
-        "stat_rounds": record.stat_rounds,
+        "stat_sums": record.stat_sums,
+        "seated": record.seated,
+        "stat_ends": record.stat_ends,
         "death_rounds": record.death_rounds,
         "cards": [(t, [c.drawn, c.changes, c.deaths]) for t, c in record.cards.items()],
     }
@@ -144,3 +154,20 @@ class _Steps(FigureListener):
 
     def phase_over(self) -> None:
         self.steps.append(("phase over",))
+
+
+def test_totals_add_up_each_rounds_sums_and_each_cards_doings() -> None:
+    """A record's stats come as a sum a round with the seats living then, and its last round's
+    values; a card drawn in no game is in none, however much it did."""
+    first = GameRecord(0, 0, stat_sums={"nerve": [9, 4]}, seated=[3, 2])
+    first.stat_ends = {"nerve": [1, 3]}
+    first.cards = {"Mug": CardTally(2, {"nerve": -1}, 1), OUTSIDE_CARDS: CardTally(0, {"x": 2})}
+    second = GameRecord(1, 1, stat_sums={"nerve": [6]}, seated=[2], stat_ends={"nerve": [3, 3]})
+    second.cards = {"Mug": CardTally(1, {"nerve": -2, "x": 1}, 0)}
+    totals = total([first, second])
+    assert totals.stat_rounds == {"nerve": {1: [15, 5], 2: [4, 2]}}
+    assert totals.stat_ends == {"nerve": Counter({3: 3, 1: 1})}
+    mug, outside = totals.cards["Mug"], totals.cards[OUTSIDE_CARDS]
+    assert (mug.drawn, mug.games, dict(mug.changes), mug.deaths) == (3, 2, {"nerve": -3, "x": 1}, 1)
+    assert (outside.drawn, outside.games, dict(outside.changes)) == (0, 0, {"x": 2})
+    assert totals.deaths == Counter({0: 2}) and totals.played == 2

@@ -7,16 +7,21 @@ change, a round, a draw, a death, a phase's end), with no event made where no on
 it counts the step there and then; nothing of the game is kept to be read after it. Only plain
 data comes out (counts, lists, a card's tally), which `runtime.simulation.record` puts in the
 game's record; the record, the sweep and the totals a worker pickles for a parent that may run
-the pure runtime stay interpreted.
+the pure runtime stay interpreted, but for the loops that add a record to the totals (over its
+rounds and its cards: `add_rounds`, `add_cards`, `count_each`), which take and give plain data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from runtime.events import FigureListener
 from runtime.game import Game
+
+K = TypeVar("K")
+C = TypeVar("C", bound="CardCounts")
 
 OUTSIDE_CARDS = "(no card)"
 """The card of a change or a death that happened while no card resolved (a fight, a rule)."""
@@ -53,8 +58,11 @@ class LogReader(FigureListener):
         self.rounds: dict[str, int] = {}  # phase -> rounds played in it
         self.turns: dict[str, int] = {}  # phase -> seated turns in it
         self.death_rounds: list[int] = []  # the round of each death
-        # stat -> the values of the living seats at the end of each round (round 1 first)
-        self.stat_rounds: dict[str, list[list[int]]] = {}
+        # stat -> the sum of the living seats' values at the end of each round (round 1 first)
+        self.stat_sums: dict[str, list[int]] = {}
+        self.seated: list[int] = []  # the living seats at the end of each round
+        # stat -> the living seats' values at the end of the last round (none: no round ended)
+        self.stat_ends: dict[str, list[int]] = {}
         self.cards: dict[str, CardTally] = {}
         # Each seat's stats as the changes told say, from their values now: only a stat the
         # seat starts with is followed, and a round's end shows these, the same all game long.
@@ -62,7 +70,7 @@ class LogReader(FigureListener):
         self.living = set(self.values)  # the seats not dead yet
         self.shown = sorted({stat for stats in self.values.values() for stat in stats})
         self.rows = list(self.values.values())  # the living seats' values, in seat order
-        self.ends: list[list[list[int]]] = []  # for each shown stat, its values at round ends
+        self.sums: list[list[int]] = []  # each shown stat's sums at round ends, in its order
 
     def stat_changed(self, actor: str, card: str | None, changed: dict[str, int]) -> None:
         """Follow a seat's stats, and tally the change to the card."""
@@ -105,17 +113,24 @@ class LogReader(FigureListener):
         seated turns of each phase."""
         if self.round:
             self._round_over()
+            self.stat_ends = {stat: [stats[stat] for stats in self.rows] for stat in self.shown}
         self._read_turns(self.game.state.turns)
 
     def _round_over(self) -> None:
-        """Note each shown stat's values of the living seats at a round's end."""
-        ends = self.ends
-        if not ends:  # the first round's end: the lists of the figures, in the stats' order
+        """Note each shown stat's sum over the living seats at a round's end, and how many
+        they are (sums, not each seat's value: a list a stat a round was a tenth of what a
+        record cost, made, collected and added up)."""
+        sums = self.sums
+        if not sums:  # the first round's end: the lists of the figures, in the stats' order
             for stat in self.shown:
-                ends.append(self.stat_rounds.setdefault(stat, []))
+                sums.append(self.stat_sums.setdefault(stat, []))
         rows = self.rows
         for index, stat in enumerate(self.shown):
-            ends[index].append([stats[stat] for stats in rows])
+            total = 0
+            for stats in rows:
+                total += stats[stat]
+            sums[index].append(total)
+        self.seated.append(len(rows))
 
     def _read_turns(self, turns: int) -> None:
         """The seated turns of each phase: those begun before it was over, less the earlier
@@ -136,3 +151,50 @@ class LogReader(FigureListener):
         if tally is None:
             tally = self.cards[title] = CardTally()
         return tally
+
+
+def add_rounds(by_round: dict[int, list[int]], sums: list[int], seated: list[int]) -> None:
+    """Add one game's sums of a stat at each round's end, and the living seats they are of, to
+    a sweep's (round -> [sum, seats]): here, compiled, not in the totals a worker pickles (a
+    loop over every round of every stat, per game)."""
+    for index, total in enumerate(sums):
+        pair = by_round.get(index + 1)
+        if pair is None:
+            pair = by_round[index + 1] = [0, 0]
+        pair[0] += total
+        pair[1] += seated[index]
+
+
+def count_each(counts: dict[K, int], values: Iterable[K]) -> None:
+    """Count each value once more: Counter.update's own count, without its check of whether
+    it was given a mapping (an abc isinstance, dearer than the count, per game of a sweep)."""
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+
+
+class CardCounts(Protocol):
+    """What a sweep counts of a card (`runtime.simulation.totals.CardTotals`)."""
+
+    drawn: int
+    games: int  # games it was drawn in
+    deaths: int
+
+    @property
+    def changes(self) -> dict[str, int]:
+        """Stat -> summed change."""
+
+
+def add_cards(cards: dict[str, C], tallies: dict[str, CardTally], new: Callable[[], C]) -> None:
+    """Add one game's card tallies to a sweep's counts of each card (made by `new` at a
+    card's first doing): here, compiled, a loop over some fifty cards a game."""
+    for title, tally in tallies.items():
+        card = cards.get(title)
+        if card is None:
+            card = cards[title] = new()
+        card.drawn += tally.drawn
+        if tally.drawn > 0:
+            card.games += 1
+        changes = card.changes
+        for stat, amount in tally.changes.items():
+            changes[stat] = changes.get(stat, 0) + amount
+        card.deaths += tally.deaths

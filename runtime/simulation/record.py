@@ -46,8 +46,11 @@ class GameRecord:
     rounds: dict[str, int] = field(default_factory=dict)  # phase -> rounds played in it
     turns: dict[str, int] = field(default_factory=dict)  # phase -> seated turns in it
     death_rounds: list[int] = field(default_factory=list)  # the round of each death
-    # stat -> the values of the living seats at the end of each round (round 1 first)
-    stat_rounds: dict[str, list[list[int]]] = field(default_factory=dict)
+    # stat -> the sum of the living seats' values at the end of each round (round 1 first)
+    stat_sums: dict[str, list[int]] = field(default_factory=dict)
+    seated: list[int] = field(default_factory=list)  # the living seats at each round's end
+    # stat -> the living seats' values at the end of the last round
+    stat_ends: dict[str, list[int]] = field(default_factory=dict)
     cards: dict[str, CardTally] = field(default_factory=dict)
     error: str | None = None  # what the runtime raised, when the game could not be played
     error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
@@ -87,7 +90,12 @@ def read_game(record: GameRecord, outcome: Outcome, reader: LogReader) -> None:
     record.stopped = outcome.stopped
     reader.finish()
     record.rounds, record.turns = reader.rounds, reader.turns
-    record.death_rounds, record.stat_rounds = reader.death_rounds, reader.stat_rounds
+    record.death_rounds = reader.death_rounds
+    record.stat_sums, record.seated, record.stat_ends = (
+        reader.stat_sums,
+        reader.seated,
+        reader.stat_ends,
+    )
     record.cards = reader.cards
 
 
