@@ -425,16 +425,23 @@ class Game:
             if player.dead and not was_dead:
                 self._died(player)
             return
-        before = dict(player.stats.values)
-        told = heard and self.reads_text()
-        sentences = player.stats.change(name, delta, told)
         # What the change did to every stat (an overflow reaches another), for the figures
         # of a simulation: on the first sentence only, so that summing them counts it once.
-        changed = {
-            stat: value - before[stat]
-            for stat, value in player.stats.values.items()
-            if value != before.get(stat, value)
-        }
+        told = heard and self.reads_text()
+        values = player.stats.values
+        if player.stats.rules[name].above_max is None:  # it reaches no other stat
+            was = values[name]
+            sentences = player.stats.change(name, delta, told)
+            moved = values[name] - was
+            changed = {name: moved} if moved else {}
+        else:
+            before = dict(values)
+            sentences = player.stats.change(name, delta, told)
+            changed = {
+                stat: value - before[stat]
+                for stat, value in values.items()
+                if value != before.get(stat, value)
+            }
         # Keywords, never a `**` of a dict: mypyc makes that a generic call (a fifth of what a
         # heard change cost a compiled sweep).
         if not heard:  # no event made: the figures are told of the change as its event would

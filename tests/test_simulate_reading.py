@@ -171,3 +171,28 @@ def test_totals_add_up_each_rounds_sums_and_each_cards_doings() -> None:
     assert (mug.drawn, mug.games, dict(mug.changes), mug.deaths) == (3, 2, {"nerve": -3, "x": 1}, 1)
     assert (outside.drawn, outside.games, dict(outside.changes)) == (0, 0, {"x": 2})
     assert totals.deaths == Counter({0: 2}) and totals.played == 2
+
+
+def test_a_change_that_spills_over_tells_both_stats_it_changed() -> None:
+    """Terror past its maximum is lost as health: the change is told as both, as its event
+    says; a change within the bounds as its own stat alone, and one at a bound as nothing."""
+    pack = compiled(ROOT / "content" / "coma-ward")
+    whole = whole_game_of(pack.rules, pack.whole)
+    told = []
+    for logging in (True, False):
+        game = whole.new_game(pack.rules, pack.cards, 2, 1)
+        game.logging = logging
+        game.figures = steps = _Steps()
+        player = game.state.players[0]
+        player.stats.values.update(terror=4, health=5)
+        for stat, delta in (("terror", 3), ("health", 2), ("health", 1)):
+            game.change(stat, delta, player)
+        told.append(steps.steps)
+        logged = [e.data["changed"] for e in game.log.events if "changed" in e.data]
+        assert logged == ([{"terror": 1, "health": -2}, {"health": 2}, {}] if logging else [])
+    assert told[0] == told[1]
+    assert told[0] == [
+        ("stat", "player 1", None, {"terror": 1, "health": -2}),
+        ("stat", "player 1", None, {"health": 2}),
+        ("stat", "player 1", None, {}),
+    ]
