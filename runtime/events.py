@@ -6,6 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+PHASE_OVER = "phase over"
+"""The kind of event that closes one of a whole game's `phases` in its log: what came before it
+(back to the previous one) is that phase's, for the figures of a simulation."""
+
 
 class Event(NamedTuple):
     """One step: what kind of step, a sentence that explains it, and its facts (a named tuple:
@@ -31,6 +35,30 @@ class Event(NamedTuple):
 
 Listener = Callable[[Event], None]
 """Told of each event as it happens (`Game.listeners`), whether the log keeps it or not."""
+
+
+class FigureListener:
+    """Told of the few steps a simulation's figures are read from (`Game.figures`), whether
+    anyone hears their events or not: by `Game.event` from an event's data, and where the
+    engine makes no event of a hot step (a stat change, a draw) by the engine itself, with
+    no event made (an event and its data for each was a tenth of a compiled game). Told once
+    a step, in the order of the steps. This one reads nothing; a reader overrides the steps
+    it counts."""
+
+    def stat_changed(self, actor: str, card: str | None, changed: dict[str, int]) -> None:
+        """A stat change of `actor` while `card` resolved: what it did to each stat."""
+
+    def round_begun(self, number: int | None) -> None:
+        """A round began: its number (None: the one after the last)."""
+
+    def drawn(self, title: str) -> None:
+        """A card was drawn from a deck."""
+
+    def died(self, actor: str, card: str | None) -> None:
+        """An actor died while `card` resolved."""
+
+    def phase_over(self) -> None:
+        """One of the whole game's phases is over."""
 
 
 @dataclass

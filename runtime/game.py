@@ -36,7 +36,7 @@ from runtime.dice import (
     roll_dice,
     shuffle,
 )
-from runtime.events import Event, EventLog, Listener
+from runtime.events import PHASE_OVER, Event, EventLog, FigureListener, Listener
 from runtime.module import GameModule, Modifier
 from runtime.native import mypyc_attr
 from runtime.rules import BlockRule, GameRules, ProcedureRule
@@ -170,6 +170,9 @@ class Game:
         # others are not made at all, and those made carry their data, not their sentences
         # (`reads_text`). None: every kind, sentences and all.
         self.listening: frozenset[str] | None = None
+        # Told of the steps a simulation's figures are read from, with no event made (a
+        # sweep's record); whether or not anyone hears the steps' events.
+        self.figures: FigureListener | None = None
         self.budget = budget
         self.steps = 0
         self.depth = 0
@@ -273,7 +276,10 @@ class Game:
         return self.logging or self.listening is None
 
     def event(self, kind: str, text: str, **data: Any) -> None:
-        """Log one step, under the card being resolved, and tell the listeners."""
+        """Log one step, under the card being resolved, and tell the listeners (and the
+        figure listener, of the steps it counts, whether anyone hears the event or not)."""
+        if self.figures is not None:
+            self._tell_figures(kind, data)
         if not self.logging and (
             not self.listeners or (self.listening is not None and kind not in self.listening)
         ):
@@ -285,6 +291,27 @@ class Game:
             self.log.add(event)
         for listener in self.listeners:
             listener(event)
+
+    def _tell_figures(self, kind: str, data: dict[str, Any]) -> None:
+        """Tell the figure listener of a step it counts, from its event's data: a stat change
+        (the event that carries `changed`), a round, a card drawn (by its `title`), a death
+        (of its `player`), a whole game's phase over."""
+        figures = self.figures
+        assert figures is not None
+        if kind == "stat":
+            if "changed" in data:
+                changed: dict[str, int] = data["changed"]
+                figures.stat_changed(str(data.get("actor")), self._current_card, changed)
+        elif kind == "round":
+            figures.round_begun(int(data["round"]) if "round" in data else None)
+        elif kind == "draw":
+            if "title" in data:
+                figures.drawn(str(data["title"]))
+        elif kind == "death":
+            if "player" in data:
+                figures.died(str(data["player"]), self._current_card)
+        elif kind == PHASE_OVER:
+            figures.phase_over()
 
     @contextmanager
     def acting_card(self, card: CardInstance) -> Iterator[None]:
@@ -391,33 +418,63 @@ class Game:
             self.event("stat", f"{player.name} has no {name}", stat=name, actor=player.name)
             return
         was_dead = player.dead
-        if not self.hears("stat"):
+        heard = self.hears("stat")
+        figures = self.figures
+        if not heard and figures is None:
             player.stats.change(name, delta, told=False)  # no one hears its sentences
             if player.dead and not was_dead:
                 self._died(player)
             return
-        before = dict(player.stats.values)
-        told = self.reads_text()
-        sentences = player.stats.change(name, delta, told)
         # What the change did to every stat (an overflow reaches another), for the figures
         # of a simulation: on the first sentence only, so that summing them counts it once.
-        changed = {
-            stat: value - before[stat]
-            for stat, value in player.stats.values.items()
-            if value != before.get(stat, value)
-        }
+        told = heard and self.reads_text()
+        values = player.stats.values
+        if player.stats.rules[name].above_max is None:  # it reaches no other stat
+            was = values[name]
+            sentences = player.stats.change(name, delta, told)
+            moved = values[name] - was
+            changed = {name: moved} if moved else {}
+        else:
+            before = dict(values)
+            sentences = player.stats.change(name, delta, told)
+            changed = {
+                stat: value - before[stat]
+                for stat, value in values.items()
+                if value != before.get(stat, value)
+            }
         # Keywords, never a `**` of a dict: mypyc makes that a generic call (a fifth of what a
         # heard change cost a compiled sweep).
-        if not told:  # read for its data only: the first sentence's event, with no sentence
+        if not heard:  # no event made: the figures are told of the change as its event would
+            assert figures is not None
+            figures.stat_changed(player.name, self._current_card, changed)
+        elif not told:  # read for its data only: the first sentence's event, with no sentence
             self.event("stat", "", stat=name, delta=delta, actor=player.name, changed=changed)
-        for number, sentence in enumerate(sentences):
-            text = self._whose(player, sentence)
-            if number:
-                self.event("stat", text, stat=name, delta=delta, actor=player.name)
-            else:
-                self.event("stat", text, stat=name, delta=delta, actor=player.name, changed=changed)
+        else:
+            for number, sentence in enumerate(sentences):
+                text = self._whose(player, sentence)
+                if number:
+                    self.event("stat", text, stat=name, delta=delta, actor=player.name)
+                else:
+                    self.event(
+                        "stat", text, stat=name, delta=delta, actor=player.name, changed=changed
+                    )
         if player.dead and not was_dead:
             self._died(player)
+
+    def restored(self, actor: Actor, name: str, start: int, spent: int) -> None:
+        """Tell of a stat set back to its start with `spent` of it spent (a turn's action
+        points), as of any change: in the log, and to the figures of a simulation."""
+        if self.hears("stat"):
+            self.event(
+                "stat",
+                f"{actor.name}'s {name} back to {start}",
+                stat=name,
+                delta=spent,
+                actor=actor.name,
+                changed={name: spent},
+            )
+        elif self.figures is not None:  # no event made
+            self.figures.stat_changed(actor.name, self._current_card, {name: spent})
 
     def kill(self, actor: Actor, reason: str) -> None:
         """An actor dies of a game's own rule rather than at a stat's bound (a dying
@@ -666,6 +723,8 @@ class Game:
                     uid=card.uid,
                     title=card.title,
                 )
+            elif self.figures is not None:  # no event made
+                self.figures.drawn(card.title)
             handler = self.module.drawn.get(card.kind) or self.module.drawn["*"]
             if handler(self, card) is False:
                 return

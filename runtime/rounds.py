@@ -92,15 +92,8 @@ def take_turn(game: Game, actor: Actor, phase: Phase) -> None:
             rule = actor.stats.rules[phase.actions]
             spent = rule.start - actor.stats.get(phase.actions)
             actor.stats.set(phase.actions, rule.start)
-            if spent and game.hears("stat"):  # the figures of a sweep follow every change
-                game.event(
-                    "stat",
-                    f"{actor.name}'s {phase.actions} back to {rule.start}",
-                    stat=phase.actions,
-                    delta=spent,
-                    actor=actor.name,
-                    changed={phase.actions: spent},
-                )
+            if spent:  # the figures of a sweep follow every change
+                game.restored(actor, phase.actions, rule.start, spent)
         _tick(game, actor)
         if phase.trigger is not None:
             game.fire(phase.trigger, [*actor.items, *actor.owned, *_sheet(actor)])

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from runtime.cards import CardDef
+from runtime.events import PHASE_OVER
 from runtime.game import Game
 from runtime.rules import GameRules
 
@@ -40,11 +41,6 @@ class WholeGame:
     new_game: Callable[[GameRules, Sequence[CardDef], int, int], Game]  # rules, cards, seats, seed
     play: Callable[[Game, str], None]  # set the game up and play it to the end of that phase
     outcome: Callable[[Game], Outcome]
-
-
-PHASE_OVER = "phase over"
-"""The kind of event that closes one of a game's `phases` in its log: what came before it
-(back to the previous one) is that phase's, for the figures of a simulation."""
 
 
 def phase_over(game: Game, phase: str) -> None:

@@ -67,9 +67,11 @@ def test_a_record_reads_the_game_as_it_was_played(pack: CompiledPack) -> None:
     seat_policies(game, [policy_named(name) for name in sweep.policies])
     WHOLE.play(game, "prologue")
     living = [p for p in game.state.players if not p.dead]
-    for stat, rounds in record.stat_rounds.items():
-        assert rounds[-1] == [p.stats.values[stat] for p in living]
-    assert record.rounds["prologue"] == game.state.round == len(record.stat_rounds["health"])
+    for stat, sums in record.stat_sums.items():
+        assert record.stat_ends[stat] == [p.stats.values[stat] for p in living]
+        assert sums[-1] == sum(record.stat_ends[stat])
+    assert record.rounds["prologue"] == game.state.round == len(record.stat_sums["health"])
+    assert record.seated[-1] == len(living) and len(record.seated) == game.state.round
     assert len(record.death_rounds) == sum(p.dead for p in game.state.players)
     drawn = sum(1 for e in game.log.events if e.kind == "draw" and "title" in e.data)
     assert sum(t.drawn for t in record.cards.values()) == drawn

@@ -53,7 +53,9 @@ def _records(indices: range) -> Iterator[GameRecord]:
             rounds={"start": draw.randint(1, 3), "end": rounds},
             turns={"start": 2, "end": 2 * rounds},
             death_rounds=[draw.randint(1, rounds)] * draw.randint(0, 2),
-            stat_rounds={"nerve": [[draw.randint(0, 5)] * 2 for _ in range(rounds)]},
+            stat_sums={"nerve": [draw.randint(0, 10) for _ in range(rounds)]},
+            seated=[2] * rounds,
+            stat_ends={"nerve": [draw.randint(0, 5)] * 2},
             cards={draw.choice("XYZ"): CardTally(1, {"nerve": -1}, 0)},
         )
 

@@ -74,16 +74,16 @@ COMPILED = (
     *(f"runtime/games/{name}" for name in COMPILED_GAMES),
 )
 """The modules mypyc compiles: the engine's hot ones (with the games played from a ruleset's
-`game:` section, runtime/datagame.py and runtime/wholerules.py, and the reading of a game's log
-into its record, runtime/simulation/reading.py) and the game modules the registry names
-(runtime/games/compiled.txt): the games whose sweeps are benchmarked, whose games
-scripts/game_fingerprint.py proves the same compiled. The rest stay interpreted: the records
-and totals a worker pickles for a parent that may run the pure runtime (the rest of
-runtime/simulation/: a frozen dataclass compiled cannot be unpickled from the pure one's state),
-the shim only mypyc reads (runtime/native.py), the odds policy (runtime/policies/exact.py: mypyc
-1.x fails on its loop over the log's named tuples), and the other games' modules, which mypyc
-fails on or changes (a generic frozen dataclass loses its `__dict__`), until each is proven the
-same."""
+`game:` section, runtime/datagame.py and runtime/wholerules.py, and the reading of a game into
+its record and the loops that add a record to the totals, runtime/simulation/reading.py) and the
+game modules the registry names (runtime/games/compiled.txt): the games whose sweeps are
+benchmarked, whose games scripts/game_fingerprint.py proves the same compiled. The rest stay
+interpreted: the records and totals a worker pickles for a parent that may run the pure runtime
+(the rest of runtime/simulation/: a frozen dataclass compiled cannot be unpickled from the pure
+one's state), the shim only mypyc reads (runtime/native.py), the odds policy
+(runtime/policies/exact.py: mypyc 1.x fails on its loop over the log's named tuples), and the
+other games' modules, which mypyc fails on or changes (a generic frozen dataclass loses its
+`__dict__`), until each is proven the same."""
 
 MYPYC_CONFIG = "[mypy]\npython_version = 3.11\nstrict = True\nignore_missing_imports = True\n"
 """mypyc's own settings: the project's mypy section warns of unused sections, and mypyc takes

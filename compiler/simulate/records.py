@@ -20,7 +20,7 @@ from compiler.play.game import stale_record, table_of_record
 from compiler.play.records import Diverged, Record, RecordError, Replay, pack_digest, read_record
 from compiler.play.records import record_span as record_line
 from dsl.spans import Diagnostic
-from runtime.simulation.reading import READ, LogReader
+from runtime.simulation.reading import LogReader
 from runtime.simulation.record import GameRecord, Sweep, read_game
 from runtime.simulation.totals import Totals
 from runtime.whole import WholeGame
@@ -117,13 +117,11 @@ def _replayed(
 ) -> GameRecord:
     """The record played again to its end, read as a simulated game is."""
     game = whole.new_game(compiled.rules, compiled.cards, record.players, record.seed)
-    reader = LogReader(game)
-    # a replay checks the log between moves, so the log is kept whole; the reader hears the
-    # kinds it reads only, as in a sweep
-    game.listeners.append(lambda event: reader(event) if event.kind in READ else None)
+    # a replay checks the log between moves, so the log is kept whole; the reader is told of
+    # the steps it counts as in a sweep
     moves = Replay(game, record.moves)
     game.decisions = moves
-    starts = {p.name: dict(p.stats.values) for p in game.state.players}
+    reader = game.figures = LogReader(game, whole.phases)
     counted = GameRecord(index, record.seed)
     try:
         whole.play(game, record.until)
@@ -133,7 +131,7 @@ def _replayed(
     except Exception as error:  # the game failed where it once played: this pillbox's change
         diverged = Diverged(len(moves.moves) + 1, f"the game failed: {error}")
         raise NotCounted(stale_record(diverged, record, shown, text), {shown: text}) from None
-    read_game(counted, whole, whole.outcome(game), reader, starts)
+    read_game(counted, whole.outcome(game), reader)
     return counted
 
 

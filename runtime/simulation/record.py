@@ -2,10 +2,10 @@
 
 A record is a few hundred numbers, never the game or its log; a worker adds records up into
 totals (`runtime.simulation.totals`) and sends those back. Everything in it is read from the
-game's `Outcome` and from the data fields of the log's events (`round`, `stat`'s `changed`,
-`draw`'s `title`, `death`'s `player`, the whole-game `phase over` marker; read by
-`runtime.simulation.reading`, which `make compiled` compiles), so it counts any game that logs
-them, in the game's own words.
+game's `Outcome` and from the steps the engine tells a game's figure listener of (a stat change,
+a round, a draw, a death, the end of a whole game's phase; counted by
+`runtime.simulation.reading`, which `make compiled` compiles), so it counts any game the engine
+plays, in the game's own words.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from runtime.cards import CardDef
 from runtime.policies import policy_named, seat_policies
 from runtime.rules import GameRules
-from runtime.simulation.reading import READ, CardTally, LogReader
+from runtime.simulation.reading import CardTally, LogReader
 from runtime.whole import Outcome, WholeGame, game_seed
 
 
@@ -46,8 +46,11 @@ class GameRecord:
     rounds: dict[str, int] = field(default_factory=dict)  # phase -> rounds played in it
     turns: dict[str, int] = field(default_factory=dict)  # phase -> seated turns in it
     death_rounds: list[int] = field(default_factory=list)  # the round of each death
-    # stat -> the values of the living seats at the end of each round (round 1 first)
-    stat_rounds: dict[str, list[list[int]]] = field(default_factory=dict)
+    # stat -> the sum of the living seats' values at the end of each round (round 1 first)
+    stat_sums: dict[str, list[int]] = field(default_factory=dict)
+    seated: list[int] = field(default_factory=list)  # the living seats at each round's end
+    # stat -> the living seats' values at the end of the last round
+    stat_ends: dict[str, list[int]] = field(default_factory=dict)
     cards: dict[str, CardTally] = field(default_factory=dict)
     error: str | None = None  # what the runtime raised, when the game could not be played
     error_at: tuple[str, int, int] | None = None  # the card file, line and column it raised at
@@ -62,41 +65,37 @@ def play_game(
     record = GameRecord(index, seed)
     try:
         game = whole.new_game(rules, cards, sweep.players, seed)
-        # Only the events of the kinds a record reads are made and kept, never the whole log.
-        reader = LogReader(game)
+        # No event is made nor kept: the reader is told of the steps it counts as they come.
         game.logging = False
-        game.listeners.append(reader)
-        game.listening = READ
         seat_policies(game, [policy_named(name) for name in sweep.policies])
-        starts = {p.name: dict(p.stats.values) for p in game.state.players}
+        reader = game.figures = LogReader(game, whole.phases)
         whole.play(game, sweep.until)
         outcome = whole.outcome(game)
     except Exception as error:  # any failure of the runtime or a card is this game's
         record.error = f"{type(error).__name__}: {error}"
         record.error_at = _card_frame(error, {card.file for card in cards})
         return record
-    read_game(record, whole, outcome, reader, starts)
+    read_game(record, outcome, reader)
     return record
 
 
-def read_game(
-    record: GameRecord,
-    whole: WholeGame,
-    outcome: Outcome,
-    reader: LogReader,
-    starts: dict[str, dict[str, int]],
-) -> None:
+def read_game(record: GameRecord, outcome: Outcome, reader: LogReader) -> None:
     """Fill a record in from a game played to its end: its outcome, and what its reader
-    kept of its log (`starts`: each seat's stats when the game began)."""
+    counted while it was played."""
     seats = [p.name for p in reader.game.state.players]
     record.result = outcome.result
     record.winners = tuple(seats.index(name) for name in outcome.winners if name in seats)
     record.labels = dict(outcome.labels)
     record.tallies = dict(outcome.tallies)
     record.stopped = outcome.stopped
-    reader.read(whole.phases, starts)
+    reader.finish()
     record.rounds, record.turns = reader.rounds, reader.turns
-    record.death_rounds, record.stat_rounds = reader.death_rounds, reader.stat_rounds
+    record.death_rounds = reader.death_rounds
+    record.stat_sums, record.seated, record.stat_ends = (
+        reader.stat_sums,
+        reader.seated,
+        reader.stat_ends,
+    )
     record.cards = reader.cards
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from runtime.simulation.reading import add_cards, add_rounds, count_each
 from runtime.simulation.record import GameRecord
 
 K = TypeVar("K")
@@ -93,32 +94,24 @@ class Totals:
         if record.stopped:
             self.stopped[record.stopped] += 1
         for phase, rounds in record.rounds.items():
-            self.rounds.setdefault(phase, Counter())[rounds] += 1
+            _counts(self.rounds, phase)[rounds] += 1
         for phase, turns in record.turns.items():
-            self.turns.setdefault(phase, Counter())[turns] += 1
+            _counts(self.turns, phase)[turns] += 1
         for label, value in record.labels.items():
-            self.labels.setdefault(label, Counter())[value] += 1
+            _counts(self.labels, label)[value] += 1
             if record.result is not None:
-                self.label_results.setdefault((label, value), Counter())[record.result] += 1
+                _counts(self.label_results, (label, value))[record.result] += 1
         for name, number in record.tallies.items():
-            self.tallies.setdefault(name, Counter())[number] += 1
+            _counts(self.tallies, name)[number] += 1
         self.deaths[len(record.death_rounds)] += 1
-        _count(self.death_rounds, record.death_rounds)
-        self._add_stats(record)
+        count_each(self.death_rounds, record.death_rounds)
+        for stat, sums in record.stat_sums.items():  # a stat with a round ended, at least
+            add_rounds(self.stat_rounds.setdefault(stat, {}), sums, record.seated)
+            count_each(_counts(self.stat_ends, stat), record.stat_ends[stat])
         if record.result is not None:
             self.decided += 1
-            _count(self.wins, record.winners)
-        cards = self.cards
-        for title, tally in record.cards.items():
-            card = cards.get(title)
-            if card is None:
-                card = cards[title] = CardTotals()
-            card.drawn += tally.drawn
-            card.games += tally.drawn > 0
-            changes = card.changes
-            for stat, amount in tally.changes.items():
-                changes[stat] = changes.get(stat, 0) + amount
-            card.deaths += tally.deaths
+            count_each(self.wins, record.winners)
+        add_cards(self.cards, record.cards, CardTotals)
 
     def _keep(self, failures: list[Failure]) -> None:
         """Keep the first of these failures and of those kept, by index."""
@@ -128,18 +121,6 @@ class Totals:
         kept += failures
         kept.sort(key=lambda failure: failure.index)
         del kept[KEPT_FAILURES:]
-
-    def _add_stats(self, record: GameRecord) -> None:
-        for stat, rounds in record.stat_rounds.items():
-            by_round = self.stat_rounds.setdefault(stat, {})
-            for number, values in enumerate(rounds, start=1):
-                sums = by_round.get(number)
-                if sums is None:
-                    sums = by_round[number] = [0, 0]
-                sums[0] += sum(values)
-                sums[1] += len(values)
-            if rounds:
-                _count(self.stat_ends.setdefault(stat, Counter()), rounds[-1])
 
     def merge(self, other: Totals) -> None:
         """Add another's counts (another batch of the same sweep) to these."""
@@ -182,8 +163,10 @@ def total(records: Iterable[GameRecord]) -> Totals:
     return totals
 
 
-def _count(counts: Counter[K], values: Iterable[K]) -> None:
-    """Count each value once more: Counter.update's own count, without its check of whether
-    it was given a mapping (an abc isinstance, dearer than the count, per game of a sweep)."""
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
+def _counts(counts: dict[K, Counter[V]], key: K) -> Counter[V]:
+    """The counts of a key, new at its first value (not made for every value to be thrown
+    away, as `setdefault(key, Counter())` would: a Counter is made by Python code)."""
+    found = counts.get(key)
+    if found is None:
+        found = counts[key] = Counter()
+    return found
