@@ -432,8 +432,8 @@ class Game:
         if player.stats.rules[name].above_max is None:  # it reaches no other stat
             was = values[name]
             sentences = player.stats.change(name, delta, told)
-            moved = values[name] - was
-            changed = {name: moved} if moved else {}
+            actual = values[name] - was
+            changed = {name: actual} if actual else {}
         else:
             before = dict(values)
             sentences = player.stats.change(name, delta, told)
