@@ -45,6 +45,25 @@ class FigureListener:
     a step, in the order of the steps. This one reads nothing; a reader overrides the steps
     it counts."""
 
+    def heard(self, kind: str, data: dict[str, Any], card: str | None) -> None:
+        """An event of the game (`Game.event`) while `card` resolved: the step it tells of, if
+        one counted, from its data: a stat change (the event that carries `changed`), a round,
+        a card drawn (by its `title`), a death (of its `player`), a whole game's phase over."""
+        if kind == "stat":
+            if "changed" in data:
+                changed: dict[str, int] = data["changed"]
+                self.stat_changed(str(data.get("actor")), card, changed)
+        elif kind == "round":
+            self.round_begun(int(data["round"]) if "round" in data else None)
+        elif kind == "draw":
+            if "title" in data:
+                self.drawn(str(data["title"]))
+        elif kind == "death":
+            if "player" in data:
+                self.died(str(data["player"]), card)
+        elif kind == PHASE_OVER:
+            self.phase_over()
+
     def stat_changed(self, actor: str, card: str | None, changed: dict[str, int]) -> None:
         """A stat change of `actor` while `card` resolved: what it did to each stat."""
 

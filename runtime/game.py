@@ -36,7 +36,7 @@ from runtime.dice import (
     roll_dice,
     shuffle,
 )
-from runtime.events import PHASE_OVER, Event, EventLog, FigureListener, Listener
+from runtime.events import Event, EventLog, FigureListener, Listener
 from runtime.module import GameModule, Modifier
 from runtime.native import mypyc_attr
 from runtime.rules import BlockRule, GameRules, ProcedureRule
@@ -279,7 +279,7 @@ class Game:
         """Log one step, under the card being resolved, and tell the listeners (and the
         figure listener, of the steps it counts, whether anyone hears the event or not)."""
         if self.figures is not None:
-            self._tell_figures(kind, data)
+            self.figures.heard(kind, data, self._current_card)
         if not self.logging and (
             not self.listeners or (self.listening is not None and kind not in self.listening)
         ):
@@ -291,27 +291,6 @@ class Game:
             self.log.add(event)
         for listener in self.listeners:
             listener(event)
-
-    def _tell_figures(self, kind: str, data: dict[str, Any]) -> None:
-        """Tell the figure listener of a step it counts, from its event's data: a stat change
-        (the event that carries `changed`), a round, a card drawn (by its `title`), a death
-        (of its `player`), a whole game's phase over."""
-        figures = self.figures
-        assert figures is not None
-        if kind == "stat":
-            if "changed" in data:
-                changed: dict[str, int] = data["changed"]
-                figures.stat_changed(str(data.get("actor")), self._current_card, changed)
-        elif kind == "round":
-            figures.round_begun(int(data["round"]) if "round" in data else None)
-        elif kind == "draw":
-            if "title" in data:
-                figures.drawn(str(data["title"]))
-        elif kind == "death":
-            if "player" in data:
-                figures.died(str(data["player"]), self._current_card)
-        elif kind == PHASE_OVER:
-            figures.phase_over()
 
     @contextmanager
     def acting_card(self, card: CardInstance) -> Iterator[None]:
