@@ -165,6 +165,18 @@ MOMENTS = frozenset({"hooks", "reactions"})
 """The tables of rules for moments of the game, which add up when a module is extended."""
 
 
+def step_then(step: Step | None, then: Callable[[Game], None]) -> Step:
+    """A step that runs `step` (when there is one), then a rule of the game's own that ends it:
+    how a part of a game adds to a step another part wrote, where `extend` replaces steps."""
+
+    def run(game: Game, phase: Phase) -> None:
+        if step is not None:
+            step(game, phase)
+        then(game)
+
+    return run
+
+
 def _both(first: Callable[..., None], then: Callable[..., None]) -> Callable[..., None]:
     """A rule that runs one rule, then the other, with the same arguments."""
 

@@ -149,6 +149,20 @@ def damaged_stat(params: Mapping[str, Any], actor: Actor) -> str:
     return str({**DAMAGES, **(params.get("damages") or {})}.get(actor.kind, "health"))
 
 
+def attack_told(game: Game, monster: Actor, victim: Actor, attack: Attack, target: Target) -> int:
+    """A monster's attack on `victim` rolled and told (whatever its damage then hurts): the
+    damage it deals."""
+    rolled = roll_attack(attack, target, game.dice)
+    game.event(
+        "attack",
+        f"{monster.name} attacks {victim.name}: {rolled.text}",
+        attacker=monster.name,
+        target=victim.name,
+        damage=rolled.outcome,
+    )
+    return rolled.outcome
+
+
 def target_of(game: Game, actor: Actor | None, params: Mapping[str, Any]) -> Target:
     """What an attack meets: the actor's Defense, whether it is ethereal."""
     if actor is None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from runtime.cards import CardInstance
 from runtime.game import Game
-from runtime.games.lobotomy_attack import target_of
-from runtime.games.lobotomy_dice import Attack, roll_attack
+from runtime.games.lobotomy_attack import attack_told, target_of
+from runtime.games.lobotomy_dice import Attack
 from runtime.state import Actor
 
 CONVERTED = "converted"
@@ -87,16 +87,9 @@ def controlled_turn(game: Game, actor: Actor) -> None:
         enemy = min(enemies, key=_rank)
         attack = Attack(max(monster.stats.get("dice"), 0), monster.stats.get("ar"))
         game.step()
-        rolled = roll_attack(attack, target_of(game, enemy, {}), game.dice)
-        game.event(
-            "attack",
-            f"{monster.name} attacks {enemy.name}: {rolled.text}",
-            attacker=monster.name,
-            target=enemy.name,
-            damage=rolled.outcome,
-        )
-        if rolled.outcome:
-            game.change(HP, -rolled.outcome, enemy)
+        damage = attack_told(game, monster, enemy, attack, target_of(game, enemy, {}))
+        if damage:
+            game.change(HP, -damage, enemy)
 
 
 def _rank(monster: Actor) -> int:

@@ -38,7 +38,7 @@ from runtime.games.lobotomy_monsters import (
 )
 from runtime.games.lobotomy_ranged import bonded
 from runtime.games.lobotomy_symbols import SYMBOL_ATTACK, prepare_in_reach
-from runtime.module import GameModule, Step
+from runtime.module import GameModule, Step, step_then
 from runtime.state import Actor
 from runtime.world import Phase
 
@@ -170,7 +170,6 @@ def extend(module: GameModule) -> GameModule:
     """The module with the auras at each character's turn, Burrow at the end of the monsters'
     turn, Inspiring Presence in the attack test, the AoE row of an attack table and Convert."""
     turn = module.turns.get(CHARACTER)
-    last = module.steps.get(LAST_STEP)
 
     def character_turn(game: Game, actor: Actor) -> None:
         """What a character's turn begins with, then the auras and their monster's turn."""
@@ -191,19 +190,13 @@ def extend(module: GameModule) -> GameModule:
 
         return run
 
-    def monsters_attack(game: Game, phase: Phase) -> None:
-        """The monsters attack, then the burrowers hurt this round go elsewhere."""
-        if last is not None:
-            last(game, phase)
-        burrow(game)
-
     return module.extend(
         module.name,
         verbs={"strike_all": strike_all, "convert": convert},
         checks={ATTACK_PROCEDURE: INSPIRED_ATTACK},
         turns={CHARACTER: character_turn},
         steps={
-            LAST_STEP: monsters_attack,
+            LAST_STEP: step_then(module.steps.get(LAST_STEP), burrow),
             **{name: unhealed(module.steps.get(name)) for name in HEALING_STEPS},
         },
         reactions={"round_starts": round_begins},

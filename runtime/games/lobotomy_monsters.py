@@ -30,6 +30,7 @@ from runtime.games.lobotomy_attack import (
     WORN,
     PreparedAttack,
     attack_bounds,
+    attack_told,
     damage_after,
     freeze,
     prepare_attack,
@@ -645,17 +646,10 @@ def bare_attack(game: Game, monster: Actor, victim: Actor, overwhelm: int = 0) -
     shields = sum(dice for name, dice in victim.bonuses if name == DEFENSE_DIE)
     victim.bonuses = [(name, dice) for name, dice in victim.bonuses if name != DEFENSE_DIE]
     target = replace(target_of(game, victim, {}), defense_dice=min(shields, 10))
-    rolled = roll_attack(attack, target, game.dice)
-    game.event(
-        "attack",
-        f"{monster.name} attacks {victim.name}: {rolled.text}",
-        attacker=monster.name,
-        target=victim.name,
-        damage=rolled.outcome,
-    )
-    if rolled.outcome:
-        wound(game, victim, rolled.outcome)
-    return rolled.outcome
+    damage = attack_told(game, monster, victim, attack, target)
+    if damage:
+        wound(game, victim, damage)
+    return damage
 
 
 def has_table(rules: GameRules, card: CardDef) -> bool:

@@ -21,8 +21,7 @@ from runtime.game import Game
 from runtime.games.lobotomy_monsters import MONSTER
 from runtime.games.lobotomy_table import layout, spaces
 from runtime.games.lobotomy_tokens import DOOR, place_token, tokens_at
-from runtime.module import GameModule
-from runtime.world import Phase
+from runtime.module import GameModule, step_then
 
 ETHEREAL = "ethereal"
 AP = "ap"
@@ -98,16 +97,8 @@ def surge_ends(game: Game) -> None:
 
 def extend(module: GameModule) -> GameModule:
     """The module with the Surge's verbs, and its red event ended with the monsters' turn."""
-    last = module.steps.get(LAST_STEP)
-
-    def monsters_attack(game: Game, phase: Phase) -> None:
-        """The monsters attack, then a red Surge ends."""
-        if last is not None:
-            last(game, phase)
-        surge_ends(game)
-
     return module.extend(
         module.name,
         verbs={"bring_out": bring_out, "lock_doors": lock_doors, "surge": surge},
-        steps={LAST_STEP: monsters_attack},
+        steps={LAST_STEP: step_then(module.steps.get(LAST_STEP), surge_ends)},
     )
