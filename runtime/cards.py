@@ -154,5 +154,15 @@ class CardInstance:
         """The card's kind."""
         return self.definition.kind
 
+    def copy(self) -> CardInstance:
+        """Another copy of the same card as it stands: its tokens, what it has used up, its side
+        (and what was read off its definition, which is the same for both)."""
+        copy = CardInstance(self.definition, self.uid, dict(self.tokens), set(self.spent))
+        copy.flipped = self.flipped
+        copy.carried_plan = self.carried_plan
+        copy.owned_plan = self.owned_plan
+        copy.started = self.started
+        return copy
+
     def __repr__(self) -> str:
         return f"<{self.definition.label} #{self.uid}>"

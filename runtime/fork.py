@@ -34,12 +34,7 @@ class _Copier:
         kept = self.cards.get(id(card))
         if kept is not None:
             return kept
-        copy = CardInstance(card.definition, card.uid, dict(card.tokens), set(card.spent))
-        copy.flipped = card.flipped
-        # What was read off its definition is the same for the copy (plans, triggers).
-        copy.carried_plan = card.carried_plan
-        copy.owned_plan = card.owned_plan
-        copy.started = card.started
+        copy = card.copy()
         self.cards[id(card)] = copy
         return copy
 
@@ -74,15 +69,19 @@ class _Copier:
         self.actors[id(actor)] = copy
         return copy
 
-    def state(self, state: GameState) -> GameState:
-        """The whole state's copy."""
+    def state(self, state: GameState, lend_decks: bool = False) -> GameState:
+        """The whole state's copy; with `lend_decks`, its decks hold the same cards (in piles
+        of their own), each to be copied as it leaves one (`Game.from_deck`)."""
         actor, cards_of = self.actor, self.cards_of
         players = [a for a in map(actor, state.players) if a is not None]
         others = [a for a in map(actor, state.others) if a is not None]
         copy = GameState(players, state.current, others, dict(state.tracks))
         copy.round, copy.turns, copy.phase = state.round, state.turns, state.phase
         copy.acting, copy.target = actor(state.acting), actor(state.target)
-        copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
+        if lend_decks:
+            copy.decks = {name: list(pile) for name, pile in state.decks.items()}
+        else:
+            copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
         copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
         copy.floor = {place: cards_of(pile) for place, pile in state.floor.items()}
         copy.in_play = {where: self.card(card) for where, card in state.in_play.items()}
@@ -103,10 +102,17 @@ def fork(
     decisions: DecisionMaker,
     dice: DiceSource,
     shuffler: random.Random | None = None,
+    *,
+    lend_decks: bool = False,
 ) -> Game:
     """A copy of the game as it stands, answering with `decisions` and rolling `dice`. Its
     shuffles go on from `shuffler`, or when none is given, from a copy of the game's stream,
-    as the game's own would have (a copy costs as much as the rest of a fork)."""
+    as the game's own would have (a copy costs as much as the rest of a fork).
+
+    With `lend_decks`, the copy's decks hold the game's own cards, and a card is copied only
+    as it leaves a deck (`Game.from_deck`): for a game that is never played itself, only
+    copied again and again (a turn kept to be played out), whose decks are most of its cards
+    and few of them are drawn in a copy's turn."""
     if shuffler is None:
         shuffler = random.Random(0)  # seeded: an unseeded one reads the system's entropy
         shuffler.setstate(game._shuffler.getstate())
@@ -119,13 +125,14 @@ def fork(
         decisions=decisions,
         budget=game.budget,
         log=False,
-        dealt=_Copier().state(game.state),
+        dealt=_Copier().state(game.state, lend_decks),
         shuffler=shuffler,
     )
     copied.steps, copied.depth, copied.ended = game.steps, game.depth, game.ended
     copied.listening = game.listening
     copied._current_card = game._current_card
     copied.shuffles = game.shuffles
+    copied.decks_lent = lend_decks
     following = next(game._uids)
     game._uids = count(following)  # the game goes on from the same number
     copied._uids = count(following)

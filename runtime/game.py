@@ -180,6 +180,9 @@ class Game:
         # Separate streams: a shuffle must not predict the dice that follow it.
         self._shuffler = shuffler if shuffler is not None else random.Random(f"shuffle:{seed}")
         self.shuffles = 0  # shuffles since the decks were dealt: a fork may need the stream
+        # A fork's decks may hold the cards of the game it was forked from (`runtime.fork`):
+        # then each is copied as it leaves a deck.
+        self.decks_lent = False
         self.ended = False
         self._current_card: str | None = None
         tables = _tables(rules, module)
@@ -693,7 +696,7 @@ class Game:
             if not pile:
                 self.event("draw", f"the {deck} deck is empty")
                 return
-            card = pile.pop()
+            card = self.from_deck(pile.pop())
             if self.hears("draw"):
                 self.event(
                     "draw",
@@ -707,6 +710,12 @@ class Game:
             handler = self.module.drawn.get(card.kind) or self.module.drawn["*"]
             if handler(self, card) is False:
                 return
+
+    def from_deck(self, card: CardInstance) -> CardInstance:
+        """A card taken out of a deck, to put anywhere else: the card itself, or in a fork
+        whose decks hold the cards of the game it was forked from, its own copy of it (what
+        is done to it then never reaches that game)."""
+        return card.copy() if self.decks_lent else card
 
     def deck_of(self, card: CardInstance) -> str | None:
         """The deck a card comes from and is discarded to."""

@@ -258,7 +258,7 @@ def search_deck(game: Game, card: CardInstance, *, deck: str) -> None:
         return
     titles = [c.title for c in reversed(pile)]  # the top of the deck first
     picked = game.decide("item", f"search the {deck} deck for", titles, default=0)
-    found = pile.pop(len(pile) - 1 - picked)
+    found = game.from_deck(pile.pop(len(pile) - 1 - picked))
     game.shuffle(pile)
     game.event(
         "search",

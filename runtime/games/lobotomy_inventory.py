@@ -222,9 +222,10 @@ def _copy_of(game: Game, definition: CardDef) -> CardInstance:
     deck = game.rules.kind_decks.get(definition.kind)
     pile = game.state.decks.get(deck or "") or []
     found = next((c for c in reversed(pile) if c.definition is definition), None)
-    if found is not None:
-        pile.remove(found)
-    return found or game.new_instance(definition)
+    if found is None:
+        return game.new_instance(definition)
+    pile.remove(found)
+    return game.from_deck(found)
 
 
 # ---------------------------------------------------------------- setup
@@ -295,6 +296,7 @@ def _draw_disorder(game: Game, disorder: str) -> CardInstance | None:
         game.event("draw", f"the {disorder} deck is empty")
         return None
     pile.remove(found)
+    found = game.from_deck(found)
     game.event("draw", f"draw {disorder}: {found.definition.label}", uid=found.uid)
     return found
 
@@ -306,6 +308,7 @@ def _memories_of(game: Game, card: CardInstance) -> list[CardInstance]:
     own = [c for c in pile if c.definition.properties.get("owner") == card.title]
     for memory in own:
         pile.remove(memory)
+    own = [game.from_deck(memory) for memory in own]
     shared = [
         game.new_instance(d)
         for d in game.cards
@@ -357,7 +360,7 @@ def trade_memories(game: Game, card: CardInstance, run: Callable[[], None]) -> N
         game.event("trade", "a trade takes two memory cards and a basic skill under the card")
         return
     second = others[_pick(game, "trade it with", others)]
-    skill = reserve.pop(_pick(game, "take back a basic skill", reserve))
+    skill = game.from_deck(reserve.pop(_pick(game, "take back a basic skill", reserve)))
     for memory in (card, second):
         game.discard(memory)
     learn_skill(game, skill)

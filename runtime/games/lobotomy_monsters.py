@@ -256,7 +256,7 @@ def monster_spawned(game: Game, monster: Actor) -> None:
     if prop(monster, ARMED):
         pile = game.state.decks.get(WEAPON_DECK) or []
         if pile:
-            weapon = pile.pop()
+            weapon = game.from_deck(pile.pop())
             monster.items.append(weapon)
             game.event("arm", f"{monster.name} takes {weapon.definition.label}", uid=weapon.uid)
         else:
@@ -383,7 +383,7 @@ def spawn_top_monster(game: Game, place: str | None = None) -> None:
     if not pile:
         game.event("spawn", "the monster deck is empty")
         return
-    game.spawn(MONSTER, place or random_place(game), pile.pop())
+    game.spawn(MONSTER, place or random_place(game), game.from_deck(pile.pop()))
 
 
 def monster_drawn(game: Game, card: CardInstance) -> bool:

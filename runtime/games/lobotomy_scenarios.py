@@ -89,7 +89,7 @@ def lay_quarters(game: Game, needed: str | None) -> None:
     )
     laid = first + picked
     for corner, tile in zip(CORNERS, laid, strict=False):
-        game.state.in_play[f"{TILE}{corner}"] = tile
+        game.state.in_play[f"{TILE}{corner}"] = game.from_deck(tile)
         game.event("quarter", f"quarter {corner}: {tile.definition.label}", uid=tile.uid)
     game.state.decks[QUARTERS_DECK] = [tile for tile in box if tile not in laid]
 

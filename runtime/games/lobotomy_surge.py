@@ -66,7 +66,7 @@ def lock_doors(game: Game, card: CardInstance) -> None:
         if not pile:
             game.event("door", "the door tokens are all on the board")
             return
-        place_token(game, pile.pop(), place)
+        place_token(game, game.from_deck(pile.pop()), place)
 
 
 def surge(game: Game, card: CardInstance, *, title: str) -> None:

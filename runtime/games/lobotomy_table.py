@@ -86,7 +86,7 @@ def set_the_board(game: Game, player: Player) -> None:
     for deck in TOKEN_DECKS:
         pile = game.state.decks.get(deck) or []
         while pile:
-            token = pile.pop()
+            token = game.from_deck(pile.pop())
             if deck == CENTRAL_BODY and start is not None and not game.state.floor.get(start):
                 where = start
             else:

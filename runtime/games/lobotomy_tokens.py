@@ -637,7 +637,7 @@ def imagine_locker(game: Game) -> None:
         game.event("insane", "no locker is left to imagine")
         return
     game.change(AP, -1)
-    card = pile.pop()  # the deck is shuffled: its top is a random one
+    card = game.from_deck(pile.pop())  # the deck is shuffled: its top is a random one
     game.state.flags.add(f"{IMAGINED}:{card.uid}:{game.actor.name}")
     place_token(game, card, place)
 

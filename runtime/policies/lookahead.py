@@ -201,7 +201,9 @@ class Lookahead:
             checkpoint.answers, decision, then, self.reads_defaults, stream if shuffled else None
         )
         dice = ReplayDice(self.dice.faces, stream)
-        copy = fork(checkpoint.game, replay, dice, None if shuffled else stream)
+        # The kept copy is never played itself: its decks' cards are lent, each copied only
+        # as the playout takes it out of a deck.
+        copy = fork(checkpoint.game, replay, dice, None if shuffled else stream, lend_decks=True)
         replay.fork = copy
         self._dealer_for(decision, seat, checkpoint).deal(copy, stream)
         actor = copy.state.actors[checkpoint.actor]

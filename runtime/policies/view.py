@@ -102,7 +102,7 @@ class Dealer:
             pool = sorted([*held, *(pile[at] for at in undrawn)], key=_canonical)
             shuffle(pool, stream)
             for (actor, where, at), card in zip(slots, pool, strict=False):
-                getattr(actors[actor], where)[at] = card
+                getattr(actors[actor], where)[at] = copy.from_deck(card)
             for at, card in zip(undrawn, pool[len(slots) :], strict=True):
                 pile[at] = card
             if undrawn and deck is not None:

@@ -1,0 +1,125 @@
+"""A playout's fork borrows the kept turn's deck cards (`fork(..., lend_decks=True)`) and copies
+each only as it leaves a deck (`Game.from_deck`): in every bundled game that plays whole, nothing
+a playout does reaches the kept copy, and no card of the kept copy's decks ends up anywhere else
+in a playout (a game module that took one out of a deck without `from_deck` would)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import suppress
+
+import pytest
+
+from runtime.cards import CardInstance
+from runtime.datagame import whole_game_of
+from runtime.decisions import Decision
+from runtime.game import Game
+from runtime.policies import GreedyPolicy, seat_policies
+from runtime.policies import lookahead as lookahead_module
+from runtime.policies.lookahead import Lookahead
+from runtime.state import Actor
+from runtime.world import Phase
+from tests.helpers import ROOT_PACKS, compiled
+
+GAMES = {"coma-ward": 4, "lobotomy": 1, "comanauts": 3, "cool-name": 2}
+"""Each bundled game that plays whole, at a count of seats it allows."""
+
+PLAYOUTS = 150
+"""Playouts checked a game: the rest of it is not played."""
+
+
+class Enough(Exception):
+    """Every playout of a game to check is checked."""
+
+
+def _outside_decks(game: Game) -> Iterator[CardInstance]:
+    """Every card of the game that is not in a deck."""
+    state = game.state
+    for actor in state.actors:
+        yield from actor.items
+        yield from actor.owned
+        if actor.sheet is not None:
+            yield actor.sheet
+    yield from state.in_play.values()
+    yield from state.found
+    for pile in (*state.floor.values(), *state.discards.values()):
+        yield from pile
+
+
+CardState = tuple[int, tuple[tuple[str, int], ...], frozenset[str], bool]
+
+
+def _each_card(game: Game) -> tuple[CardState, ...]:
+    """What could change of each card of the game: its tokens, what it used up, its side."""
+    cards = [*_outside_decks(game), *(c for pile in game.state.decks.values() for c in pile)]
+    return tuple(
+        (id(c), tuple(sorted(c.tokens.items())), frozenset(c.spent), c.flipped) for c in cards
+    )
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_playout_never_touches_the_kept_turn_it_borrows_cards_from(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pack = compiled(ROOT_PACKS / name)
+    whole = whole_game_of(pack.rules, pack.whole)
+    forks: list[Game] = []
+    played = lookahead_module.take_turn
+
+    def keep_fork(game: Game, actor: Actor, phase: Phase) -> None:
+        forks.append(game)
+        played(game, actor, phase)
+
+    monkeypatch.setattr(lookahead_module, "take_turn", keep_fork)
+    playout = Lookahead.playout
+    checked, escaped, touched = [0], [], []
+
+    def checked_playout(
+        self: Lookahead,
+        decision: Decision,
+        seat: int,
+        stream: object,
+        then: Callable[[Game, Decision, int], int],
+        value: Callable[[Game, int], float],
+    ) -> float | None:
+        kept = self.checkpoint
+        assert kept is not None
+        before = _each_card(kept.game)
+        forks.clear()
+        worth = playout(self, decision, seat, stream, then, value)  # type: ignore[arg-type]
+        if _each_card(kept.game) != before:
+            touched.append(decision.prompt)
+        lent = {id(c) for pile in kept.game.state.decks.values() for c in pile}
+        for copy in forks:
+            assert copy.decks_lent
+            escaped.extend(c for c in _outside_decks(copy) if id(c) in lent)
+        checked[0] += 1
+        if checked[0] >= PLAYOUTS:
+            raise Enough
+        return worth
+
+    monkeypatch.setattr(Lookahead, "playout", checked_playout)
+    for seed in range(1, 6):
+        game = whole.new_game(pack.rules, pack.cards, GAMES[name], seed)
+        game.logging = False
+        seat_policies(game, GreedyPolicy())
+        with suppress(Enough):
+            whole.play(game, whole.phases[-1])
+        if checked[0] >= PLAYOUTS:
+            break
+    assert checked[0] >= 50, checked
+    assert touched == []
+    assert escaped == []
+
+
+def test_a_card_leaves_a_lent_deck_as_a_copy_of_its_own() -> None:
+    pack = compiled(ROOT_PACKS / "cool-name")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 2, 1)
+    card = next(pile[-1] for pile in game.state.decks.values() if pile)
+    assert game.from_deck(card) is card  # a game's own decks are its own cards
+    game.decks_lent = True
+    copy = game.from_deck(card)
+    assert copy is not card and copy.uid == card.uid and copy.definition is card.definition
+    copy.tokens["mark"] = 1
+    assert card.tokens == {}
