@@ -9,7 +9,8 @@ The figures, each with its goal, its ratio to it, and PASS or MISS (on the compi
   timed over `--ladder N` games (default 40) and scaled to 1,000 (goal under 600 s);
 - quality: each rung's win rate with its 95 % interval over those games, and whether each rung's
   interval lies wholly above the one below it (goal: mcts at the default budget above greedy
-  above random, over 1,000 games: `--ladder 1000` plays them, about 20 minutes on two cores).
+  above random, over 1,000 games: `--ladder 1000` plays them, about 20 minutes on two cores);
+  `--every-game N` reads the same of a ladder of N games of each other bundled game, untimed.
 
 It always exits 0: it reports, it does not gate. Run `python bench/search.py` or `make bench`;
 `--pure` times the pure runtime, `--ladder 0` leaves the ladder out.
@@ -45,6 +46,14 @@ from runtime.state import Actor  # noqa: E402
 from runtime.world import Phase  # noqa: E402
 
 COMA_WARD = ROOT / "content" / "coma-ward"
+EVERY_GAME: dict[str, int | None] = {
+    "coma-ward": 4,
+    "comanauts": None,
+    "cool-name": None,
+    "lobotomy": 3,
+}
+"""Each bundled game that plays whole, at the seats its balance bands are read at (None: the
+game's own count)."""
 GOAL_FORK_US = 50.0
 GOAL_LADDER_SECONDS = 600.0
 LADDER_GAMES = 40
@@ -99,11 +108,14 @@ def fork_figure() -> None:
     )
 
 
-def ladder_figures(games: int) -> None:
-    """Time a ladder of Coma Ward games and read its rungs' intervals."""
-    command = [sys.executable, "-m", "compiler", "simulate", str(COMA_WARD), "--games"]
-    command += [str(games), "--players", "4", "--seed", "1", "--workers", "2", "--ladder"]
-    command += ["--json"]
+def ladder_figures(games: int, name: str = "coma-ward", timed: bool = True) -> None:
+    """Time a ladder of a bundled game's games (Coma Ward's against its goal) and read its
+    rungs' intervals."""
+    players = EVERY_GAME[name]
+    command = [sys.executable, "-m", "compiler", "simulate", str(ROOT / "content" / name)]
+    command += ["--games", str(games), "--seed", "1", "--workers", "2", "--ladder", "--json"]
+    if players is not None:
+        command += ["--players", str(players)]
     started = time.perf_counter()
     # Never this process's path: a user's `simulate` starts on the pure runtime, and its
     # workers on the compiled one when the build is fresh.
@@ -111,16 +123,21 @@ def ladder_figures(games: int) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT, env=env)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        print(f"ladder: failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+        print(f"ladder of {name}: failed ({done.returncode}): {done.stderr.strip()[-300:]}")
         return
     summary = json.loads(done.stdout)
     scaled = seconds * 1000 / games
-    print(
-        f"ladder of {games} 4-seat Coma Ward games ({', '.join(summary['rungs'])}, 2 workers): "
-        f"{seconds:.0f} s, {scaled:.0f} s for 1,000 (goal < {GOAL_LADDER_SECONDS:.0f} s, ratio "
-        f"{scaled / GOAL_LADDER_SECONDS:.2f}) {verdict(scaled < GOAL_LADDER_SECONDS)}",
-        flush=True,
-    )
+    seats = f"{players}-seat " if players is not None else ""
+    played = f"ladder of {games} {seats}{name} games ({', '.join(summary['rungs'])}, 2 "
+    if timed:
+        print(
+            f"{played}workers): {seconds:.0f} s, {scaled:.0f} s for 1,000 (goal < "
+            f"{GOAL_LADDER_SECONDS:.0f} s, ratio {scaled / GOAL_LADDER_SECONDS:.2f}) "
+            f"{verdict(scaled < GOAL_LADDER_SECONDS)}",
+            flush=True,
+        )
+    else:
+        print(f"{played}workers): {seconds:.0f} s", flush=True)
     by_rung = summary["overall"]["by rung"]
     below = None
     for rung in summary["rungs"]:
@@ -140,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the figures; always 0."""
     parser = argparse.ArgumentParser(description="Benchmark the seats that search.")
     parser.add_argument("--ladder", type=int, default=LADDER_GAMES, help="games (0: none)")
+    parser.add_argument(
+        "--every-game", type=int, default=0, help="games of a ladder of each other bundled game"
+    )
     parser.add_argument("--pure", action="store_true", help="the pure runtime")
     parser.add_argument("--compiled-part", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -147,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.compiled_part and not args.pure and freshness() == "fresh":
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BUILD), str(ROOT)])}
         script = [sys.executable, __file__, "--compiled-part", "--ladder", str(args.ladder)]
+        script += ["--every-game", str(args.every_game)]
         subprocess.run(script, env=env, check=False)
         return 0
     runtime = "compiled" if compiled else "pure"
@@ -154,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     fork_figure()
     if args.ladder:
         ladder_figures(args.ladder)
+    if args.every_game:
+        for name in EVERY_GAME:
+            if name != "coma-ward":
+                ladder_figures(args.every_game, name, timed=False)
     return 0
 
 
