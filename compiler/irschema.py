@@ -52,7 +52,7 @@ def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
     # One slot name may take different types in different patterns (`stat` is any stat in a
     # check, a tracked stat in `gain`): its schema is then any of them.
     kinds_of_slot: dict[str, dict[str, Any]] = {}
-    for slot in ruleset.slots(properties=False):
+    for slot in ruleset.slots():
         schema_of = _slot_schema(slot.type)
         key = json.dumps(schema_of, sort_keys=True)
         kinds_of_slot.setdefault(slot.name, {}).setdefault(key, schema_of)

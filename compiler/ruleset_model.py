@@ -116,12 +116,11 @@ class Ruleset:
     runtime: str = "base"  # the game module's name
     data: dict[str, Any] = field(default_factory=dict)  # the merged tables, as plain data
 
-    def slots(self, *, properties: bool) -> Iterator[Slot]:
-        """The slots of every phrase table's patterns, table by table (the properties' too when
-        asked: their slots take numbers and words as the others do)."""
+    def slots(self) -> Iterator[Slot]:
+        """The slots of every phrase table's patterns that an effect's IR holds, table by
+        table."""
         tables = [self.verbs, self.modifiers, self.conditions, self.values, self.checks]
-        tables += [self.blocks, self.properties] if properties else [self.blocks]
-        for table in tables:
+        for table in [*tables, self.blocks]:
             for pattern in table.patterns:
                 yield from pattern.slots
 

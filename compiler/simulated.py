@@ -72,13 +72,7 @@ def unsimulated(ruleset: Ruleset, cards: Sequence[LoweredCard[Card]]) -> Unsimul
 
 def every_word_has_code(ruleset: Ruleset, module: GameModule, rules: GameRules) -> bool:
     """Whether no card of the ruleset can use a word without code: every name its tables can
-    put in the IR (the names `_uses` reads) has code, and no slot whose value is a word or a
-    text is named like a key it reads, so no slot's value can be taken for a word."""
-    read = {*_WORDS, "check"}
-    for slot in ruleset.slots(properties=True):
-        numbers = slot.type.integer is not None or slot.type.signed is not None
-        if slot.name in read and not numbers:  # a number is never taken for a word
-            return False
+    put in the IR (the names `_uses` reads) has code."""
     named = (
         ("verb", ruleset.verbs),
         ("condition", ruleset.conditions),
@@ -118,9 +112,15 @@ def _uses(card: Card) -> list[tuple[str, str, list[int]]]:
         if isinstance(check, dict) and isinstance(check.get("procedure"), str):
             found.append(("check", check["procedure"], where))
         # Only containers can hold more words: a position is a list of numbers, and its
-        # numbers are never pushed (above)
+        # numbers are never pushed (above). A node's `args` are its slots by name, and a slot
+        # may be named like a key read here (`{verb:stat}`): its value is never a word, but a
+        # node held in it may use one.
         for key, value in node.items():
-            if isinstance(value, _CONTAINERS) and key != "at":
+            if key == "args" and isinstance(value, dict):
+                stack.extend(
+                    [(held, where) for held in value.values() if isinstance(held, _CONTAINERS)]
+                )
+            elif isinstance(value, _CONTAINERS) and key != "at":
                 push((value, where))
     return found
 

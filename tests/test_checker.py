@@ -103,18 +103,23 @@ def test_an_unknown_word_with_nothing_close_lists_the_words_there() -> None:
     assert [d.help for d in close if d.code == "E0200"] == ["did you mean 'gain'?"]
 
 
+def _pack_with_a_verb(folder: Path, name: str, verb: str, effects: str) -> None:
+    """A pack of one card whose `when drawn` runs these lines, on a ruleset that extends Coma
+    Ward's with one verb (`word: {pattern: ...}`)."""
+    (folder / "ruleset.yaml").write_text(
+        f"ruleset: {name}\ntitle: {name.title()}\nversion: 1\nextends: coma-ward\n"
+        f"verbs:\n  {verb}\n"
+    )
+    (folder / "pack.yaml").write_text("pack: w\ntitle: W\nversion: 1.0.0\nruleset: ruleset.yaml\n")
+    lines = "".join(f"        {line}\n" for line in effects.splitlines())
+    (folder / "a.card").write_text(
+        f'item "Moon Stone" {{\n    type clue\n    when drawn {{\n{lines}    }}\n}}\n'
+    )
+
+
 def test_a_word_no_runtime_module_implements_is_W0330_and_not_executable(tmp_path: Path) -> None:
-    (tmp_path / "ruleset.yaml").write_text(
-        "ruleset: howling\ntitle: Howling\nversion: 1\nextends: coma-ward\n"
-        'verbs:\n  howl: {pattern: "howl {amount}", summary: "howl at the moon"}\n'
-    )
-    (tmp_path / "pack.yaml").write_text(
-        "pack: w\ntitle: W\nversion: 1.0.0\nruleset: ruleset.yaml\n"
-    )
-    (tmp_path / "a.card").write_text(
-        'item "Moon Stone" {\n    type clue\n    when drawn {\n        howl 3\n'
-        "        gain terror 1\n    }\n}\n"
-    )
+    verb = 'howl: {pattern: "howl {amount}", summary: "howl at the moon"}'
+    _pack_with_a_verb(tmp_path, "howling", verb, "howl 3\ngain terror 1")
     report = check_paths([tmp_path], None, use_cache=False)
     (found,) = [d for d in report.diagnostics if d.code != "W0324"]  # one card is no game
     assert found.code == "W0330" and (found.span.line, found.span.column) == (4, 9)
@@ -209,7 +214,7 @@ def test_the_unsimulated_walk_is_skipped_only_where_it_could_find_nothing(tmp_pa
     coma = load_ruleset("coma-ward")
     rules = game_rules(coma)
     assert every_word_has_code(coma, game_module(rules.game), rules)
-    # a verb with no code, and a word slot named like a key the walk reads: it must walk
+    # a verb with no code, whatever its slots are named: it must walk
     for verb in ('howl: {pattern: "howl {amount}"}', 'mark: {pattern: "mark {verb:stat}"}'):
         (tmp_path / "r.yaml").write_text(
             f"ruleset: r\ntitle: R\nversion: 1\nextends: coma-ward\nverbs:\n  {verb}\n"
@@ -217,3 +222,12 @@ def test_the_unsimulated_walk_is_skipped_only_where_it_could_find_nothing(tmp_pa
         ruleset = load_ruleset(str(tmp_path / "r.yaml"))
         rules = game_rules(ruleset)
         assert not every_word_has_code(ruleset, game_module(rules.game), rules), verb
+
+
+def test_a_slot_named_like_a_word_key_is_not_taken_for_a_word(tmp_path: Path) -> None:
+    # `mark terror`: a verb whose slot is named `verb`; its value is a stat, not a verb
+    verb = 'mark: {pattern: "mark {verb:stat}", summary: "mark a stat"}'
+    _pack_with_a_verb(tmp_path, "marking", verb, "mark terror")
+    report = check_paths([tmp_path], None, use_cache=False)
+    found = [d.message for d in report.diagnostics if d.code == "W0330"]
+    assert len(found) == 1 and "verb 'mark' of ruleset 'marking'" in found[0], found
