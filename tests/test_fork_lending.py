@@ -5,6 +5,7 @@ in a playout (a game module that took one out of a deck without `from_deck` woul
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 
@@ -78,7 +79,7 @@ def test_a_playout_never_touches_the_kept_turn_it_borrows_cards_from(
         self: Lookahead,
         decision: Decision,
         seat: int,
-        stream: object,
+        stream: random.Random,
         then: Callable[[Game, Decision, int], int],
         value: Callable[[Game, int], float],
     ) -> float | None:
@@ -86,7 +87,7 @@ def test_a_playout_never_touches_the_kept_turn_it_borrows_cards_from(
         assert kept is not None
         before = _each_card(kept.game)
         forks.clear()
-        worth = playout(self, decision, seat, stream, then, value)  # type: ignore[arg-type]
+        worth = playout(self, decision, seat, stream, then, value)
         if _each_card(kept.game) != before:
             touched.append(decision.prompt)
         lent = {id(c) for pile in kept.game.state.decks.values() for c in pile}
