@@ -27,6 +27,33 @@ class Actor:
     bonuses: list[tuple[str, int]] = field(default_factory=list)  # (check name, dice) until used
     turn_over: bool = False
 
+    def __init__(
+        self,
+        name: str,
+        stats: Stats,
+        location: str | None = None,
+        kind: str = SEATED,
+        seat: int | None = None,
+        sheet: CardInstance | None = None,
+        keywords: frozenset[str] = frozenset(),
+        items: list[CardInstance] | None = None,
+        owned: list[CardInstance] | None = None,
+        bonuses: list[tuple[str, int]] | None = None,
+        turn_over: bool = False,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): every playout's fork makes each actor.
+        self.name = name
+        self.stats = stats
+        self.location = location
+        self.kind = kind
+        self.seat = seat
+        self.sheet = sheet
+        self.keywords = keywords
+        self.items = [] if items is None else items
+        self.owned = [] if owned is None else owned
+        self.bonuses = [] if bonuses is None else bonuses
+        self.turn_over = turn_over
+
     @property
     def dead(self) -> bool:
         """Whether the character has died."""
@@ -88,6 +115,57 @@ class GameState:
     # Whom the seat's action under way is taken on, when its data offers it for each of its
     # `targets:` (an effect reads it as `the target`)
     aim: Actor | None = None
+
+    def __init__(
+        self,
+        players: list[Actor],
+        current: int = 0,
+        others: list[Actor] | None = None,
+        tracks: dict[str, int] | None = None,
+        round: int = 0,
+        turns: int = 0,
+        phase: str | None = None,
+        acting: Actor | None = None,
+        target: Actor | None = None,
+        decks: dict[str, list[CardInstance]] | None = None,
+        discards: dict[str, list[CardInstance]] | None = None,
+        floor: dict[str, list[CardInstance]] | None = None,
+        in_play: dict[str, CardInstance] | None = None,
+        found: list[CardInstance] | None = None,
+        flags: set[str] | None = None,
+        over: str | None = None,
+        winners: list[str] | None = None,
+        tallies: dict[str, int] | None = None,
+        labels: dict[str, str] | None = None,
+        stopped: str | None = None,
+        rules_card: CardInstance | None = None,
+        marks: set[str] | None = None,
+        aim: Actor | None = None,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): every playout's fork makes one.
+        self.players = players
+        self.current = current
+        self.others = [] if others is None else others
+        self.tracks = {} if tracks is None else tracks
+        self.round = round
+        self.turns = turns
+        self.phase = phase
+        self.acting = acting
+        self.target = target
+        self.decks = {} if decks is None else decks
+        self.discards = {} if discards is None else discards
+        self.floor = {} if floor is None else floor
+        self.in_play = {} if in_play is None else in_play
+        self.found = [] if found is None else found
+        self.flags = set() if flags is None else flags
+        self.over = over
+        self.winners = [] if winners is None else winners
+        self.tallies = {} if tallies is None else tallies
+        self.labels = {} if labels is None else labels
+        self.stopped = stopped
+        self.rules_card = rules_card
+        self.marks = set() if marks is None else marks
+        self.aim = aim
 
     def count(self, name: str, amount: int = 1) -> None:
         """Count one more of something a game counts (a death check failed, an action taken),

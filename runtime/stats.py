@@ -77,6 +77,21 @@ class Stats:
     pinned: dict[str, int] = field(default_factory=dict)  # derived values a test fixed
     dead: bool = False
 
+    def __init__(
+        self,
+        rules: dict[str, StatRule],
+        derived: dict[str, DerivedRule],
+        values: dict[str, int] | None = None,
+        pinned: dict[str, int] | None = None,
+        dead: bool = False,
+    ) -> None:
+        # Written out for mypyc (runtime/native.py): every playout's fork makes each actor's.
+        self.rules = rules
+        self.derived = derived
+        self.values = {} if values is None else values
+        self.pinned = {} if pinned is None else pinned
+        self.dead = dead
+
     @classmethod
     def start(cls, rules: Iterable[StatRule], derived: Iterable[DerivedRule] = ()) -> Stats:
         """Every stat at its starting value."""
