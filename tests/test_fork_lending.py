@@ -5,6 +5,7 @@ in a playout (a game module that took one out of a deck without `from_deck` woul
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable, Iterator
 from contextlib import suppress
@@ -15,7 +16,7 @@ from runtime.cards import CardInstance
 from runtime.datagame import whole_game_of
 from runtime.decisions import Decision
 from runtime.game import Game
-from runtime.policies import GreedyPolicy, seat_policies
+from runtime.policies import GreedyPolicy, MctsPolicy, seat_policies
 from runtime.policies import lookahead as lookahead_module
 from runtime.policies.lookahead import Lookahead
 from runtime.state import Actor
@@ -124,3 +125,43 @@ def test_a_card_leaves_a_lent_deck_as_a_copy_of_its_own() -> None:
     assert copy is not card and copy.uid == card.uid and copy.definition is card.definition
     copy.tokens["mark"] = 1
     assert card.tokens == {}
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_playout_leaves_nothing_for_the_cycle_collector(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A playout's copy is freed as the playout ends: a copy left in a cycle (its decision
+    maker holding it) is found only by the cycle collector, whose passes over a worker's heap
+    took a fifth of a searching game's time."""
+    pack = compiled(ROOT_PACKS / name)
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, GAMES[name], 3)
+    game.logging = False
+    seat_policies(game, MctsPolicy(4))
+    playout, played = Lookahead.playout, [0]
+
+    def counted_playout(
+        self: Lookahead,
+        decision: Decision,
+        seat: int,
+        stream: random.Random,
+        then: Callable[[Game, Decision, int], int],
+        value: Callable[[Game, int], float],
+    ) -> float | None:
+        played[0] += 1
+        if played[0] > PLAYOUTS:
+            raise Enough
+        return playout(self, decision, seat, stream, then, value)
+
+    monkeypatch.setattr(Lookahead, "playout", counted_playout)
+    gc.collect()
+    gc.disable()
+    try:
+        with suppress(Enough):
+            whole.play(game, whole.phases[-1])
+        left = gc.collect()
+    finally:
+        gc.enable()
+    assert played[0] >= 50, played
+    assert left == 0
