@@ -70,8 +70,9 @@ class _Copier:
         return copy
 
     def state(self, state: GameState, lend_decks: bool = False) -> GameState:
-        """The whole state's copy; with `lend_decks`, its decks hold the same cards (in piles
-        of their own), each to be copied as it leaves one (`Game.from_deck`)."""
+        """The whole state's copy; with `lend_decks`, its decks and their discard piles hold
+        the same cards (in piles of their own), each to be copied as it leaves one
+        (`Game.from_deck`)."""
         actor, cards_of = self.actor, self.cards_of
         players = [a for a in map(actor, state.players) if a is not None]
         others = [a for a in map(actor, state.others) if a is not None]
@@ -80,9 +81,10 @@ class _Copier:
         copy.acting, copy.target = actor(state.acting), actor(state.target)
         if lend_decks:
             copy.decks = {name: list(pile) for name, pile in state.decks.items()}
+            copy.discards = {name: list(pile) for name, pile in state.discards.items()}
         else:
             copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
-        copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
+            copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
         copy.floor = {place: cards_of(pile) for place, pile in state.floor.items()}
         copy.in_play = {where: self.card(card) for where, card in state.in_play.items()}
         copy.found = cards_of(state.found)
@@ -109,10 +111,10 @@ def fork(
     shuffles go on from `shuffler`, or when none is given, from a copy of the game's stream,
     as the game's own would have (a copy costs as much as the rest of a fork).
 
-    With `lend_decks`, the copy's decks hold the game's own cards, and a card is copied only
-    as it leaves a deck (`Game.from_deck`): for a game that is never played itself, only
-    copied again and again (a turn kept to be played out), whose decks are most of its cards
-    and few of them are drawn in a copy's turn."""
+    With `lend_decks`, the copy's decks and discard piles hold the game's own cards, and a
+    card is copied only as it leaves one (`Game.from_deck`): for a game that is never played
+    itself, only copied again and again (a turn kept to be played out), whose decks and
+    discards are most of its cards and few of them leave those piles in a copy's turn."""
     if shuffler is None:
         shuffler = random.Random(0)  # seeded: an unseeded one reads the system's entropy
         shuffler.setstate(game._shuffler.getstate())

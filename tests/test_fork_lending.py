@@ -1,7 +1,8 @@
-"""A playout's fork borrows the kept turn's deck cards (`fork(..., lend_decks=True)`) and copies
-each only as it leaves a deck (`Game.from_deck`): in every bundled game that plays whole, nothing
-a playout does reaches the kept copy, and no card of the kept copy's decks ends up anywhere else
-in a playout (a game module that took one out of a deck without `from_deck` would)."""
+"""A playout's fork borrows the kept turn's cards in decks and discard piles (`fork(...,
+lend_decks=True)`) and copies each only as it leaves such a pile (`Game.from_deck`): in every
+bundled game that plays whole, nothing a playout does reaches the kept copy, and no card of the
+kept copy's decks and discards ends up anywhere else in a playout (a game module that took one
+out of a deck or its discards without `from_deck` would)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ import pytest
 
 from runtime.cards import CardInstance
 from runtime.datagame import whole_game_of
-from runtime.decisions import Decision
+from runtime.decisions import Decision, FirstChoice
+from runtime.dice import SeededDice
+from runtime.fork import fork
 from runtime.game import Game
+from runtime.games.comanauts_items import ASIDE, ENEMY, HOSTILE
+from runtime.games.comanauts_turn import THREAT, place_threat
 from runtime.policies import GreedyPolicy, MctsPolicy, seat_policies
 from runtime.policies import lookahead as lookahead_module
 from runtime.policies.lookahead import Lookahead
@@ -35,7 +40,7 @@ class Enough(Exception):
 
 
 def _outside_decks(game: Game) -> Iterator[CardInstance]:
-    """Every card of the game that is not in a deck."""
+    """Every card of the game that is not in a deck or a discard pile."""
     state = game.state
     for actor in state.actors:
         yield from actor.items
@@ -44,7 +49,13 @@ def _outside_decks(game: Game) -> Iterator[CardInstance]:
             yield actor.sheet
     yield from state.in_play.values()
     yield from state.found
-    for pile in (*state.floor.values(), *state.discards.values()):
+    for pile in state.floor.values():
+        yield from pile
+
+
+def _lent(game: Game) -> Iterator[CardInstance]:
+    """Every card of the game in a deck or a discard pile: what a playout's fork borrows."""
+    for pile in (*game.state.decks.values(), *game.state.discards.values()):
         yield from pile
 
 
@@ -53,7 +64,7 @@ CardState = tuple[int, tuple[tuple[str, int], ...], frozenset[str], bool]
 
 def _each_card(game: Game) -> tuple[CardState, ...]:
     """What could change of each card of the game: its tokens, what it used up, its side."""
-    cards = [*_outside_decks(game), *(c for pile in game.state.decks.values() for c in pile)]
+    cards = [*_outside_decks(game), *_lent(game)]
     return tuple(
         (id(c), tuple(sorted(c.tokens.items())), frozenset(c.spent), c.flipped) for c in cards
     )
@@ -91,7 +102,7 @@ def test_a_playout_never_touches_the_kept_turn_it_borrows_cards_from(
         worth = playout(self, decision, seat, stream, then, value)
         if _each_card(kept.game) != before:
             touched.append(decision.prompt)
-        lent = {id(c) for pile in kept.game.state.decks.values() for c in pile}
+        lent = {id(c) for c in _lent(kept.game)}
         for copy in forks:
             assert copy.decks_lent
             escaped.extend(c for c in _outside_decks(copy) if id(c) in lent)
@@ -165,3 +176,24 @@ def test_a_playout_leaves_nothing_for_the_cycle_collector(
         gc.enable()
     assert played[0] >= 50, played
     assert left == 0
+
+
+def test_a_hostile_brought_back_from_a_lent_discard_pile_is_the_forks_own() -> None:
+    """Comanauts brings a defeated hostile back from its discard pile by hand: in a playout's
+    fork, whose discard piles are lent, the enemy it spawns is its own copy of the card."""
+    pack = compiled(ROOT_PACKS / "comanauts")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 3, 1)
+    definition = next(card for card in pack.cards if card.kind == ENEMY)
+    deck = pack.rules.kind_decks[ENEMY]
+    card = game.new_instance(definition)
+    game.state.discards.setdefault(deck, []).append(card)
+    game.state.flags.add(f"{ASIDE}:{card.uid}")
+    game.state.tracks[HOSTILE] = 1
+    game.state.tracks[THREAT] = len(game.actors_of(ENEMY)) + 1
+    copy = fork(game, FirstChoice(), SeededDice(1), lend_decks=True)
+    place_threat(copy)
+    back = [actor.sheet for actor in copy.actors_of(ENEMY)]
+    assert any(sheet is not None and sheet.uid == card.uid for sheet in back)
+    assert all(sheet is not card for sheet in back)
+    assert card in game.state.discards[deck]

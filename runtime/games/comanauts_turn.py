@@ -202,6 +202,7 @@ def place_threat(game: Game) -> None:
     card = aside[-1]
     game.step()
     pile.remove(card)
+    card = game.from_deck(card)  # out of a discard pile: in a playout, the fork's own copy
     game.state.flags.discard(f"{ASIDE}:{card.uid}")
     page = game.state.in_play.get(PAGE)
     place = page.definition.properties.get(LAIR) if page is not None else None

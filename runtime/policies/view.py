@@ -24,6 +24,7 @@ from runtime.cards import CardDef, CardInstance
 from runtime.decisions import Decision
 from runtime.dice import shuffle
 from runtime.game import Game
+from runtime.state import Actor
 
 
 def face(card: CardDef) -> Hashable:
@@ -68,6 +69,18 @@ class Dealer:
             self.decks.append((name, split, order, alike, top))
             self.splits[name] = split
         self.hidden = _hidden_slots(kept, seat)
+        # Each hidden kind's undrawn places in its deck, and the order its pool (the cards held,
+        # then the undrawn ones) sorts in: the same faces at the same places in every copy.
+        self.pools: list[tuple[list[tuple[int, str, int]], str | None, list[int], list[int]]] = []
+        kind_decks = kept.rules.kind_decks
+        for kind, slots in self.hidden.items():
+            deck = kind_decks.get(kind)
+            pile = kept.state.decks.get(deck or "", [])
+            undrawn = [at for at in range(self.splits.get(deck or "", 0)) if pile[at].kind == kind]
+            held = [_pile_of(kept.state.actors[actor], where)[at] for actor, where, at in slots]
+            keys = [_canonical(card) for card in [*held, *(pile[at] for at in undrawn)]]
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+            self.pools.append((slots, deck, undrawn, order))
 
     def deal(self, copy: Game, stream: random.Random) -> None:
         """Deal this copy of the kept game afresh, from the seat's stream."""
@@ -93,21 +106,24 @@ class Dealer:
         undrawn cards of its deck; the decks whose undrawn cards changed."""
         changed: set[str] = set()
         actors = copy.state.actors
-        kind_decks = copy.rules.kind_decks
-        for kind, slots in self.hidden.items():
-            held = [getattr(actors[actor], pile)[at] for actor, pile, at in slots]
-            deck = kind_decks.get(kind)
+        for slots, deck, undrawn, order in self.pools:
             pile = copy.state.decks.get(deck or "", [])
-            undrawn = [at for at in range(self.splits.get(deck or "", 0)) if pile[at].kind == kind]
-            pool = sorted([*held, *(pile[at] for at in undrawn)], key=_canonical)
+            cards = [_pile_of(actors[actor], where)[at] for actor, where, at in slots]
+            cards += [pile[at] for at in undrawn]
+            pool = [cards[at] for at in order]  # in canonical order
             shuffle(pool, stream)
             for (actor, where, at), card in zip(slots, pool, strict=False):
-                getattr(actors[actor], where)[at] = copy.from_deck(card)
+                _pile_of(actors[actor], where)[at] = copy.from_deck(card)
             for at, card in zip(undrawn, pool[len(slots) :], strict=True):
                 pile[at] = card
             if undrawn and deck is not None:
                 changed.add(deck)
         return changed
+
+
+def _pile_of(actor: Actor, where: str) -> list[CardInstance]:
+    """An actor's cards of one kind of holding: those it owns, or those it carries."""
+    return actor.owned if where == "owned" else actor.items
 
 
 def _hidden_slots(kept: Game, seat: int) -> dict[str, list[tuple[int, str, int]]]:
@@ -120,7 +136,7 @@ def _hidden_slots(kept: Game, seat: int) -> dict[str, list[tuple[int, str, int]]
         if actor.seat is None or actor.seat == seat:
             continue
         for where in ("owned", "items"):
-            for at, card in enumerate(getattr(actor, where)):
+            for at, card in enumerate(_pile_of(actor, where)):
                 if card.kind in hidden:
                     slots.setdefault(card.kind, []).append((index, where, at))
     return slots
