@@ -9,7 +9,7 @@ The figures, each with its goal, its ratio to it, and PASS or MISS (on the compi
   timed over `--ladder N` games (default 40) and scaled to 1,000 (goal under 600 s);
 - quality: each rung's win rate with its 95 % interval over those games, and whether each rung's
   interval lies wholly above the one below it (goal: mcts at the default budget above greedy
-  above random, over 1,000 games: `--ladder 1000` plays them, about 20 minutes on two cores);
+  above random, over 1,000 games: `--ladder 1000` plays them, about 17 minutes on two cores);
   `--every-game N` reads the same of a ladder of N games of each other bundled game, untimed.
 
 It always exits 0: it reports, it does not gate. Run `python bench/search.py` or `make bench`;
