@@ -72,7 +72,7 @@ def kept_game() -> Game:
 
         def watch(actor: Actor, phase: Phase, game: Game = game, kept: list[Game] = kept) -> None:
             if game.state.round == FORK_ROUND and not kept:
-                kept.append(fork(game, FirstChoice(), SeededDice(0)))
+                kept.append(fork(game, FirstChoice(), SeededDice(0), lends=True))
 
         game.turn_watch = watch
         whole.play(game, whole.phases[0])

@@ -125,6 +125,9 @@ class CardInstance:
     owned_plan: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     # The blocks each trigger starts (`runtime.card_blocks`), looked up once a copy too.
     started: dict[str, tuple[Started, ...]] | None = field(default=None, init=False, repr=False)
+    # A card of a copy kept for playouts to borrow its piles from (`runtime.fork`): whoever
+    # takes it out of a pile takes a copy of it (`Game.from_deck`), never the card itself.
+    lent: bool = field(default=False, init=False, repr=False)
 
     def __init__(
         self,
@@ -143,6 +146,7 @@ class CardInstance:
         self.carried_plan = None
         self.owned_plan = None
         self.started = None
+        self.lent = False
 
     @property
     def title(self) -> str:

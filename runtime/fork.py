@@ -25,9 +25,10 @@ from runtime.stats import Stats
 class _Copier:
     """Copies cards and actors once each, so that what two piles share stays shared."""
 
-    def __init__(self) -> None:
+    def __init__(self, lends: bool = False) -> None:
         self.cards: dict[int, CardInstance] = {}
         self.actors: dict[int, Actor] = {}
+        self.lends = lends  # the copy is kept for playouts to borrow its piles from
 
     def card(self, card: CardInstance) -> CardInstance:
         """The fork's copy of a card: its tokens, what it has used up and its side."""
@@ -35,8 +36,19 @@ class _Copier:
         if kept is not None:
             return kept
         copy = card.copy()
+        if self.lends:
+            copy.lent = True
         self.cards[id(card)] = copy
         return copy
+
+    def borrowed(self, cards: list[CardInstance]) -> list[CardInstance]:
+        """A pile of the same cards, in a list of its own; a card the fork has copied already
+        (one that is also somewhere else: a defeated monster's card, its sheet and in its
+        discard pile) is that copy, so that it stays one card in the fork."""
+        copied = self.cards
+        if not copied:
+            return list(cards)
+        return [copied.get(id(one), one) for one in cards]
 
     def cards_of(self, cards: list[CardInstance]) -> list[CardInstance]:
         """A pile's copy, in the same order."""
@@ -79,23 +91,24 @@ class _Copier:
         copy = GameState(players, state.current, others, dict(state.tracks))
         copy.round, copy.turns, copy.phase = state.round, state.turns, state.phase
         copy.acting, copy.target = actor(state.acting), actor(state.target)
-        if lend_decks:
-            copy.decks = {name: list(pile) for name, pile in state.decks.items()}
-            copy.discards = {name: list(pile) for name, pile in state.discards.items()}
-        else:
-            copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
-            copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
         copy.floor = {place: cards_of(pile) for place, pile in state.floor.items()}
         copy.in_play = {where: self.card(card) for where, card in state.in_play.items()}
         copy.found = cards_of(state.found)
+        card = state.rules_card
+        copy.rules_card = self.card(card) if card is not None else None
+        if lend_decks:  # after every card copied, so that a card both here and there is one
+            lent = self.borrowed
+            copy.decks = {name: lent(pile) for name, pile in state.decks.items()}
+            copy.discards = {name: lent(pile) for name, pile in state.discards.items()}
+        else:
+            copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
+            copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
         copy.flags = set(state.flags)
         copy.over, copy.winners = state.over, list(state.winners)
         copy.tallies, copy.labels = dict(state.tallies), dict(state.labels)
         copy.stopped = state.stopped
         copy.marks = set(state.marks)
         copy.aim = actor(state.aim)
-        card = state.rules_card
-        copy.rules_card = self.card(card) if card is not None else None
         return copy
 
 
@@ -106,6 +119,7 @@ def fork(
     shuffler: random.Random | None = None,
     *,
     lend_decks: bool = False,
+    lends: bool = False,
 ) -> Game:
     """A copy of the game as it stands, answering with `decisions` and rolling `dice`. Its
     shuffles go on from `shuffler`, or when none is given, from a copy of the game's stream,
@@ -114,7 +128,9 @@ def fork(
     With `lend_decks`, the copy's decks and discard piles hold the game's own cards, and a
     card is copied only as it leaves one (`Game.from_deck`): for a game that is never played
     itself, only copied again and again (a turn kept to be played out), whose decks and
-    discards are most of its cards and few of them leave those piles in a copy's turn."""
+    discards are most of its cards and few of them leave those piles in a copy's turn. Such a
+    game is forked with `lends`: its cards are marked lent (`CardInstance.lent`), so that a
+    copy takes a copy of one as it leaves a pile, and only of those."""
     if shuffler is None:
         shuffler = random.Random(0)  # seeded: an unseeded one reads the system's entropy
         shuffler.setstate(game._shuffler.getstate())
@@ -127,14 +143,13 @@ def fork(
         decisions=decisions,
         budget=game.budget,
         log=False,
-        dealt=_Copier().state(game.state, lend_decks),
+        dealt=_Copier(lends).state(game.state, lend_decks),
         shuffler=shuffler,
     )
     copied.steps, copied.depth, copied.ended = game.steps, game.depth, game.ended
     copied.listening = game.listening
     copied._current_card = game._current_card
     copied.shuffles = game.shuffles
-    copied.decks_lent = lend_decks
     following = next(game._uids)
     game._uids = count(following)  # the game goes on from the same number
     copied._uids = count(following)

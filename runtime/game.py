@@ -180,9 +180,6 @@ class Game:
         # Separate streams: a shuffle must not predict the dice that follow it.
         self._shuffler = shuffler if shuffler is not None else random.Random(f"shuffle:{seed}")
         self.shuffles = 0  # shuffles since the decks were dealt: a fork may need the stream
-        # A fork's decks and discard piles may hold the cards of the game it was forked from
-        # (`runtime.fork`): then each is copied as it leaves one.
-        self.decks_lent = False
         self.ended = False
         self._current_card: str | None = None
         tables = _tables(rules, module)
@@ -713,9 +710,10 @@ class Game:
 
     def from_deck(self, card: CardInstance) -> CardInstance:
         """A card taken out of a deck or a discard pile, to put anywhere else: the card itself,
-        or in a fork whose piles hold the cards of the game it was forked from, its own copy
-        of it (what is done to it then never reaches that game)."""
-        return card.copy() if self.decks_lent else card
+        or when the pile is a fork's that holds the cards of the copy it was forked from
+        (`CardInstance.lent`), its own copy of it (what is done to it then never reaches that
+        copy)."""
+        return card.copy() if card.lent else card
 
     def deck_of(self, card: CardInstance) -> str | None:
         """The deck a card comes from and is discarded to."""

@@ -103,8 +103,8 @@ def test_a_playout_never_touches_the_kept_turn_it_borrows_cards_from(
         if _each_card(kept.game) != before:
             touched.append(decision.prompt)
         lent = {id(c) for c in _lent(kept.game)}
+        assert all(card.lent for card in _lent(kept.game))
         for copy in forks:
-            assert copy.decks_lent
             escaped.extend(c for c in _outside_decks(copy) if id(c) in lent)
         checked[0] += 1
         if checked[0] >= PLAYOUTS:
@@ -131,11 +131,33 @@ def test_a_card_leaves_a_lent_deck_as_a_copy_of_its_own() -> None:
     game = whole.new_game(pack.rules, pack.cards, 2, 1)
     card = next(pile[-1] for pile in game.state.decks.values() if pile)
     assert game.from_deck(card) is card  # a game's own decks are its own cards
-    game.decks_lent = True
+    card.lent = True  # a card of a copy kept to be borrowed from
     copy = game.from_deck(card)
     assert copy is not card and copy.uid == card.uid and copy.definition is card.definition
+    assert not copy.lent and game.from_deck(copy) is copy
     copy.tokens["mark"] = 1
     assert card.tokens == {}
+
+
+def test_a_card_both_held_and_in_a_lent_pile_stays_one_card_in_a_fork() -> None:
+    """A defeated monster's card is its sheet and in its discard pile at once: in a playout's
+    fork the pile holds the fork's own copy of it, the one the sheet holds, as the game does
+    (else a card brought back from the pile would not be the one its owner holds)."""
+    pack = compiled(ROOT_PACKS / "comanauts")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 3, 1)
+    definition = next(card for card in pack.cards if card.kind == ENEMY)
+    foe = game.spawn(ENEMY, None, definition)
+    assert foe.sheet is not None
+    game.state.discards.setdefault(pack.rules.kind_decks[ENEMY], []).append(foe.sheet)
+    kept = fork(game, FirstChoice(), SeededDice(1), lends=True)
+    copy = fork(kept, FirstChoice(), SeededDice(1), lend_decks=True)
+    sheet = copy.state.others[-1].sheet
+    pile = copy.state.discards[pack.rules.kind_decks[ENEMY]]
+    assert sheet is not None and sheet in pile and not sheet.lent
+    assert copy.from_deck(sheet) is sheet  # the fork's own card: taken as it is
+    undrawn = next(pile for pile in copy.state.decks.values() if pile)
+    assert all(card.lent for card in undrawn)  # the rest are borrowed
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -191,9 +213,11 @@ def test_a_hostile_brought_back_from_a_lent_discard_pile_is_the_forks_own() -> N
     game.state.flags.add(f"{ASIDE}:{card.uid}")
     game.state.tracks[HOSTILE] = 1
     game.state.tracks[THREAT] = len(game.actors_of(ENEMY)) + 1
-    copy = fork(game, FirstChoice(), SeededDice(1), lend_decks=True)
+    kept = fork(game, FirstChoice(), SeededDice(1), lends=True)
+    card = kept.state.discards[deck][-1]
+    copy = fork(kept, FirstChoice(), SeededDice(1), lend_decks=True)
     place_threat(copy)
     back = [actor.sheet for actor in copy.actors_of(ENEMY)]
     assert any(sheet is not None and sheet.uid == card.uid for sheet in back)
     assert all(sheet is not card for sheet in back)
-    assert card in game.state.discards[deck]
+    assert card in kept.state.discards[deck]

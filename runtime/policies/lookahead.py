@@ -159,7 +159,7 @@ class Lookahead:
     def turn_begins(self, actor: Actor, phase: Phase) -> None:
         """Keep the game as this turn begins."""
         game = self.game
-        kept = fork(game, FirstChoice(), _NoDice())
+        kept = fork(game, FirstChoice(), _NoDice(), lends=True)
         index = next(i for i, one in enumerate(game.state.actors) if one is actor)
         self.checkpoint = Checkpoint(kept, index, phase, game.shuffles)
         self.dice.faces = []
