@@ -42,13 +42,11 @@ class _Copier:
         return copy
 
     def borrowed(self, cards: list[CardInstance]) -> list[CardInstance]:
-        """A pile of the same cards, in a list of its own; a card the fork has copied already
-        (one that is also somewhere else: a defeated monster's card, its sheet and in its
-        discard pile) is that copy, so that it stays one card in the fork."""
-        copied = self.cards
-        if not copied:
-            return list(cards)
-        return [copied.get(id(one), one) for one in cards]
+        """A pile of the same cards, in a list of its own; a card not lent (one that is also
+        somewhere else: a defeated monster's card, its sheet and in its discard pile) is the
+        fork's copy, the one it holds there, so that it stays one card in the fork."""
+        card = self.card
+        return [one if one.lent else card(one) for one in cards]
 
     def cards_of(self, cards: list[CardInstance]) -> list[CardInstance]:
         """A pile's copy, in the same order."""
@@ -109,7 +107,23 @@ class _Copier:
         copy.stopped = state.stopped
         copy.marks = set(state.marks)
         copy.aim = actor(state.aim)
+        if self.lends:
+            for card in _outside_piles(copy):  # never lent: a fork copies it, pile or not
+                card.lent = False
         return copy
+
+
+def _outside_piles(state: GameState) -> list[CardInstance]:
+    """Every card of a state that is not (only) in a deck or a discard pile."""
+    cards = [card for actor in state.actors for card in [*actor.items, *actor.owned]]
+    cards += [actor.sheet for actor in state.actors if actor.sheet is not None]
+    cards += state.in_play.values()
+    cards += state.found
+    for pile in state.floor.values():
+        cards += pile
+    if state.rules_card is not None:
+        cards.append(state.rules_card)
+    return cards
 
 
 def fork(
