@@ -10,6 +10,7 @@ import gc
 import random
 from collections.abc import Callable, Iterator
 from contextlib import suppress
+from typing import Any
 
 import pytest
 
@@ -175,18 +176,11 @@ def test_a_playout_leaves_nothing_for_the_cycle_collector(
     seat_policies(game, MctsPolicy(4))
     playout, played = Lookahead.playout, [0]
 
-    def counted_playout(
-        self: Lookahead,
-        decision: Decision,
-        seat: int,
-        stream: random.Random,
-        then: Callable[[Game, Decision, int], int],
-        value: Callable[[Game, int], float],
-    ) -> float | None:
+    def counted_playout(self: Lookahead, *asked: Any) -> float | None:
         played[0] += 1
         if played[0] > PLAYOUTS:
             raise Enough
-        return playout(self, decision, seat, stream, then, value)
+        return playout(self, *asked)
 
     monkeypatch.setattr(Lookahead, "playout", counted_playout)
     gc.collect()
