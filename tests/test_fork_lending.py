@@ -35,6 +35,10 @@ GAMES = {"coma-ward": 4, "lobotomy": 1, "comanauts": 3, "cool-name": 2}
 PLAYOUTS = 150
 """Playouts checked a game: the rest of it is not played."""
 
+COLLECTED_PLAYOUTS = 60
+"""Playouts a game whose garbage the cycle collector is asked for: each leaves a fork's worth
+when a copy is left in a cycle."""
+
 
 class Enough(Exception):
     """Every playout of a game to check is checked."""
@@ -178,7 +182,7 @@ def test_a_playout_leaves_nothing_for_the_cycle_collector(
 
     def counted_playout(self: Lookahead, *asked: Any) -> float | None:
         played[0] += 1
-        if played[0] > PLAYOUTS:
+        if played[0] > COLLECTED_PLAYOUTS:
             raise Enough
         return playout(self, *asked)
 
@@ -191,7 +195,7 @@ def test_a_playout_leaves_nothing_for_the_cycle_collector(
         left = gc.collect()
     finally:
         gc.enable()
-    assert played[0] >= 50, played
+    assert played[0] >= 30, played
     assert left == 0
 
 
