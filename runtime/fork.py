@@ -36,10 +36,21 @@ class _Copier:
         if kept is not None:
             return kept
         copy = card.copy()
-        if self.lends:
-            copy.lent = True
         self.cards[id(card)] = copy
         return copy
+
+    def lending(self, cards: list[CardInstance]) -> list[CardInstance]:
+        """A pile's copy whose cards are marked lent, but those the copy holds elsewhere too
+        (copied already: the piles are copied last), which a fork must copy as it holds them."""
+        copied, card = self.cards, self.card
+        pile = []
+        for one in cards:
+            copy = copied.get(id(one))
+            if copy is None:
+                copy = card(one)
+                copy.lent = True
+            pile.append(copy)
+        return pile
 
     def borrowed(self, cards: list[CardInstance]) -> list[CardInstance]:
         """A pile of the same cards, in a list of its own; a card not lent (one that is also
@@ -94,36 +105,17 @@ class _Copier:
         copy.found = cards_of(state.found)
         card = state.rules_card
         copy.rules_card = self.card(card) if card is not None else None
-        if lend_decks:  # after every card copied, so that a card both here and there is one
-            lent = self.borrowed
-            copy.decks = {name: lent(pile) for name, pile in state.decks.items()}
-            copy.discards = {name: lent(pile) for name, pile in state.discards.items()}
-        else:
-            copy.decks = {name: cards_of(pile) for name, pile in state.decks.items()}
-            copy.discards = {name: cards_of(pile) for name, pile in state.discards.items()}
+        # The piles after every other card, so that a card both here and there is one
+        piled = self.borrowed if lend_decks else self.lending if self.lends else cards_of
+        copy.decks = {name: piled(pile) for name, pile in state.decks.items()}
+        copy.discards = {name: piled(pile) for name, pile in state.discards.items()}
         copy.flags = set(state.flags)
         copy.over, copy.winners = state.over, list(state.winners)
         copy.tallies, copy.labels = dict(state.tallies), dict(state.labels)
         copy.stopped = state.stopped
         copy.marks = set(state.marks)
         copy.aim = actor(state.aim)
-        if self.lends:
-            for card in _outside_piles(copy):  # never lent: a fork copies it, pile or not
-                card.lent = False
         return copy
-
-
-def _outside_piles(state: GameState) -> list[CardInstance]:
-    """Every card of a state that is not (only) in a deck or a discard pile."""
-    cards = [card for actor in state.actors for card in [*actor.items, *actor.owned]]
-    cards += [actor.sheet for actor in state.actors if actor.sheet is not None]
-    cards += state.in_play.values()
-    cards += state.found
-    for pile in state.floor.values():
-        cards += pile
-    if state.rules_card is not None:
-        cards.append(state.rules_card)
-    return cards
 
 
 def fork(

@@ -201,8 +201,8 @@ class Lookahead:
             checkpoint.answers, decision, then, self.reads_defaults, stream if shuffled else None
         )
         dice = ReplayDice(self.dice.faces, stream)
-        # The kept copy is never played itself: its decks' cards are lent, each copied only
-        # as the playout takes it out of a deck.
+        # The kept copy is never played itself: the cards of its decks and discard piles are
+        # lent, each copied only as the playout takes it out of such a pile.
         copy = fork(checkpoint.game, replay, dice, None if shuffled else stream, lend_decks=True)
         replay.fork = copy
         self._dealer_for(decision, seat, checkpoint).deal(copy, stream)

@@ -68,12 +68,11 @@ class Dealer:
                 alike = _in_canonical_order(pile, [*alike, top])
             self.decks.append((name, split, order, alike, top))
             self.splits[name] = split
-        self.hidden = _hidden_slots(kept, seat)
         # Each hidden kind's undrawn places in its deck, and the order its pool (the cards held,
         # then the undrawn ones) sorts in: the same faces at the same places in every copy.
         self.pools: list[tuple[list[tuple[int, str, int]], str | None, list[int], list[int]]] = []
         kind_decks = kept.rules.kind_decks
-        for kind, slots in self.hidden.items():
+        for kind, slots in _hidden_slots(kept, seat).items():
             deck = kind_decks.get(kind)
             pile = kept.state.decks.get(deck or "", [])
             undrawn = [at for at in range(self.splits.get(deck or "", 0)) if pile[at].kind == kind]
@@ -85,7 +84,7 @@ class Dealer:
     def deal(self, copy: Game, stream: random.Random) -> None:
         """Deal this copy of the kept game afresh, from the seat's stream."""
         decks = copy.state.decks
-        changed = self._deal_hidden(copy, stream) if self.hidden else set()
+        changed = self._deal_hidden(copy, stream) if self.pools else set()
         for name, split, order, alike, top in self.decks:
             pile = decks[name]
             unseen = [pile[at] for at in order]
