@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections import OrderedDict
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
@@ -77,11 +78,26 @@ def validator_for(ruleset: Ruleset) -> Any:
     return found
 
 
+_FOUND_VALID: OrderedDict[tuple[str, str], None] = OrderedDict()
+"""The cards a process found valid lately, by ruleset and `repr`: the same card checked again
+(an edit elsewhere in its pack, the next test of a suite) is not walked by the schema again."""
+_FOUND_VALID_MAX = 4096
+
+
 def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
     """Yield a diagnostic for each schema error, placed at the nearest node with a span."""
     from jsonschema.exceptions import relevance
 
+    # repr, not JSON: it tells a tuple from a list, which the schema does too.
+    key = (ruleset.digest, repr(card))
+    if key in _FOUND_VALID:
+        _FOUND_VALID.move_to_end(key)
+        return
     errors = sorted(validator_for(ruleset).iter_errors(card), key=relevance)
+    if not errors:
+        _FOUND_VALID[key] = None
+        if len(_FOUND_VALID) > _FOUND_VALID_MAX:
+            _FOUND_VALID.popitem(last=False)
     for error in errors:
         path = list(error.absolute_path)
         yield Diagnostic(

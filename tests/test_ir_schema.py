@@ -129,3 +129,15 @@ def test_bundled_packs_fit_the_schema_and_the_types(pack: str) -> None:
     for card in loaded.pack.cards:
         assert [d.message for d in validate_card(loaded.pack.ruleset, card)] == []
         assert _unknown_keys(card, ir.Card, card["title"]) == []
+
+
+def test_a_card_found_valid_and_then_changed_is_walked_again() -> None:
+    loaded = load_checked(ROOT / "content" / "supply-room")
+    assert loaded.pack is not None
+    card, ruleset = loaded.pack.cards[0], loaded.pack.ruleset
+    assert list(validate_card(ruleset, card)) == []
+    assert list(validate_card(ruleset, card)) == []  # the second time from what was found
+    card["kind"] = "no such kind"  # type: ignore[typeddict-item]
+    assert [d.code for d in validate_card(ruleset, card)] == ["E0500"]
+    card["kind"] = ["a list for a string"]  # type: ignore[typeddict-item]
+    assert [d.code for d in validate_card(ruleset, card)] == ["E0500"]
