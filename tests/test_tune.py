@@ -16,6 +16,7 @@ from typing import cast
 import pytest
 
 from compiler.bands import Reading, TargetError, parse_target, read
+from compiler.kept import keeping
 from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab, Trial
 from compiler.tune.knobs import Edit, Knob, edited, find_designer_knobs, find_knobs
@@ -287,3 +288,4 @@ def test_tune_searches_every_bundled_game_that_plays_whole(game: str) -> None:
     assert answer["search"]["rounds"] >= 1 and answer["search"]["candidates"] >= 2
     assert answer["knobs"] >= 1 and len(answer["edits"]) <= 1
     assert answer["targets"][0]["met"] is False
+    assert not keeping()  # the Lab kept checks for its candidates, and forgot them at its end

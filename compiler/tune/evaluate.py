@@ -19,6 +19,7 @@ from pathlib import Path
 
 from compiler.bands import Reading, Target, distance, read
 from compiler.build import CompiledPack, compile_pack, load_checked
+from compiler.kept import keep_in_this_process, keeping
 from compiler.playing import with_runtime_problems
 from compiler.simulate.command import SimulateRequest, make_sweep
 from compiler.simulate.engine import POOL, Engine
@@ -93,8 +94,13 @@ class Lab:
     _results: dict[tuple[EditsKey, int], Trial] = field(default_factory=dict)
     _swept: dict[tuple[EditsKey, int], tuple[int, Totals]] = field(default_factory=dict)
     _clock: int = 0  # the last modification time given a ruleset file, in nanoseconds
+    _was_keeping: bool = False
 
     def __enter__(self) -> Lab:
+        # Each candidate differs from the pack in one file: the others' checks and generated
+        # modules are kept from the first compile, not made again for every candidate.
+        self._was_keeping = keeping()
+        keep_in_this_process()
         scratch = Path(tempfile.mkdtemp(prefix="pillbox-tune-"))
         self._folder = scratch / self.pack.name
         shutil.copytree(self.pack, self._folder, symlinks=True)
@@ -109,6 +115,8 @@ class Lab:
         return self
 
     def __exit__(self, *_: object) -> None:
+        if not self._was_keeping:
+            keep_in_this_process(False)
         if self._folder is not None:
             shutil.rmtree(self._folder.parent, ignore_errors=True)
 
