@@ -65,6 +65,9 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("uv-cache")
     install = [str(uv), "pip", "install", "--python", str(python), "--no-deps", "--offline"]
     install += ["--link-mode", "hardlink", "--cache-dir", str(cache), "--quiet"]
+    # Compiled once here, as pip does by default: else each of the many commands below compiles
+    # pillbox afresh wherever PYTHONDONTWRITEBYTECODE is set (a third of a second a command).
+    install += ["--compile-bytecode"]
     subprocess.run([*install, str(wheel)], check=True, capture_output=True)
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
