@@ -82,6 +82,8 @@ class _Positions:
     """Maps IR spans (1-based line and column) onto a card file's lines for `ast` offsets."""
 
     lines: Sequence[str]
+    spans: dict[int, tuple[ast.AST, tuple[int, int, int, int]]] = field(default_factory=dict)
+    """The span placed on each node, by its id (the node is held, so the id stays its own)."""
 
     def offset(self, line: int, column: int) -> int:
         """The UTF-8 byte offset of a 1-based column, as `ast` counts columns."""
@@ -90,26 +92,59 @@ class _Positions:
         return max(column - 1, 0)
 
     def place(self, node: ast.AST, at: Sequence[int] | None) -> None:
-        """Give a node and all its children without a position the span `at`."""
-        if not at:
+        """Give a node and all its children without a position the span `at` (when `settle`
+        walks the module; the first span given a node is the one it keeps)."""
+        if not at or id(node) in self.spans:
             return
         line, column, end_line, end_column = at
         start, end = self.offset(line, column), self.offset(end_line, end_column)
-        # A node placed before holds only placed nodes (placing is inside-out): not walking
-        # into it again keeps placing linear in the module's size, not its size times depth.
-        waiting = list(ast.iter_child_nodes(node))
-        located: Any = node  # statements and expressions: both have positions
-        if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
-            located.lineno, located.col_offset = line, start
-            located.end_lineno, located.end_col_offset = end_line, end
+        self.spans[id(node)] = (node, (line, start, end_line, end))
+
+    def settle(self, module: ast.Module) -> ast.Module:
+        """Position every node of the module in one walk: a node without a position takes the
+        span placed on it, else that of its nearest placed ancestor (spans are placed inside
+        out, so the innermost is the first given), else its parent's position, as
+        `ast.fix_missing_locations` gives it. One walk, because walking was most of generating:
+        placing each node as it was made walked the nodes below it again, and the fix-up all of
+        them once more (41 card files: 1.48 s to 0.89 s)."""
+        spans = self.spans
+        waiting: list[tuple[ast.AST, tuple[int, int, int, int] | None, tuple[int, int, int, int]]]
+        waiting = [(module, None, (1, 0, 1, 0))]
+        push, pop = waiting.append, waiting.pop
         while waiting:
-            located = waiting.pop()
-            if "lineno" in located._attributes:
-                if getattr(located, "lineno", None) is not None:
+            node, span, parent = pop()
+            placed = spans.get(id(node))
+            if placed is not None:
+                span = placed[1]
+            located: Any = node  # statements and expressions: both have positions
+            if "lineno" in node._attributes:
+                if getattr(located, "lineno", None) is None:
+                    given = span or parent
+                    located.lineno, located.col_offset = given[0], given[1]
+                    located.end_lineno, located.end_col_offset = given[2], given[3]
+                else:  # positioned when made or met before: a span from above stops here
+                    span = None
+                end_line = getattr(located, "end_lineno", None)
+                end_column = getattr(located, "end_col_offset", None)
+                parent = (
+                    located.lineno,
+                    located.col_offset,
+                    parent[2] if end_line is None else end_line,
+                    parent[3] if end_column is None else end_column,
+                )
+            # The children as `ast.iter_child_nodes` gives them, in its order; a context
+            # (Load, Store) has no position and no child, and most nodes hold one.
+            for name in node._fields:
+                if name == "ctx":
                     continue
-                located.lineno, located.col_offset = line, start
-                located.end_lineno, located.end_col_offset = end_line, end
-            waiting.extend(ast.iter_child_nodes(located))
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            push((item, span, parent))
+                elif isinstance(value, ast.AST):
+                    push((value, span, parent))
+        return module
 
     def text(self, at: Sequence[int]) -> str:
         """What the card says at a span (its first line only), for test messages."""
@@ -646,7 +681,7 @@ def generate(ruleset: Ruleset, cards: Sequence[Card], file: str, source: str) ->
     for node in (doc, *bindings):
         generator.positions.place(node, (1, 1, 1, 1))
     generator.positions.place(table, cards[0]["at"] if cards else (1, 1, 1, 1))
-    return ast.fix_missing_locations(module)
+    return generator.positions.settle(module)
 
 
 _modules: Kept[tuple[ast.Module, Any]] = Kept(128)

@@ -6,6 +6,7 @@ import ast
 import re
 import traceback
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from runtime.decisions import FirstChoice, ScriptedDecisions
 from runtime.dice import ForcedDice
 from runtime.game import RunawayError
 from tests.conftest import TESTS
-from tests.helpers import make_pack
+from tests.helpers import ROOT_PACKS, make_pack
 
 SPECIMENS = TESTS / "specimens" / "coma-ward"
 GOLDEN = TESTS / "golden" / "python"
@@ -97,6 +98,29 @@ def test_statements_carry_card_positions() -> None:
     check = back_away.body[1]
     assert isinstance(check, ast.Assign)
     assert (check.lineno, check.col_offset, check.end_lineno) == (18, 8, 28)
+
+
+@pytest.mark.parametrize("pack", ["coma-ward", "lobotomy", "comanauts", "cool-name"])
+def test_every_node_of_a_card_s_code_lies_on_that_card_s_lines(pack: str) -> None:
+    # Positions are given in one walk after generating; a span leaking past the card that
+    # placed it (to a sibling, or up to its parent) would point a traceback at another card.
+    loaded = load_checked(ROOT_PACKS / pack)
+    assert loaded.pack is not None
+    lines = {
+        (checked.file, number): (card["at"][0], card["at"][2])
+        for checked in loaded.pack.files
+        for number, card in enumerate(checked.cards, start=1)
+    }
+    for compiled_file in compile_pack(loaded.pack).files:
+        for function in compiled_file.module.body:
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            first, last = lines[(compiled_file.file, int(function.name.split("_")[1]))]
+            for node in ast.walk(function):
+                positioned: Any = node
+                if "lineno" in node._attributes:
+                    line, end = positioned.lineno, positioned.end_lineno
+                    assert first <= line <= end <= last, (compiled_file.file, function.name)
 
 
 @pytest.mark.parametrize("card_file", sorted(SPECIMENS.glob("*.card")), ids=lambda p: p.stem)
