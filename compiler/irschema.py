@@ -88,8 +88,10 @@ def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
     """Yield a diagnostic for each schema error, placed at the nearest node with a span."""
     from jsonschema.exceptions import relevance
 
-    # repr, not JSON: it tells a tuple from a list, which the schema does too.
-    key = (ruleset.digest, repr(card))
+    # repr, not JSON: it tells a tuple from a list, which the schema does too. The schema asks
+    # only that the file be a string, so a card of a pack copied elsewhere is the same card.
+    shown = card.get("file")
+    key = (ruleset.digest, repr({**card, "file": None} if isinstance(shown, str) else card))
     if key in _FOUND_VALID:
         _FOUND_VALID.move_to_end(key)
         return

@@ -137,6 +137,10 @@ def test_a_card_found_valid_and_then_changed_is_walked_again() -> None:
     card, ruleset = loaded.pack.cards[0], loaded.pack.ruleset
     assert list(validate_card(ruleset, card)) == []
     assert list(validate_card(ruleset, card)) == []  # the second time from what was found
+    card["file"] = 7  # type: ignore[typeddict-item]  # a string elsewhere was found valid
+    assert [d.code for d in validate_card(ruleset, card)] == ["E0500"]
+    card["file"] = "elsewhere/cards.card"
+    assert list(validate_card(ruleset, card)) == []
     card["kind"] = "no such kind"  # type: ignore[typeddict-item]
     assert [d.code for d in validate_card(ruleset, card)] == ["E0500"]
     card["kind"] = ["a list for a string"]  # type: ignore[typeddict-item]
