@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from compiler.kept import keep_in_this_process
+
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 # The specimens the project was given live in tests/specimens/, and the suite reads them there
@@ -38,6 +40,13 @@ def _module_seconds() -> dict[str, float]:
     lines = MODULE_SECONDS.read_text(encoding="utf-8").splitlines()
     rows = (line.split() for line in lines if line.strip() and not line.startswith("#"))
     return {name: float(seconds) for name, seconds in rows}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite's processes keep each file's check and generated module, as serve, the
+    language server and tune do: most tests check the same packs again (a tenth of the suite's
+    time). The commands it runs in a process of their own keep nothing, as a command does."""
+    keep_in_this_process()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -18,6 +18,7 @@ import pytest
 from compiler import sheets
 from compiler.build import load_checked
 from compiler.check import check_paths
+from compiler.kept import keep_in_this_process, keeping
 from tests.helpers import make_pack, run
 
 MANIFEST = """\
@@ -384,8 +385,6 @@ def test_a_process_that_checks_again_reads_an_unchanged_sheet_once(
 ) -> None:
     # serve and the language server check the pack at every save: a workbook that takes
     # seconds to read was read again each time.
-    from compiler.kept import keep_in_this_process
-
     folder = sheet_pack()
     read: list[str] = []
     real = sheets._csv_rows
@@ -395,6 +394,8 @@ def test_a_process_that_checks_again_reads_an_unchanged_sheet_once(
         return real(path, *rest)
 
     monkeypatch.setattr(sheets, "_csv_rows", counted)
+    was = keeping()
+    keep_in_this_process(False)  # nothing kept before: the sheet is read here
     keep_in_this_process()
     try:
         first = diagnostics(folder)
@@ -405,3 +406,4 @@ def test_a_process_that_checks_again_reads_an_unchanged_sheet_once(
         assert read == ["items.csv", "items.csv"]  # changed: read again
     finally:
         keep_in_this_process(False)
+        keep_in_this_process(was)

@@ -16,7 +16,7 @@ from typing import cast
 import pytest
 
 from compiler.bands import Reading, TargetError, parse_target, read
-from compiler.kept import keeping
+from compiler.kept import keep_in_this_process, keeping
 from compiler.simulate.command import SimulateRequest
 from compiler.tune.evaluate import Lab, Trial
 from compiler.tune.knobs import Edit, Knob, edited, find_designer_knobs, find_knobs
@@ -288,4 +288,16 @@ def test_tune_searches_every_bundled_game_that_plays_whole(game: str) -> None:
     assert answer["search"]["rounds"] >= 1 and answer["search"]["candidates"] >= 2
     assert answer["knobs"] >= 1 and len(answer["edits"]) <= 1
     assert answer["targets"][0]["met"] is False
-    assert not keeping()  # the Lab kept checks for its candidates, and forgot them at its end
+
+
+@pytest.mark.parametrize("was", [False, True])
+def test_a_lab_keeps_checks_while_it_runs_and_leaves_keeping_as_it_found_it(was: bool) -> None:
+    keep_in_this_process(False)
+    keep_in_this_process(was)
+    try:
+        request = SimulateRequest(20, 1, policy="random")
+        with Lab(COIN, None, [parse_target("won 0..100%")], request):
+            assert keeping()  # a candidate compiles only the file it changed
+        assert keeping() is was
+    finally:
+        keep_in_this_process()  # as the suite runs (tests/conftest.py)
