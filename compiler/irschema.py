@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections import OrderedDict
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from compiler.ir import Card
+from compiler.kept import Kept, keeping
 from compiler.patterns import PatternTable, SlotType
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
@@ -78,10 +78,9 @@ def validator_for(ruleset: Ruleset) -> Any:
     return found
 
 
-_FOUND_VALID: OrderedDict[tuple[str, str], None] = OrderedDict()
-"""The cards a process found valid lately, by ruleset and `repr`: the same card checked again
-(an edit elsewhere in its pack, the next test of a suite) is not walked by the schema again."""
-_FOUND_VALID_MAX = 4096
+_found_valid: Kept[bool] = Kept(4096)
+"""The cards found valid, by ruleset and `repr`, where the process keeps results: the same card
+checked again (an edit elsewhere in its pack, the next test of a suite) is not walked again."""
 
 
 def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
@@ -90,16 +89,15 @@ def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
 
     # repr, not JSON: it tells a tuple from a list, which the schema does too. The schema asks
     # only that the file be a string, so a card of a pack copied elsewhere is the same card.
-    shown = card.get("file")
-    key = (ruleset.digest, repr({**card, "file": None} if isinstance(shown, str) else card))
-    if key in _FOUND_VALID:
-        _FOUND_VALID.move_to_end(key)
-        return
+    key = None
+    if keeping():
+        shown = card.get("file")
+        key = (ruleset.digest, repr({**card, "file": None} if isinstance(shown, str) else card))
+        if _found_valid.get(key):
+            return
     errors = sorted(validator_for(ruleset).iter_errors(card), key=relevance)
-    if not errors:
-        _FOUND_VALID[key] = None
-        if len(_FOUND_VALID) > _FOUND_VALID_MAX:
-            _FOUND_VALID.popitem(last=False)
+    if not errors and key is not None:
+        _found_valid.put(key, True)
     for error in errors:
         path = list(error.absolute_path)
         yield Diagnostic(
