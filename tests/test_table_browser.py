@@ -33,7 +33,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 SEED = 259
-"""A short game: seat 1 answering every question with its first answer wins in 16 answers."""
+"""A won game: seat 1 answering every question with its first answer wins, in 60 answers (16
+when the seed was chosen; docs/table.md and its screenshots are of this game)."""
+LOBOTOMY_SEED = 24
+"""A short Lobotomy game for one seat answering first every time: 17 answers (seed 1 asks 57)."""
 
 WAIT_S = 20.0
 UNDO_AFTER = 3
@@ -134,7 +137,7 @@ def test_a_whole_game_is_played_undone_and_recorded_in_chromium(tmp_path: Path) 
 
 def test_one_seat_of_lobotomy_is_played_whole_in_chromium(tmp_path: Path) -> None:
     # whatever its rules say now: the game ends, and its record replays to the same end
-    record, headline = play_in_page(LOBOTOMY, ["human"], 1, tmp_path)
+    record, headline = play_in_page(LOBOTOMY, ["human"], LOBOTOMY_SEED, tmp_path)
     assert headline
     result = CliRunner().invoke(main, ["replay", str(record), "--pack", str(LOBOTOMY)])
     assert result.exit_code == 0, result.output
