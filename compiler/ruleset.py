@@ -26,7 +26,7 @@ from compiler.ruleset_model import Ruleset as Ruleset
 from compiler.ruleset_model import RulesetError as RulesetError
 from compiler.ruleset_model import Wording as Wording
 from compiler.schemaerrors import schema_diagnostics
-from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, load_valid_yaml
+from compiler.yamlio import MAX_YAML_BYTES, YamlDocument, in_key_order, load_valid_yaml
 from dsl.spans import Diagnostic, Span
 
 UNPLACED = "<where the pack names its ruleset>"
@@ -381,6 +381,7 @@ def _read(path: Path) -> YamlDocument:
         document, errors = load_valid_yaml(text, shown, "ruleset", _ruleset_problems)
         if document is None:
             raise RulesetError(errors)
+        document = in_key_order(document)
     return document
 
 
@@ -428,7 +429,7 @@ def precompile(path: Path) -> dict[str, Any]:
     document, errors = load_valid_yaml(text, display_path(path), "ruleset", _ruleset_problems)
     if document is None:
         raise RulesetError(errors)
-    return {"source_sha256": source_digest(text), "document": document.to_json()}
+    return {"source_sha256": source_digest(text), "document": in_key_order(document).to_json()}
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

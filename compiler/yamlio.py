@@ -73,6 +73,19 @@ class YamlDocument:
         )
 
 
+def in_key_order(document: YamlDocument) -> YamlDocument:
+    """The document as JSON holds it with its keys sorted: every mapping's keys in order, a
+    number that is a key written as text.
+
+    A ruleset is read in this form whether it comes from its YAML or from the JSON precompiled
+    beside a bundled one (`compiler.precompile`): where the engine meets its mappings in order
+    (the blocks a trigger fires, the decks dealt), a copy of a bundled ruleset must play as the
+    bundled one does, whatever order its file writes its keys in.
+    """
+    data = json.loads(json.dumps(document.data, sort_keys=True))
+    return YamlDocument(document.file, data, document.positions, document.key_positions)
+
+
 def load_valid_yaml(
     text: str, file: str, kind: str, validate: Callable[[YamlDocument], list[Diagnostic]]
 ) -> tuple[YamlDocument | None, list[Diagnostic]]:

@@ -101,14 +101,15 @@ def test_the_world_is_read_from_the_ruleset(tmp_path: Path) -> None:
     world = load_ruleset("rules.yaml", base_dir=keep_pack(tmp_path)).world
     assert set(world.actors) == {"hero", "monster"}
     assert world.seated.name == "hero"
-    assert [s.name for s in world.seated.stats] == ["health", "ap"]
-    assert [s.name for s in world.actors["monster"].stats] == ["hp", "defense"]
+    # a mapping's keys in the order of their names, as a precompiled ruleset holds them
+    assert [s.name for s in world.seated.stats] == ["ap", "health"]
+    assert [s.name for s in world.actors["monster"].stats] == ["defense", "hp"]
     assert world.actors["monster"].starts == {"hp": "hp", "defense": "defense"}
     board = world.board
     assert board.neighbours("hall") == {"tower", "a1"}
     assert board.distance("tower", "a3") == 4
     assert board.distance("a3", "tower") == 4
-    assert board.within("a1", 1) == ["a1", "hall", "a2"]
+    assert board.within("a1", 1) == ["a1", "a2", "hall"]
     assert board.distance("hall", "nowhere") is None
     assert world.tracks["charges"].on == "card"
     assert [p.name for p in world.turns.phases] == ["heroes", "monsters"]
