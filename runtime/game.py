@@ -877,10 +877,17 @@ class Game:
         return chosen
 
     def owner_of(self, card: CardInstance | None) -> Actor | None:
-        """The actor a card is (a monster's card), if it is one."""
+        """The actor a card is (a monster's card), if it is one: the one standing, where a card
+        that was a dead actor's has come back as another (a defeated hostile returns)."""
         if card is None:
             return None
-        return next((actor for actor in self.state.others if actor.sheet is card), None)
+        dead = None
+        for actor in self.state.others:
+            if actor.sheet is card:
+                if not actor.dead:
+                    return actor
+                dead = dead or actor
+        return dead
 
     def target(self, actor: Actor | None) -> None:
         """Make an actor the one `the target` names."""

@@ -16,7 +16,13 @@ from runtime.dice import ForcedDice, PoolTooLarge
 from runtime.game import Game
 from runtime.games.comanauts import COMANAUTS
 from runtime.games.comanauts_items import equipped, gain_item, inventory
-from runtime.games.comanauts_turn import check_threat, draw_dice, refresh_bag, turn_ends
+from runtime.games.comanauts_turn import (
+    check_threat,
+    draw_dice,
+    place_threat,
+    refresh_bag,
+    turn_ends,
+)
 from runtime.odds import card_odds
 from runtime.rounds import play_round
 from tests.conftest import ROOT
@@ -259,3 +265,24 @@ def test_clear_sight_and_equipping_from_the_inventory(pack: CompiledPack) -> Non
     COMANAUTS.verbs["equip_this"](game, revolver)
     assert equipped(game, game.player, revolver) == ("hand-or-accessory",)
     assert inventory(game, game.player) == []
+
+
+def test_a_hostile_brought_back_speaks_for_its_card_not_the_dead_one_it_was(
+    pack: CompiledPack,
+) -> None:
+    # The card of a defeated hostile stays its dead actor's sheet: brought back, the new
+    # actor holds the same card, and `you` on it must be the one standing.
+    game, _, answers = scripted(pack)
+    first = game.spawn("enemy", "airlock", card(pack, "Hull Crawler"))
+    sheet = first.sheet
+    assert sheet is not None
+    answers.add("inventory")  # its loot
+    game.kill(first, "test")
+    assert first.dead and f"aside:{sheet.uid}" in game.state.flags
+    game.state.tracks["hostile"] = 1
+    game.state.tracks["threat"] = 1
+    place_threat(game)
+    back = next(actor for actor in game.actors_of("enemy"))
+    assert back is not first and back.sheet is sheet
+    assert game.owner_of(sheet) is back
+    assert game.subjects("you", sheet) == [back]
