@@ -126,7 +126,7 @@ def test_lobotomy_plays_the_same_games_compiled(monkeypatch: pytest.MonkeyPatch)
     games = compiled.BUILD / "runtime" / "games"
     for module in ("lobotomy", "lobotomy_dice", "lobotomy_monsters", "lobotomy_table"):
         assert list(games.glob(f"{module}.*.so")), f"{module} is not compiled"
-    request = SimulateRequest(4, 7, players=2, as_json=True, workers=2)
+    request = SimulateRequest(4, 7, players=3, as_json=True, workers=2)
     figures = []
     for pure in ("1", "0"):
         monkeypatch.setenv(compiled.PURE_ENV, pure)

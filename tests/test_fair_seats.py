@@ -25,7 +25,7 @@ from runtime.state import Actor
 from runtime.world import Phase
 from tests.helpers import ROOT_PACKS, compiled
 
-GAMES = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
+GAMES = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 2}
 """Each bundled game that plays whole, at a count of seats it allows."""
 
 PROBES = 4

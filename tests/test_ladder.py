@@ -114,7 +114,7 @@ def test_the_ladder_names_every_rung_and_says_random_is_a_floor() -> None:
     assert "skill gap" in text
 
 
-SEATS = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
+SEATS = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 2}
 
 
 @pytest.mark.parametrize("name", sorted(SEATS))

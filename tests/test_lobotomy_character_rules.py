@@ -376,7 +376,7 @@ def test_a_scenario_needing_a_quarter_not_in_play_is_set_aside_lines_229_988(
 def test_an_item_may_be_discarded_free_in_your_turn_line_562(pack: CompiledPack) -> None:
     assert pack.whole is not None
     whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 1, 9)
+    game = whole.new_game(pack.rules, pack.cards, 3, 9)
     setup(pack.whole, game)
     player = game.player
     game.state.phase = "players"
@@ -433,7 +433,7 @@ def test_a_character_interacts_with_a_scenarios_objective_for_an_action_line_323
 ) -> None:
     assert pack.whole is not None
     whole = whole_game_of(pack.rules, pack.whole)
-    game = whole.new_game(pack.rules, pack.cards, 1, 9)
+    game = whole.new_game(pack.rules, pack.cards, 3, 9)
     deck = game.state.decks["scenario"]
     deck.sort(key=lambda c: c.title == "The Night Shift")  # the first scenario
     setup(pack.whole, game)

@@ -81,8 +81,8 @@ def _top(game: Game, deck: str, title: str) -> CardInstance:
 def test_the_board_is_set_with_tokens_monsters_and_a_character_a_seat(
     pack: CompiledPack,
 ) -> None:
-    game = _table(pack, 2)
-    assert [p.owned[0].kind for p in game.state.players] == ["character", "character"]
+    game = _table(pack, 3)
+    assert [p.owned[0].kind for p in game.state.players] == ["character"] * 3
     assert game.state.floor.get("central"), "a body lies on the pentagram"
     memory = [f for f in game.state.flags if f.startswith(f"{MEMORY_TOKEN}:")]
     assert len(memory) == 8
@@ -94,7 +94,7 @@ def test_the_board_is_set_with_tokens_monsters_and_a_character_a_seat(
 
 def test_the_players_turn_offers_the_actions_a_space_allows(pack: CompiledPack) -> None:
     assert pack.whole is not None
-    game = _table(pack, 1)
+    game = _table(pack, 3)
     player = game.state.players[0]
     game.state.phase = "players"
     player.location = "A5"
@@ -114,7 +114,7 @@ def test_the_players_turn_offers_the_actions_a_space_allows(pack: CompiledPack) 
 
 def test_a_memory_token_picked_up_draws_from_your_memory_deck(pack: CompiledPack) -> None:
     assert pack.whole is not None
-    game = _table(pack, 1)
+    game = _table(pack, 3)
     player = game.state.players[0]
     game.state.phase = "players"
     player.location = "B2"
@@ -126,7 +126,7 @@ def test_a_memory_token_picked_up_draws_from_your_memory_deck(pack: CompiledPack
 
 
 def test_the_monsters_turn_runs_its_seven_steps_in_order(pack: CompiledPack) -> None:
-    game = _table(pack, 1)
+    game = _table(pack, 3)
     with game.recording() as events:
         play_round(game)
     steps = [e.text.split(": ", 1)[1] for e in events if e.kind == "step"]
@@ -136,7 +136,7 @@ def test_the_monsters_turn_runs_its_seven_steps_in_order(pack: CompiledPack) -> 
 def test_a_scenario_jump_in_the_first_round(pack: CompiledPack) -> None:
     # Counting Sheep with two characters: its handicaps give 2 progress, the round's start
     # a third, and the end of the first turn checks its jump: the next scenario begins.
-    game = _table(pack, 2, "Counting Sheep")
+    game = _table(pack, 3, "Counting Sheep")
     assert game.state.labels["first scenario"] == "Counting Sheep"
     play_round(game)
     titles = [c.title for slot, c in game.state.in_play.items() if slot.startswith("scenario:")]
@@ -144,7 +144,7 @@ def test_a_scenario_jump_in_the_first_round(pack: CompiledPack) -> None:
 
 
 def test_the_final_clash_begins_when_the_warden_passes_the_end(pack: CompiledPack) -> None:
-    game = _table(pack, 1)
+    game = _table(pack, 3)
     game.state.tracks["insomnia"] = 47
     _top(game, "movement", "Lights Flicker")  # the warden moves
     play_round(game)
@@ -154,14 +154,27 @@ def test_the_final_clash_begins_when_the_warden_passes_the_end(pack: CompiledPac
 
 
 def test_play_game_prints_a_whole_game() -> None:
-    code, output = run("play", str(PACK), "--game", "--players", "2", "--seed", "4")
+    code, output = run("play", str(PACK), "--game", "--players", "3", "--seed", "4")
     assert code == 0, output
     assert "monsters: monsters_attack" in output and "an action, or end the turn" in output
     assert "the game is " in output
 
 
+def test_a_whole_game_is_three_to_five_characters(pack: CompiledPack) -> None:
+    # Rulebook 217: three to five characters, fewer players each playing more than one. A
+    # sweep of one or two characters would give figures of a game no table plays.
+    assert pack.whole is not None
+    whole = whole_game_of(pack.rules, pack.whole)
+    assert whole.players == (3, 5)
+    for seats in (2, 6):
+        with pytest.raises(ValueError, match="3 to 5"):
+            whole.new_game(pack.rules, pack.cards, seats, 1)
+    code, output = run("simulate", str(PACK), "--players", "2", "--games", "1")
+    assert code == 2 and "3 to 5" in output and "Traceback" not in output
+
+
 def test_a_sweep_gives_the_same_figures_on_one_and_two_workers() -> None:
-    options = ("--games", str(GAMES), "--players", "2", "--seed", "13")
+    options = ("--games", str(GAMES), "--players", "3", "--seed", "13")
     figures = [sweep_figures(PACK, *options, "--workers", w) for w in ("1", "2")]
     assert figures[0] == figures[1]
     assert figures[0]["played"] == GAMES  # no game failed
@@ -192,9 +205,9 @@ class EveryDieShows:
 def test_the_monsters_attack_step_with_forced_dice(
     pack: CompiledPack, face: int, hurt: bool
 ) -> None:
-    # One character on the central piece with a monster beside them; every die a 1 (no
+    # The characters on the central piece with a monster beside them; every die a 1 (no
     # attack die meets an attack rating) or a 6 (every one does, past any Defense).
-    game = _table(pack, 1)
+    game = _table(pack, 3)
     player = game.state.players[0]
     # the monster of the most dice, whose 6s pass the character's Defense whatever it is
     monster = max(
@@ -211,7 +224,7 @@ def test_the_monsters_attack_step_with_forced_dice(
     wounds = [
         e
         for e in events[step:]
-        if e.kind in ("death", "armor") or (e.kind == "stat" and e.text.startswith("health"))
+        if e.kind in ("death", "armor") or (e.kind == "stat" and e.data.get("stat") == "health")
     ]
     assert bool(wounds) is hurt
 
@@ -221,11 +234,11 @@ def test_a_monster_killed_is_not_counted_among_the_deaths() -> None:
     counted with them."""
     pack = compiled(PACK)
     whole = whole_game_of(pack.rules, pack.whole)
-    sweep = Sweep(3, 2, ("random", "random"), whole.phases[-1], whole.phases)
+    sweep = Sweep(3, 3, ("random",) * 3, whole.phases[-1], whole.phases)
     monsters = seats = 0
     for index in range(4):
         record = play_game(whole, pack.rules, pack.cards, sweep, index)
-        game = whole.new_game(pack.rules, pack.cards, 2, game_seed(3, index))
+        game = whole.new_game(pack.rules, pack.cards, 3, game_seed(3, index))
         seat_policies(game, policy_named("random"))
         whole.play(game, whole.phases[-1])
         names = {player.name for player in game.state.players}
@@ -267,7 +280,7 @@ def test_at_one_scenario_the_patrol_ends_at_a12(
 ) -> None:
     # Rulebook 266, 875-883: the Warden's journey ends at A12 on Paranoid Beginner; moved on
     # from there, he goes to the pentagram and the Final Clash begins (not at D12).
-    game = _table(beginner, 1)
+    game = _table(beginner, 3)
     game.state.tracks["insomnia"] = insomnia
     play_round(game)  # every movement card of the starter moves the Warden
     assert clash_begun(game) is clash
@@ -279,7 +292,7 @@ def test_in_the_final_clash_the_warden_walks_the_track_no_more(pack: CompiledPac
     # Rulebook 1019: on the pentagram the Warden moves as a monster; a movement card's Warden
     # symbol no longer pushes the track past its end, so the clash's blocks (a scenario's
     # `when the warden arrives`) run once, not each round.
-    game = _table(pack, 1, "The Hungry Wing")
+    game = _table(pack, 3, "The Hungry Wing")
     game.state.tracks["insomnia"] = 47
     _top(game, "movement", "Lights Flicker")
     play_round(game)
@@ -298,7 +311,7 @@ def test_a_character_woken_in_a_cell_is_not_held_by_the_monsters_on_the_central_
     # no one is on; the central piece is one space here, so the monsters on it do not hold
     # them until their next turn ends (without it, a character wakes among the monsters that
     # killed them, cannot leave, and dies each round: three Warden spaces a death).
-    game = _table(pack, 2)
+    game = _table(pack, 3)
     player = game.state.players[0]
     monster = next(a for a in game.state.others if a.kind == "monster")
     monster.location = player.location = "central"
@@ -338,7 +351,7 @@ def test_running_gives_two_ap_spent_on_moving_alone(pack: CompiledPack) -> None:
     # Rulebook 314-316: declared as the turn begins, running gives 2 AP that, with the rest,
     # go on movement alone; a skill or item of 0 AP may still be used.
     assert pack.whole is not None
-    game = _table(pack, 2)
+    game = _table(pack, 3)
     player = _players_turn(game)
     player.location = "A5"
     game.state.flags.add(f"{MEMORY_TOKEN}:A5")
@@ -355,7 +368,7 @@ def test_running_gives_two_ap_spent_on_moving_alone(pack: CompiledPack) -> None:
 
 def test_running_is_declared_before_any_ap_is_spent(pack: CompiledPack) -> None:
     assert pack.whole is not None
-    game = _table(pack, 2)
+    game = _table(pack, 3)
     player = _players_turn(game)
     player.stats.set("ap", player.stats.get("ap") - 1)
     assert "run" not in [a.name for a in legal_actions(pack.whole, game, player, set())]
@@ -365,7 +378,7 @@ def test_a_trade_gives_and_takes_items_on_your_space_for_1_ap(pack: CompiledPack
     # Rulebook 318: 1 AP, any number of items given and taken with characters on your space;
     # 500: an item a memory brought back is its character's own and is never traded.
     assert pack.whole is not None
-    game = _table(pack, 2)
+    game = _table(pack, 3)
     player = _players_turn(game)
     other = game.state.players[1]
     player.location = "A5"
@@ -390,7 +403,7 @@ def test_a_death_before_the_clash_is_one_death_of_the_figures(pack: CompiledPack
     # Rulebook 910-917: a character who dies wakes in confinement. The waking is an event of
     # its own kind: logged as a second `death`, each death was counted twice in a sweep's
     # figures (30 deaths a game at two seats, where 18 characters died).
-    game = _table(pack, 2)
+    game = _table(pack, 3)
     player = game.state.players[0]
     with game.recording() as events:
         game.change("health", -99, player)

@@ -10,7 +10,7 @@ from runtime.datagame import whole_game_of
 from runtime.policies import MctsPolicy, PolicyError, policy_named, seat_policies
 from tests.helpers import ROOT_PACKS, compiled, run, sweep_figures
 
-SEATS = {"coma-ward": 4, "lobotomy": 1, "comanauts": 3, "cool-name": 2}
+SEATS = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 2}
 
 GAMES = {"coma-ward": 2, "lobotomy": 1, "comanauts": 3, "cool-name": 4}
 """Games a sweep plays in the tests, sized to a few seconds each (`make bench` plays more)."""

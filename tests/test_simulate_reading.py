@@ -20,7 +20,7 @@ from runtime.whole import WholeGame, game_seed
 from tests.conftest import ROOT
 from tests.helpers import compiled
 
-GAMES = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 4}
+GAMES = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 4}
 """Each bundled game, at a count of seats it is played by."""
 
 
