@@ -74,16 +74,31 @@ class YamlDocument:
 
 
 def in_key_order(document: YamlDocument) -> YamlDocument:
-    """The document as JSON holds it with its keys sorted: every mapping's keys in order, a
-    number that is a key written as text.
+    """The document with every mapping's keys in order, as JSON written with its keys sorted
+    holds it (a number that is a key becomes text).
 
     A ruleset is read in this form whether it comes from its YAML or from the JSON precompiled
-    beside a bundled one (`compiler.precompile`): where the engine meets its mappings in order
-    (the blocks a trigger fires, the decks dealt), a copy of a bundled ruleset must play as the
-    bundled one does, whatever order its file writes its keys in.
+    beside a bundled one (`compiler.precompile`): the engine meets some of its mappings in
+    order, and a copy of a bundled ruleset must play as the bundled one does, whatever order
+    its file writes its keys in.
     """
-    data = json.loads(json.dumps(document.data, sort_keys=True))
+    data = json.loads(json.dumps(_keys_in_order(document.data)))
     return YamlDocument(document.file, data, document.positions, document.key_positions)
+
+
+def _keys_in_order(value: Any) -> Any:
+    """Plain data with every mapping's keys sorted as `json.dumps(sort_keys=True)` sorts them,
+    or as text where they are of several types (`1:` beside `name:`), which it refuses."""
+    if isinstance(value, list):
+        return [_keys_in_order(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    items = [(key, _keys_in_order(item)) for key, item in value.items()]
+    try:
+        items.sort(key=lambda pair: pair[0])
+    except TypeError:
+        items.sort(key=lambda pair: str(pair[0]))
+    return dict(items)
 
 
 def load_valid_yaml(

@@ -15,6 +15,7 @@ from compiler.irschema import ir_schema, span_for_path, validate_card
 from compiler.patterns import PatternError, compile_pattern
 from compiler.pipeline import check_file
 from compiler.ruleset import PRECOMPILED, RulesetError, load_ruleset, precompile, source_digest
+from compiler.yamlio import YamlDocument, in_key_order
 from runtime.games.coma_ward_game import play_prologue
 from tests.conftest import ROOT, TESTS
 from tests.helpers import compiled, whole_game
@@ -213,6 +214,15 @@ def test_precompiled_bundled_rulesets_are_fresh() -> None:
         fresh = precompile(source)["document"]
         assert compiled_json["document"] == fresh, source
         assert json.dumps(compiled_json["document"]["data"]) == json.dumps(fresh["data"]), source
+
+
+def test_a_ruleset_s_keys_are_put_in_order_even_of_several_types() -> None:
+    # JSON's own sort refuses `1:` beside `name:`; a user's YAML may write both in one mapping
+    document = YamlDocument("rules.yaml", {"b": [{"y": 2, "x": 1}], 10: 0, 9: 0, "a": None})
+    data = in_key_order(document).data
+    assert list(data) == ["10", "9", "a", "b"] and list(data["b"][0]) == ["x", "y"]
+    numbers = in_key_order(YamlDocument("rules.yaml", {10: 0, 9: 0})).data
+    assert list(numbers) == ["9", "10"]  # as `json.dumps(sort_keys=True)` writes them
 
 
 def test_a_copy_of_a_bundled_ruleset_plays_as_the_bundled_one(tmp_path: Path) -> None:
