@@ -18,7 +18,7 @@ from runtime.state import Actor
 from runtime.world import Phase
 from tests.helpers import ROOT_PACKS, compiled
 
-SEATS = {"coma-ward": 4, "lobotomy": 2, "comanauts": 3, "cool-name": 2}
+SEATS = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 2}
 
 
 def state_of(game: Game) -> str:
