@@ -881,12 +881,13 @@ class Game:
         that was a dead actor's has come back as another (a defeated hostile returns)."""
         if card is None:
             return None
-        dead = None
+        dead: Actor | None = None
         for actor in self.state.others:
             if actor.sheet is card:
                 if not actor.dead:
                     return actor
-                dead = dead or actor
+                if dead is None:
+                    dead = actor
         return dead
 
     def target(self, actor: Actor | None) -> None:

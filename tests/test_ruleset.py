@@ -226,15 +226,16 @@ def test_a_ruleset_s_keys_are_put_in_order_even_of_several_types() -> None:
 
 
 def test_a_copy_of_a_bundled_ruleset_plays_as_the_bundled_one(tmp_path: Path) -> None:
-    # The engine meets some of a ruleset's mappings in order (the blocks a trigger fires): a
-    # copy read from its YAML, keys in the order it writes them, once fired a room's blocks in
-    # another order than the bundled one read from its precompiled JSON, its keys sorted; its
-    # card tests failed and its seeded games differed.
+    # The engine meets some of a ruleset's mappings in order: a copy read from its YAML, keys
+    # in the order the file writes them, once played other seeded games than the bundled one
+    # read from its precompiled JSON, keys sorted, and four of its room card tests failed (a
+    # clue's bonus die lost).
     bundled = ROOT / "content" / "coma-ward"
     copy = tmp_path / "coma-ward"
     shutil.copytree(bundled, copy, ignore=shutil.ignore_patterns(PRECOMPILED))
     manifest = copy / "pack.yaml"
     text = re.sub(r"^ruleset: .*$", "ruleset: ./ruleset.yaml", manifest.read_text(), flags=re.M)
+    assert "ruleset: ./ruleset.yaml" in text  # the copy reads its own YAML, not the bundled JSON
     manifest.write_text(text)
     logs = []
     for folder in (bundled, copy):
