@@ -11,9 +11,16 @@ SPECIMENS := tests/specimens/coma-ward
 # The virtualenv is made from the lock, never from the ranges in pyproject.toml: a fresh machine
 # gets exactly the versions the suite last passed with. When the lock changes, it is made anew,
 # so nothing installed by hand or by an older lock stays behind; when only pyproject.toml does,
-# pillbox itself is installed again.
+# pillbox itself is installed again. pip installs uv alone, by the lock's hashes, and uv the
+# rest, by theirs: pip took 70 s of a fresh `make test` for what uv does in 20. Both compile
+# the installed modules, as pip does by default, so that no command compiles them afresh where
+# PYTHONDONTWRITEBYTECODE is set.
+UV_LOCKED = $(VENV)/uv-requirement.txt
 LOCKED_VENV = rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.txt
+	awk '/^uv==/ {found = 1} found {print} found && !/\\$$/ {exit}' requirements-dev.txt > $(UV_LOCKED) && \
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(UV_LOCKED) && \
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --no-deps \
+		--compile-bytecode -r requirements-dev.txt
 LOCKED := $(VENV)/.locked
 
 $(LOCKED): requirements-dev.txt
