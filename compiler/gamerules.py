@@ -70,6 +70,9 @@ def game_rules(ruleset: Ruleset) -> GameRules:
         world=ruleset.world,
         narrated={k.name: k.narrated for k in ruleset.kinds.values() if k.narrated is not None},
         hidden=frozenset(k.name for k in ruleset.kinds.values() if k.hidden),
+        shown_when={
+            k.name: k.shown_when for k in ruleset.kinds.values() if k.shown_when is not None
+        },
         deck_tops={
             name: (tuple(top["kinds"]), int(top["cards"]))
             for name, deck in (data.get("decks") or {}).items()

@@ -146,7 +146,7 @@ def build_ruleset(
     if module is not None:
         _phase_steps(builder, module, world)
     _blocks(builder, triggers, stat_names)
-    kinds = _kinds(builder, tables.properties, decks, world)
+    kinds = _kinds(builder, tables.properties, tables.conditions, decks, world)
     _slot_titles(builder, slot_types)
     _deck_kinds(builder, decks, kinds)
     charts = _charts(builder, kinds)
@@ -422,6 +422,7 @@ def _blocks(builder: SectionBuilder, triggers: set[str], stat_names: list[str]) 
 def _kinds(
     builder: SectionBuilder,
     properties: PatternTable,
+    conditions: PatternTable,
     decks: dict[str, tuple[str, ...]],
     world: World,
 ) -> dict[str, Kind]:
@@ -445,6 +446,19 @@ def _kinds(
                 builder.error(f"kind {name!r} names unknown block {block!r}", ("kinds", name))
         if k.get("deck") is not None and k["deck"] not in decks:
             builder.error(f"kind {name!r} goes to unknown deck {k['deck']!r}", ("kinds", name))
+        shown_when = k.get("shown_when")
+        if shown_when is not None and not k.get("hidden"):
+            builder.error(
+                f"kind {name!r} is shown when {shown_when!r} but is not dealt face down "
+                "(`hidden: true`)",
+                ("kinds", name, "shown_when"),
+            )
+        elif shown_when is not None and shown_when not in conditions.by_name:
+            builder.error(
+                f"kind {name!r} is shown when {shown_when!r}, which is not one of the "
+                "ruleset's `conditions:`",
+                ("kinds", name, "shown_when"),
+            )
         variants = k.get("variants")
         kinds[name] = Kind(
             name=name,
@@ -459,6 +473,7 @@ def _kinds(
             variants_same_options=bool(variants.get("same_options")) if variants else False,
             narrated=k.get("narrated"),
             hidden=bool(k.get("hidden", False)),
+            shown_when=shown_when,
             marks=tuple(k.get("marks") or ()),
         )
         for mark in k.get("marks") or ():

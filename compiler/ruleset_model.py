@@ -46,6 +46,7 @@ class Kind:
     variants_same_options: bool
     narrated: str | None = None  # the property the narrator reads first
     hidden: bool = False  # dealt face down: a seat sees its own, never another's
+    shown_when: str | None = None  # the condition once which every seat sees them
     marks: tuple[str, ...] = ()  # properties and card tokens printed as boxes to mark
 
 

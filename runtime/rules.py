@@ -89,5 +89,7 @@ class GameRules:
     """kind -> the property the narrator reads before the options."""
     hidden: frozenset[str] = frozenset()
     """The kinds dealt face down: a seat sees the cards of them it holds, never another's."""
+    shown_when: dict[str, str] = field(default_factory=dict)
+    """hidden kind -> the condition once which a card of it is face up to every seat."""
     world: World = field(default_factory=lambda: World({}, Board(())))
     """Kinds of actor, the board, tracks and the round."""

@@ -20,7 +20,7 @@ from runtime.fork import fork
 from runtime.game import Game
 from runtime.policies import GreedyPolicy, MctsPolicy, Policy, Seat, seat_policies
 from runtime.policies.lookahead import Lookahead
-from runtime.policies.view import Dealer, face
+from runtime.policies.view import Dealer, face, face_down
 from runtime.state import Actor
 from runtime.world import Phase
 from tests.helpers import ROOT_PACKS, compiled
@@ -154,15 +154,14 @@ class Probe:
     def _swap_a_hidden_card(
         self, kept: Game, game: Game, me: int
     ) -> list[tuple[CardInstance, CardDef]]:
-        """Give another seat's hidden card (a quirk dealt face down) the face of one still in
-        its deck, in the kept game and the game alike: the swaps to undo."""
-        hidden = kept.rules.hidden
+        """Give another seat's hidden card (a quirk dealt face down, not yet shown) the face of
+        one still in its deck, in the kept game and the game alike: the swaps to undo."""
         for actor in kept.state.players:
             if actor.seat == me:
                 continue
             for card in [*actor.owned, *actor.items]:
                 deck = kept.rules.kind_decks.get(card.kind)
-                if card.kind not in hidden or deck is None:
+                if not face_down(kept, card) or deck is None:
                     continue
                 pile = kept.state.decks.get(deck, [])
                 split = _undrawn(pile, game.state.decks.get(deck, []))
@@ -263,3 +262,23 @@ def test_a_copy_is_dealt_the_same_whichever_hidden_card_another_seat_holds() -> 
         (c.definition.file, c.definition.line)
         for c in [*copy_of.state.players[0].owned, *copy_of.state.players[0].items]
     )
+
+
+def test_a_hidden_card_the_game_has_shown_is_not_dealt_afresh() -> None:
+    """Once the phenomenon is revealed, so are the quirks (`shown_when:`): every copy dealt for
+    seat 1 holds the other seats' quirks as the game does, where before it dealt them afresh."""
+    pack = compiled(ROOT_PACKS / "coma-ward")
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 4, 2)
+    game.logging = False
+    whole.play(game, whole.phases[0])
+    quirks = [
+        c for actor in game.state.players[1:] for c in actor.owned if c.kind in pack.rules.hidden
+    ]
+    assert quirks and not any(face_down(game, c) for c in quirks)
+    question = Decision("option", "choose", ("a", "b"))
+    dealer = Dealer(game, game, question, 0)
+    for stream in range(8):
+        copy = fork(game, FirstChoice(), SeededDice(0))
+        dealer.deal(copy, random.Random(stream))
+        assert _dealt(copy)[0] == _dealt(game)[0]

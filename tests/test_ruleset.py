@@ -154,6 +154,11 @@ HOUSE = "ruleset: {name}\ntitle: House\nversion: 1\nextends: coma-ward\n"
         ("blocks:\n  test_phase: {pattern: test phase, body: effects}\n", "reserves"),
         ("values:\n  not_here: {pattern: not here, type: number}\n", "reserves"),
         ("kinds:\n  item:\n    blocks: [use, when_sneezing]\n", "when_sneezing"),
+        ("kinds:\n  item:\n    shown_when: phenomenon_revealed\n", "is not dealt face down"),
+        (
+            "kinds:\n  quirk:\n    hidden: true\n    shown_when: sneezing\n",
+            "'sneezing', which is not one of the ruleset's `conditions:`",
+        ),
         ("derived:\n  luck: {from: health, table: {5: 1}}\n", "no value for health 0, 1"),
         (
             "checks:\n  pool: {pattern: '{stat}', procedure: coma-ward-pool, outcomes: successes,"

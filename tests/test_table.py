@@ -29,7 +29,8 @@ from compiler.table.conductor import NotAsked, TableGame
 from compiler.table.session import AtTable, Session
 from compiler.table.share import Access
 from compiler.table.stepping import RecordedGame
-from compiler.table.view import said_on_the_page
+from compiler.table.view import TableFacts, game_view, said_on_the_page
+from runtime.datagame import whole_game_of
 from tests.conftest import ROOT
 from tests.helpers import compiled, make_pack
 
@@ -164,6 +165,24 @@ def test_another_seats_hidden_cards_are_face_down_until_the_end(
     assert "(face down)" in said
     end = play_out(game)
     assert all(c["title"] for seat in end["seats"] for c in seat["cards"])
+
+
+def test_a_hidden_card_the_game_has_shown_is_face_up_to_every_seat() -> None:
+    """Coma Ward's quirks are shown when the phenomenon is revealed (`shown_when:`): after the
+    prologue, the seat that sees finds another seat's quirk face up, and its title in the log."""
+    pack = pack_of(WARD)
+    whole = whole_game_of(pack.rules, pack.whole)
+    game = whole.new_game(pack.rules, pack.cards, 4, 2)
+    whole.play(game, whole.phases[0])
+    seats = ("human", "random", "random", "random")
+    facts = TableFacts("Ward", "ward", 2, seats, "end", None, {}, pack.rules.hidden)
+    view = game_view(facts, game, None, [], [], False, None, None, seat=0)
+    quirks = [
+        card for seat in view["seats"][1:] for card in seat["cards"] if card["kind"] == "quirk"
+    ]
+    assert quirks and all(card["title"] and not card["hidden"] for card in quirks)
+    said = " ".join(line["text"] for line in view["log"]["lines"])
+    assert all(card["title"] in said for card in quirks) and "(face down)" not in said
 
 
 def _player(game: TableGame, seat: int) -> Any:

@@ -2,9 +2,10 @@
 with their stats, cards and tokens, the other actors, the board with the pieces on it, the
 game's tracks, the question asked, and the log in the game's words.
 
-What a seat must not see stays hidden until the game ends: the cards of the kinds the ruleset
-deals face down (`hidden: true`) that another seat holds are shown face down, and the log and
-the question asked name them so too. At one screen the seat that sees is the human seat asked
+What a seat must not see stays hidden until the game ends or shows it: the cards of the kinds
+the ruleset deals face down (`hidden: true`) that another seat holds are shown face down, and the
+log and the question asked name them so too, until the condition of their kind's `shown_when:`
+holds of them. At one screen the seat that sees is the human seat asked
 now, else the last one asked; at a shared table (`--share`) each seat is sent a view of its
 own, in which it alone sees. A card is named by its title, never by the variant drawn.
 """
@@ -22,6 +23,7 @@ from compiler.play.records import Move
 from compiler.table.board import layout
 from runtime.cards import CardInstance
 from runtime.game import Game
+from runtime.policies.view import face_down
 from runtime.state import Actor
 from runtime.whole import Outcome
 
@@ -125,7 +127,7 @@ def game_view(
     if not finished and not reveal:
         for actor in state.players:
             if actor.seat != seeing:
-                secret |= {c.definition.title for c in _cards(actor) if _hidden(facts, c)}
+                secret |= {c.definition.title for c in _cards(actor) if face_down(game, c)}
     seats = [
         _seat(facts, game, actor, index, finished or reveal or index == seeing)
         for index, actor in enumerate(state.players)
@@ -181,10 +183,6 @@ def _cards(actor: Actor) -> list[CardInstance]:
     return [*actor.items, *actor.owned]
 
 
-def _hidden(facts: TableFacts, card: CardInstance) -> bool:
-    return card.definition.kind in facts.hidden
-
-
 def _face(card: CardInstance, secret: set[str]) -> dict[str, Any]:
     title = card.definition.title
     if title in secret and card.definition.kind:
@@ -195,12 +193,13 @@ def _face(card: CardInstance, secret: set[str]) -> dict[str, Any]:
 def _seat(facts: TableFacts, game: Game, actor: Actor, index: int, sees: bool) -> dict[str, Any]:
     cards = []
     for card in _cards(actor):
-        down = _hidden(facts, card) and not sees
+        hidden = face_down(game, card)
+        down = hidden and not sees
         cards.append(
             {
                 "kind": card.definition.kind,
                 "title": None if down else card.definition.title,
-                "hidden": _hidden(facts, card),
+                "hidden": hidden,
                 "carried": card in actor.items,
                 "tokens": {} if down else dict(sorted(card.tokens.items())),
             }

@@ -9,10 +9,11 @@ about swapped for any look-alike among them, and the cards of the kinds the rule
 down (`hidden: true`) that the other seats hold, dealt again from those and the undrawn ones.
 What the copy is dealt depends only on what the seat sees and its own random stream, so two
 games that differ in nothing the seat can see give it the same copies, and the same answer.
+A hidden card the game has since shown to every seat (the condition its kind's `shown_when:`
+names holds of it) is seen, and stays where it is.
 
-Not yet read: a hidden card the game has since revealed is still dealt afresh (the seat then
-knows less than its player), and the order of a deck's top cards a ruleset shuffles apart
-(`deck_tops`) is shuffled as one with the rest.
+Not yet read: the order of a deck's top cards a ruleset shuffles apart (`deck_tops`) is
+shuffled as one with the rest.
 """
 
 from __future__ import annotations
@@ -30,6 +31,19 @@ from runtime.state import Actor
 def face(card: CardDef) -> Hashable:
     """What a player sees of a card before it resolves: its kind, title and option titles."""
     return (card.kind, card.title, tuple(option.title for option in card.options))
+
+
+def face_down(game: Game, card: CardInstance) -> bool:
+    """Whether the other seats see only a card's back: its kind is dealt face down, and the
+    condition that shows it (`shown_when:`) does not hold of it yet."""
+    kind = card.definition.kind
+    if kind not in game.rules.hidden:
+        return False
+    shown = game.rules.shown_when.get(kind)
+    if shown is None:
+        return True
+    condition = game.module.conditions.get(shown)
+    return condition is None or not condition(game, card)
 
 
 def _canonical(card: CardInstance) -> tuple[str, int, int]:
@@ -126,17 +140,17 @@ def _pile_of(actor: Actor, where: str) -> list[CardInstance]:
 
 
 def _hidden_slots(kept: Game, seat: int) -> dict[str, list[tuple[int, str, int]]]:
-    """Where the other seats hold cards of hidden kinds, by kind: (actor, pile, place)."""
-    hidden = kept.rules.hidden
+    """Where the other seats hold cards of hidden kinds still face down, by kind: (actor, pile,
+    place)."""
     slots: dict[str, list[tuple[int, str, int]]] = {}
-    if not hidden:
+    if not kept.rules.hidden:
         return slots
     for index, actor in enumerate(kept.state.actors):
         if actor.seat is None or actor.seat == seat:
             continue
         for where in ("owned", "items"):
             for at, card in enumerate(_pile_of(actor, where)):
-                if card.kind in hidden:
+                if face_down(kept, card):
                     slots.setdefault(card.kind, []).append((index, where, at))
     return slots
 
