@@ -47,8 +47,6 @@ PHENOMENA = (
     "Flatline",
 )
 
-WHOLE = coma_ward_whole()
-
 
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
@@ -443,15 +441,16 @@ def test_an_order_off_the_chart_plays_the_phenomenon_picked(pack: CompiledPack) 
     picked = game.state.in_play[PHENOMENON].title
     play_act(game, round_limit=2)
     assert _events(game, "introduction")[0].data["phenomenon"] == picked
-    assert WHOLE.outcome(game).labels["order on the chart"] == "no"
+    assert coma_ward_whole().outcome(game).labels["order on the chart"] == "no"
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_seeded_four_player_games_play_to_the_end(pack: CompiledPack, seed: int) -> None:
-    assert WHOLE.phases == ("prologue", "end")
-    game = WHOLE.new_game(pack.rules, pack.cards, 4, seed)
-    WHOLE.play(game, "end")
-    result = WHOLE.outcome(game)
+    whole = coma_ward_whole()
+    assert whole.phases == ("prologue", "end")
+    game = whole.new_game(pack.rules, pack.cards, 4, seed)
+    whole.play(game, "end")
+    result = whole.outcome(game)
     assert result.labels["mode"] in {"cooperative", "secret", "competitive", "none"}
     if result.result is not None:
         assert set(result.winners) <= {p.name for p in game.state.players}
@@ -459,7 +458,7 @@ def test_seeded_four_player_games_play_to_the_end(pack: CompiledPack, seed: int)
     else:
         assert result.stopped is not None
     with pytest.raises(ValueError, match="prologue, end"):
-        WHOLE.play(WHOLE.new_game(pack.rules, pack.cards, 4, seed), "epilogue")
+        whole.play(whole.new_game(pack.rules, pack.cards, 4, seed), "epilogue")
 
 
 def test_a_fight_before_the_act_runs_no_phenomenon_rule(pack: CompiledPack) -> None:
