@@ -42,8 +42,6 @@ GAMES = {
     (3, 9, "odds"): "b6f9945f0c589fc49b46c850",
 }
 
-WHOLE = coma_ward_whole()
-
 
 @pytest.fixture(scope="module")
 def pack() -> CompiledPack:
@@ -92,7 +90,7 @@ def test_a_game_with_the_log_off_plays_the_same_and_still_tells_its_listeners(
     assert quiet.log.events == []
     assert [_seen(e) for e in heard] == [_seen(e) for e in kept.log.events]
     assert quiet.snapshot() == kept.snapshot()
-    assert WHOLE.outcome(quiet) == WHOLE.outcome(kept)
+    assert coma_ward_whole().outcome(quiet) == coma_ward_whole().outcome(kept)
 
 
 def test_a_recording_hears_a_stretch_of_play_with_the_log_off_or_on(pack: CompiledPack) -> None:

@@ -35,7 +35,6 @@ from tests.test_items import ITEMS
 from tests.test_worked_examples import _compile, give, new_game
 
 PACK = ROOT / "content" / "coma-ward"
-WHOLE = coma_ward_whole()
 
 
 @pytest.fixture
@@ -156,9 +155,9 @@ def test_the_seed_of_a_sweeps_game_plays_that_game_again(quick: None, ward: Comp
     """`simulate` seeds game i with game_seed(S, i) and policies by name: `play --game --seed`
     with that seed gives the same game, move by move."""
     seed = game_seed(11, 3)
-    game = WHOLE.new_game(ward.rules, ward.cards, 2, seed)
+    game = coma_ward_whole().new_game(ward.rules, ward.cards, 2, seed)
     seat_policies(game, [policy_named("bold")] * 2)
-    WHOLE.play(game, "end")
+    coma_ward_whole().play(game, "end")
     code, output = run(
         "play",
         str(PACK),
@@ -174,7 +173,7 @@ def test_the_seed_of_a_sweeps_game_plays_that_game_again(quick: None, ward: Comp
     assert code == 0, output
     played = json.loads(output)
     assert played["log"] == game.log.to_json()
-    assert played["outcome"]["labels"] == dict(WHOLE.outcome(game).labels)
+    assert played["outcome"]["labels"] == dict(coma_ward_whole().outcome(game).labels)
     assert played["seats"] == ["bold"] * 2 and played["until"] == "end"
     assert played["error"] is None and played["moves"] > 0
 
@@ -194,14 +193,19 @@ def test_seats_and_phases_that_do_not_fit_are_usage_errors(
     request_: GameRequest, message: str
 ) -> None:
     with pytest.raises(UsageError, match=re.escape(message)):
-        settle(WHOLE, request_)
+        settle(coma_ward_whole(), request_)
 
 
 def test_the_seats_default_to_the_fewest_random_or_human_at_a_terminal() -> None:
-    table = settle(WHOLE, GameRequest("p", 0))
+    table = settle(coma_ward_whole(), GameRequest("p", 0))
     assert (table.players, table.seats, table.until) == (2, ("random", "random"), "end")
-    assert settle(WHOLE, GameRequest("p", 0, interactive=True)).seats == ("human", "human")
-    assert settle(WHOLE, GameRequest("p", 0, seats=["bold", "odds", "human"])).players == 3
+    assert settle(coma_ward_whole(), GameRequest("p", 0, interactive=True)).seats == (
+        "human",
+        "human",
+    )
+    assert (
+        settle(coma_ward_whole(), GameRequest("p", 0, seats=["bold", "odds", "human"])).players == 3
+    )
 
 
 @pytest.mark.parametrize(
@@ -380,8 +384,8 @@ def _play_and_replay(indices: range) -> list[str]:
     """Play games of a sweep seeded 15 to the end, each recorded, its record read back and
     replayed; what went wrong with any."""
     pack = _ward()
-    table = settle(WHOLE, GameRequest(str(PACK), 0, 4, policy="random"))
-    assert table.until == WHOLE.phases[-1]
+    table = settle(coma_ward_whole(), GameRequest(str(PACK), 0, 4, policy="random"))
+    assert table.until == coma_ward_whole().phases[-1]
     problems = []
     for index in indices:
         seed = game_seed(15, index)

@@ -46,7 +46,6 @@ from tests.test_print_hostile import gone, workers_started
 
 PACK = ROOT / "content" / "coma-ward"
 ITEMS_ONLY = TESTS / "data" / "items-only"
-WHOLE = coma_ward_whole()
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +54,17 @@ def pack() -> CompiledPack:
 
 
 def _playing(pack: CompiledPack) -> Playing:
-    return Playing(WHOLE, pack.rules, pack.cards)
+    return Playing(coma_ward_whole(), pack.rules, pack.cards)
 
 
 def test_a_record_reads_the_game_as_it_was_played(pack: CompiledPack) -> None:
     sweep = Sweep(5, 3, ("random", "bold", "cautious"), "prologue")
-    record = play_game(WHOLE, pack.rules, pack.cards, sweep, 2)
+    record = play_game(coma_ward_whole(), pack.rules, pack.cards, sweep, 2)
     assert record.error is None and record.seed == game_seed(5, 2)
     # The same game played by hand ends where the record's stats say it does.
-    game = WHOLE.new_game(pack.rules, pack.cards, 3, record.seed)
+    game = coma_ward_whole().new_game(pack.rules, pack.cards, 3, record.seed)
     seat_policies(game, [policy_named(name) for name in sweep.policies])
-    WHOLE.play(game, "prologue")
+    coma_ward_whole().play(game, "prologue")
     living = [p for p in game.state.players if not p.dead]
     for stat, sums in record.stat_sums.items():
         assert record.stat_ends[stat] == [p.stats.values[stat] for p in living]
@@ -75,13 +74,13 @@ def test_a_record_reads_the_game_as_it_was_played(pack: CompiledPack) -> None:
     assert len(record.death_rounds) == sum(p.dead for p in game.state.players)
     drawn = sum(1 for e in game.log.events if e.kind == "draw" and "title" in e.data)
     assert sum(t.drawn for t in record.cards.values()) == drawn
-    assert record.labels["phenomenon"] == WHOLE.outcome(game).labels["phenomenon"]
+    assert record.labels["phenomenon"] == coma_ward_whole().outcome(game).labels["phenomenon"]
 
 
 def test_figures_are_the_same_in_any_order_and_count_everything(pack: CompiledPack) -> None:
     sweep = Sweep(11, 4, ("random",) * 4, "prologue")
     playing = _playing(pack)
-    records = [play_game(WHOLE, pack.rules, pack.cards, sweep, i) for i in range(5)]
+    records = [play_game(coma_ward_whole(), pack.rules, pack.cards, sweep, i) for i in range(5)]
     summary = figures(sweep, total(records))
     assert summary == figures(sweep, total(reversed(records)))
     halves = total(records[3:])
@@ -171,13 +170,13 @@ def test_the_text_names_every_figure(pack: CompiledPack, monkeypatch: pytest.Mon
 )
 def test_bad_sweeps_are_usage_errors(request_: SimulateRequest, message: str) -> None:
     with pytest.raises(UsageError, match=message):
-        make_sweep(WHOLE, request_)
+        make_sweep(coma_ward_whole(), request_)
 
 
 def test_seats_give_the_players_and_policies() -> None:
-    sweep = make_sweep(WHOLE, SimulateRequest(5, 1, seats="bold, odds,random"))
+    sweep = make_sweep(coma_ward_whole(), SimulateRequest(5, 1, seats="bold, odds,random"))
     assert sweep.players == 3 and sweep.policies == ("bold", "odds", "random")
-    assert sweep.until == WHOLE.phases[-1]
+    assert sweep.until == coma_ward_whole().phases[-1]
 
 
 def test_a_usage_error_exits_2_without_a_traceback() -> None:
@@ -252,7 +251,11 @@ def test_a_broken_pack_is_reported_not_simulated(tmp_path: Path) -> None:
 
 
 def test_whole_game_of_the_pack_is_found(pack: CompiledPack) -> None:
-    assert whole_game_of(pack.rules, pack.whole).phases == WHOLE.phases == ("prologue", "end")
+    assert (
+        whole_game_of(pack.rules, pack.whole).phases
+        == coma_ward_whole().phases
+        == ("prologue", "end")
+    )
 
 
 def _exact_phenomenon_shares(pack: CompiledPack) -> tuple[dict[str, Fraction], Fraction]:
