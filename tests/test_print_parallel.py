@@ -80,19 +80,32 @@ def test_chunks_are_contiguous_cover_every_face_once_and_are_cut_by_the_faces() 
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_workers_print_what_one_process_prints(
+def test_workers_print_what_one_process_prints_and_one_core_what_two_print(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_workers: None
 ) -> None:
+    # One test, so that the print on two cores is made once for both comparisons: with the
+    # serial print (the same cards), and byte for byte with the print on one core.
     args = ["--png", "", "--dpi", "40", "--backs", "duplex"]
     outputs = {}
-    for name in ("parallel", "serial"):
-        if name == "serial":
-            monkeypatch.setattr(render, "PARALLEL_FACES", 10_000)
+    for name, cores, cache in (("parallel", 2, "--no-cache"), ("one-core", 1, "--no-cache")):
+        monkeypatch.setattr(render, "_cores", lambda cores=cores: cores)
         args[1] = str(tmp_path / f"png-{name}")
-        code, output = run("print", str(SPECIMENS), "-o", str(tmp_path / f"{name}.pdf"), *args)
+        pdf = tmp_path / f"{name}.pdf"
+        code, output = run("print", str(SPECIMENS), "-o", str(pdf), *args, cache)
         assert code == 0, output
         outputs[name] = output
         assert children() == [] and multiprocessing.active_children() == []
+    # The chunks were cut by the cores the machine had, and the PDF's bytes followed the cuts:
+    # `taskset -c 0 pillbox print` and the same on two cores gave different files.
+    assert (tmp_path / "one-core.pdf").read_bytes() == (tmp_path / "parallel.pdf").read_bytes()
+    monkeypatch.setattr(render, "_cores", lambda: 2)
+    monkeypatch.setattr(render, "PARALLEL_FACES", 10_000)
+    args[1] = str(tmp_path / "png-serial")
+    code, outputs["serial"] = run(
+        "print", str(SPECIMENS), "-o", str(tmp_path / "serial.pdf"), *args
+    )
+    assert code == 0, outputs["serial"]
+    assert children() == [] and multiprocessing.active_children() == []
     assert outputs["parallel"].replace("parallel", "serial") == outputs["serial"]
     assert cards_of(tmp_path / "parallel.pdf") == cards_of(tmp_path / "serial.pdf")
     made = sorted(p.name for p in (tmp_path / "png-parallel").iterdir())
@@ -122,19 +135,3 @@ def test_html_too_deep_for_a_worker_is_refused(tmp_path: Path, in_workers: None)
     deep = "{% for i in range(400) %}<div>{% endfor %}x"
     output = refused(tmp_path, hostile(tmp_path, {"card.html": deep}, cards))
     assert "error[E0701]: laying out the cards is nested too deeply" in output
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_one_core_and_two_print_the_same_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_workers: None
-) -> None:
-    # The chunks were cut by the cores the machine had, and the PDF's bytes followed the cuts:
-    # `taskset -c 0 pillbox print` and the same on two cores gave different files.
-    made = {}
-    for cores in (1, 2):
-        monkeypatch.setattr(render, "_cores", lambda cores=cores: cores)
-        pdf = tmp_path / f"cores-{cores}.pdf"
-        code, output = run("print", str(SPECIMENS), "-o", str(pdf), "--no-cache")
-        assert code == 0, output
-        made[cores] = pdf.read_bytes()
-    assert made[1] == made[2]
