@@ -231,14 +231,21 @@ def test_an_edit_lays_out_its_chunk_alone_and_prints_the_same_bytes(
     assert (tmp_path / "b.pdf").read_bytes() == fresh
 
 
+@pytest.fixture(scope="module")
+def fresh_small(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The small pack printed with no cache: the same for every test that compares with it."""
+    folder = tmp_path_factory.mktemp("fresh-small")
+    _print(_small_pack(folder / "small"), folder / "fresh.pdf", "--no-cache")
+    return (folder / "fresh.pdf").read_bytes()
+
+
 @pytest.mark.parametrize("before", [("--only", "item"), ("--backs", "none"), ("--only", "Scalpel")])
 def test_a_cache_left_by_a_print_with_other_options_changes_no_byte(
-    small: Path, tmp_path: Path, before: tuple[str, str]
+    small: Path, tmp_path: Path, before: tuple[str, str], fresh_small: bytes
 ) -> None:
-    _print(small, tmp_path / "fresh.pdf", "--no-cache")
     _print(small, tmp_path / "before.pdf", *before)
     _print(small, tmp_path / "after.pdf")
-    assert (tmp_path / "after.pdf").read_bytes() == (tmp_path / "fresh.pdf").read_bytes()
+    assert (tmp_path / "after.pdf").read_bytes() == fresh_small
 
 
 def test_no_cache_lays_everything_out_and_keeps_nothing(
