@@ -12,12 +12,18 @@ from tests.helpers import ROOT_PACKS, compiled, run, sweep_figures
 
 SEATS = {"coma-ward": 4, "lobotomy": 3, "comanauts": 3, "cool-name": 2}
 
-GAMES = {"coma-ward": 2, "lobotomy": 1, "comanauts": 3, "cool-name": 4}
-"""Games a sweep plays in the tests, sized to a few seconds each (`make bench` plays more)."""
+GAMES = {"coma-ward": 2, "lobotomy": 2, "comanauts": 3, "cool-name": 4}
+"""Games a sweep plays in the tests, sized to a few seconds each (`make bench` plays more): two
+at least, so that on two workers each plays a game of its own."""
 
 SEEDS = {"lobotomy": 1}
-"""A sweep's seed where the default (5) deals a long game: Lobotomy's seed 5 takes four times
-as long as seed 1 under mcts:4 on the pure runtime, and the test plays it twice."""
+"""A sweep's seed where the default (5) deals long games: Lobotomy's seed 5 takes several times
+as long as seed 1 on the pure runtime, and the test plays it twice."""
+
+BUDGET = "mcts:2"
+"""Playouts enough that every searched question is searched (each answer played out once) and
+a seat's stream is drawn from in the tree; more only multiplies the time (mcts:4 was 14 s for
+one game of Lobotomy, twice)."""
 
 
 @pytest.mark.parametrize("name", sorted(SEATS))
@@ -30,10 +36,10 @@ def test_mcts_gives_the_same_figures_on_one_and_two_workers(name: str) -> None:
         "--seed",
         str(SEEDS.get(name, 5)),
     ]
-    options += ["--policy", "mcts:4"]
+    options += ["--policy", BUDGET]
     one, two = (sweep_figures(ROOT_PACKS / name, *options, "--workers", w) for w in "12")
     assert one == two
-    assert one["played"] == GAMES[name] and one["policies"] == ["mcts:4"] * SEATS[name]
+    assert one["played"] == GAMES[name] and one["policies"] == [BUDGET] * SEATS[name]
 
 
 def test_the_same_seed_and_budget_play_the_same_game_move_for_move() -> None:
@@ -42,7 +48,7 @@ def test_the_same_seed_and_budget_play_the_same_game_move_for_move() -> None:
     logs = []
     for _ in range(2):
         game = whole.new_game(pack.rules, pack.cards, 3, 11)
-        maker = seat_policies(game, policy_named("mcts:8"))
+        maker = seat_policies(game, policy_named("mcts:4"))
         whole.play(game, whole.phases[-1])
         assert maker.lookahead is not None and maker.lookahead.playouts > 0
         assert maker.lookahead.diverged == 0  # every playout replayed its turn as it was
