@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,30 +28,25 @@ ITEMS_ONLY = TESTS / "data" / "items-only"
 SWEEP = ("--games", "40", "--players", "2", "--seed", "11", "--json")
 
 ON_A_CLUSTER = """
-import sys
-from pathlib import Path
+import contextlib, io, json, sys
 from distributed import LocalCluster
 from compiler.cli import main
+answers = []
 local = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
 with local as cluster:
-    arguments = [*sys.argv[1:], "--scheduler", cluster.scheduler_address]
-    sys.exit(main(arguments, standalone_mode=False))
+    for arguments in json.loads(sys.argv[1]):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            try:
+                code = main([*arguments, "--scheduler", cluster.scheduler_address],
+                            standalone_mode=False)
+            except SystemExit as exit:
+                code = exit.code
+        answers.append([code or 0, printed.getvalue()])
+print(json.dumps(answers))
 """
-"""A LocalCluster of two worker processes on 127.0.0.1, and simulate sent to its scheduler."""
-
-
-def _clustered(*arguments: str, command: str = "simulate", codes: tuple[int, ...] = (0,)) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", ON_A_CLUSTER, command, *arguments],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode in codes, done.stdout + done.stderr
-    return done.stdout
+"""A LocalCluster of two worker processes on 127.0.0.1, and each command sent to its scheduler
+in turn: what each printed, and its exit code."""
 
 
 BANDS = """balance:
@@ -61,42 +57,88 @@ BANDS = """balance:
 """
 
 
-def _small_bands(tmp_path: Path) -> Path:
-    pack = Path(shutil.copytree(ROOT / "content" / "cool-name", tmp_path / "cool-name"))
+def _small_bands(folder: Path, used_by: str) -> Path:
+    pack = Path(shutil.copytree(ROOT / "content" / "cool-name", folder / "cool-name"))
     manifest = pack / "pack.yaml"
     text = manifest.read_text()
-    manifest.write_text(text[: text.index("balance:")] + BANDS)
+    # A worker keeps each pack it compiled, by its files: the note keeps the test of balance
+    # from handing tune a base pack its workers compiled already.
+    manifest.write_text(f"{text[: text.index('balance:')]}# {used_by}\n{BANDS}")
     return pack
 
 
-def test_balance_bands_judged_on_a_cluster_give_the_pool_s_verdicts(tmp_path: Path) -> None:
-    pack = _small_bands(tmp_path)
-    code, pooled = run("test", "--balance", str(pack), "--format", "json", "--workers", "2")
-    assert code == 0, pooled
-    clustered = _clustered(
-        str(pack), "--balance", "--format", "json", "--engine", "dask", command="test"
+TUNED = (
+    "--target", "won 30..45%", "--vary", "Bandit Lookout", "--policy", "random",
+    "--games", "40", "--first-games", "20", "--max-edits", "1", "--json",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Clustered:
+    """The packs played, and what each command said when sent to one cluster."""
+
+    judged: Path
+    tuned: Path
+    answers: dict[str, tuple[int, str]]
+
+
+@pytest.fixture(scope="module")
+def clustered(tmp_path_factory: pytest.TempPathFactory) -> Clustered:
+    """simulate, test --balance and tune played on one cluster: starting one (a process, two
+    workers, each importing dask and pillbox) costs more than the sweeps the tests compare."""
+    judged = _small_bands(tmp_path_factory.mktemp("judged"), "judged")
+    tuned = _small_bands(tmp_path_factory.mktemp("tuned"), "tuned")
+    commands = {
+        "simulate": ["simulate", str(ITEMS_ONLY), *SWEEP, "--engine", "dask"],
+        "balance": ["test", str(judged), "--balance", "--format", "json", "--engine", "dask"],
+        "tune": ["tune", str(tuned), *TUNED, "--engine", "dask"],
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", ON_A_CLUSTER, json.dumps(list(commands.values()))],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        # Set up before any test's private cache: the cluster is given one of its own.
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "PILLBOX_CACHE_DIR": str(tmp_path_factory.mktemp("cache")),
+        },
+        timeout=240,
+        check=False,
     )
-    assert json.loads(clustered) == json.loads(pooled[pooled.index("{") :])
+    assert done.returncode == 0, done.stdout + done.stderr
+    answers = json.loads(done.stdout.splitlines()[-1])
+    return Clustered(
+        judged, tuned, {name: tuple(answer) for name, answer in zip(commands, answers, strict=True)}
+    )
 
 
-def test_tune_plays_its_candidates_on_a_cluster_with_the_pool_s_answer(tmp_path: Path) -> None:
-    pack = _small_bands(tmp_path)
-    asked = (
-        str(pack), "--target", "won 30..45%", "--vary", "Bandit Lookout", "--policy", "random",
-        "--games", "40", "--first-games", "20", "--max-edits", "1", "--json",
-    )  # fmt: skip
-    code, pooled = run("tune", *asked)
+def test_balance_bands_judged_on_a_cluster_give_the_pool_s_verdicts(clustered: Clustered) -> None:
+    code, pooled = run(
+        "test", "--balance", str(clustered.judged), "--format", "json", "--workers", "2"
+    )
+    assert code == 0, pooled
+    assert clustered.answers["balance"][0] == 0, clustered.answers["balance"]
+    assert json.loads(clustered.answers["balance"][1]) == json.loads(pooled[pooled.index("{") :])
+
+
+def test_tune_plays_its_candidates_on_a_cluster_with_the_pool_s_answer(
+    clustered: Clustered,
+) -> None:
+    code, pooled = run("tune", str(clustered.tuned), *TUNED)
     assert code in (0, 1), pooled
-    clustered = _clustered(*asked, "--engine", "dask", command="tune", codes=(code,))
-    assert json.loads(clustered) == json.loads(pooled[pooled.index("{") :])
+    assert clustered.answers["tune"][0] == code, clustered.answers["tune"]
+    assert json.loads(clustered.answers["tune"][1]) == json.loads(pooled[pooled.index("{") :])
 
 
-def test_a_cluster_gives_the_figures_the_pool_gives() -> None:
+def test_a_cluster_gives_the_figures_the_pool_gives(clustered: Clustered) -> None:
     code, pooled = run("simulate", str(ITEMS_ONLY), *SWEEP, "--workers", "2")
     assert code == 0, pooled
-    clustered = _clustered(str(ITEMS_ONLY), *SWEEP, "--engine", "dask")
-    assert json.loads(clustered) == json.loads(pooled)
-    assert json.loads(clustered)["games"] == 40
+    code, output = clustered.answers["simulate"]
+    assert code == 0, output
+    assert json.loads(output) == json.loads(pooled)
+    assert json.loads(output)["games"] == 40
 
 
 def test_a_scheduler_without_the_dask_engine_is_a_usage_error() -> None:
