@@ -15,6 +15,7 @@ from random import Random
 
 import pytest
 
+from compiler.balance.attribution import MOST_CARDS
 from compiler.balance.baseline import changed_cards
 from compiler.balance.judge import Verdict, _looked_at, _stages, look_width
 from compiler.balance.report import as_github
@@ -60,12 +61,19 @@ def test_the_bundled_pack_s_bands_hold_and_the_same_seed_says_the_same_twice(
     bundled: Path,
 ) -> None:
     pack = bundled
-    # Two runs, not three: the text names each band's figure, interval and games, so two
-    # identical texts are the same verdicts (the JSON's shape is the other tests').
     code, output = run("test", "--balance", str(pack))
     assert code == 0 and "balance: 4 held" in output, output
     assert output.count(" held ") == 4 and "games, mcts:16" in output
-    assert run("test", "--balance", str(pack)) == (code, output)
+    # Said again without the searching band: the text names each band's figure, interval and
+    # games, so the same lines are the same verdicts, from the same stages of the same seeds.
+    # Its hundred games of mcts:16 were half the test; that a search plays the same game from
+    # the same seed is test_search_seats'.
+    manifest = pack / "pack.yaml"
+    manifest.write_text(SEARCHING_BAND.sub("", manifest.read_text()))
+    code, again = run("test", "--balance", str(pack))
+    assert code == 0 and "balance: 3 held" in again, again
+    said = [line for line in output.splitlines() if " held " in line and "mcts:16" not in line]
+    assert [line for line in again.splitlines() if " held " in line] == said
 
 
 def test_a_pack_made_unwinnable_leaves_its_band_and_fails_at_the_band_s_line(pack: Path) -> None:
@@ -151,11 +159,17 @@ def _committed(pack: Path) -> None:
 def test_base_shows_each_band_before_and_after_a_change_with_its_interval(pack: Path) -> None:
     _committed(pack)
     _unwinnable(pack)
+    # Two cards more made harder, five changed in all: more than are weighed one by one
+    # (attribution.MOST_CARDS), whose sweeps were most of this test's time and are the next's.
+    foes, places = pack / "cards" / "foes.card", pack / "cards" / "environments.card"
+    foes.write_text(foes.read_text().replace("    resilience 4\n", "    resilience 10\n", 1))
+    places.write_text(places.read_text().replace("    harsh 2\n", "    harsh 3\n", 1))
     code, output = run("test", "--balance", str(pack), "--base", "HEAD")
     found = CHANGE.search(output)
     assert code == 1 and "against HEAD:" in output and found, output
     before, after, change = map(float, found.groups())
     assert before > after and round(after - before, 1) == change
+    assert MOST_CARDS < 5 and "with only its change taken back" not in output
 
 
 def test_a_saved_verdict_is_a_baseline_too(pack: Path, tmp_path: Path) -> None:
@@ -247,6 +261,14 @@ def test_several_looks_at_a_band_read_wider_intervals_so_together_they_err_at_5_
 def test_base_weighs_each_changed_card_and_names_the_one_that_moved_a_band_most(
     pack: Path,
 ) -> None:
+    # The greedy band judged, and each card weighed, on 50 games, not 200 (its verdict came
+    # at 50 before the change and its whole budget after, each card's weighing on all of it).
+    manifest = pack / "pack.yaml"
+    text, greedy = re.subn(
+        r"(policy: greedy\n    games: )200\n", r"\g<1>50\n", manifest.read_text()
+    )
+    assert greedy == 1, "the greedy band's budget moved: update this test"
+    manifest.write_text(text)
     _committed(pack)
     foes = pack / "cards" / "foes.card"
     text = foes.read_text()
