@@ -236,28 +236,36 @@ def page_defense(total: int, target: Target, attack: Attack) -> int:
 
 def brute_force(attack: Attack, targets: Sequence[Target], mode: str) -> dict[Hashable, Fraction]:
     """Every tuple of faces: Defense Dice, attack dice, Chaos Dice, then Avoidance dice."""
-    found: dict[Hashable, Fraction] = {}
+    # Each tuple of faces is as likely as any other: they are counted in integers, and the
+    # damage each tuple deals is rolled for Avoidance once per distinct damage, not once a
+    # tuple (summing a Fraction a tuple was most of the module's time).
+    tuples = math.prod(len(t.defense_faces) ** t.defense_dice for t in targets)
+    tuples *= 6**attack.dice * len(attack.chaos_faces) ** attack.chaos_dice
+    counted: Counter[tuple[Hashable, bool]] = Counter()
     shield_rolls = [itertools.product(t.defense_faces, repeat=t.defense_dice) for t in targets]
     for shields in itertools.product(*map(list, shield_rolls)):
-        p_shields = Fraction(1, math.prod(len(t.defense_faces) ** t.defense_dice for t in targets))
         defenses = [
             page_defense(t.defense + sum(s), t, attack)
             for t, s in zip(targets, shields, strict=True)
         ]
         for faces in itertools.product(range(1, 7), repeat=attack.dice):
+            worn = 1 in faces
             for chaos in itertools.product(attack.chaos_faces, repeat=attack.chaos_dice):
-                p = p_shields / 6**attack.dice / len(attack.chaos_faces) ** attack.chaos_dice
                 if mode == "area":
-                    outcome: Hashable = (
-                        lowest_first(faces, chaos, attack, max(defenses, default=0)),
-                        1 in faces,
-                    )
-                    found[outcome] = found.get(outcome, 0) + p
-                    continue
-                dealt = [lowest_first(faces, chaos, attack, d) for d in defenses]
-                for left, q in avoided_each(dealt, targets):
-                    outcome = (left[0], 1 in faces) if mode == "single" else left
-                    found[outcome] = found.get(outcome, 0) + p * q
+                    counted[lowest_first(faces, chaos, attack, max(defenses, default=0)), worn] += 1
+                else:
+                    dealt = tuple(lowest_first(faces, chaos, attack, d) for d in defenses)
+                    counted[dealt, worn] += 1
+    found: dict[Hashable, Fraction] = {}
+    for (dealt, worn), count in counted.items():
+        p = Fraction(count, tuples)
+        if mode == "area":
+            found[dealt, worn] = found.get((dealt, worn), Fraction(0)) + p
+            continue
+        assert isinstance(dealt, tuple)
+        for left, q in avoided_each(list(dealt), targets):
+            outcome = (left[0], worn) if mode == "single" else left
+            found[outcome] = found.get(outcome, Fraction(0)) + p * q
     return found
 
 
@@ -298,8 +306,9 @@ class EveryPath:
         return self.path[self.used - 1]
 
     @property
-    def probability(self) -> Fraction:
-        return Fraction(1, math.prod(self.sides[: self.used]))
+    def ways(self) -> int:
+        """Of how many equally likely sequences of the faces rolled this is one."""
+        return math.prod(self.sides[: self.used])
 
     def advance(self) -> bool:
         """On to the next sequence, depth first; False when every one was given."""
@@ -319,12 +328,17 @@ Outcome = TypeVar("Outcome", bound=Hashable)
 
 def every_roll(run: Callable[[EveryPath], Outcome]) -> dict[Outcome, Fraction]:
     """What a roll function gives over every sequence of faces, with its probability."""
-    source, found = EveryPath(), {}
+    # Counted in integers, a count for each outcome and length of sequence, and summed as
+    # fractions once: a Fraction added a sequence was most of these tests' time.
+    source, counted = EveryPath(), Counter[tuple[Outcome, int]]()
     while True:
-        outcome = run(source)
-        found[outcome] = found.get(outcome, Fraction(0)) + source.probability
+        counted[run(source), source.ways] += 1
         if not source.advance():
-            return found
+            break
+    found: dict[Outcome, Fraction] = {}
+    for (outcome, ways), count in counted.items():
+        found[outcome] = found.get(outcome, Fraction(0)) + Fraction(count, ways)
+    return found
 
 
 ODD_CHAOS = (ChaosFace(skulls=3), ChaosFace(bonus=2), ChaosFace(skulls=1, bonus=1))
