@@ -103,18 +103,33 @@ class Client:
         return uri
 
 
+def a_pack(folder: Path) -> Path:
+    """The two-card pack the tests edit, written in a folder."""
+    (folder / "pack.yaml").write_text(PACK_YAML)
+    (folder / "cards").mkdir()
+    (folder / "cards" / "item.card").write_text(ITEM)
+    (folder / "cards" / "hallucination.card").write_text(HALLUCINATION)
+    return folder
+
+
 @pytest.fixture
 def pack(tmp_path: Path) -> Path:
-    (tmp_path / "pack.yaml").write_text(PACK_YAML)
-    (tmp_path / "cards").mkdir()
-    (tmp_path / "cards" / "item.card").write_text(ITEM)
-    (tmp_path / "cards" / "hallucination.card").write_text(HALLUCINATION)
-    return tmp_path
+    # each test's own pack, so its documents' URIs are its own on the shared server
+    return a_pack(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    # starting a server costs one to two seconds of imports: the module shares one, run in a
+    # pack's folder as an editor starts it, and each test opens files of its own pack
+    yield from serving(a_pack(tmp_path_factory.mktemp("desk")))
 
 
 @pytest.fixture
-def client(pack: Path) -> Iterator[Client]:
-    yield from serving(pack)
+def client(server: Client) -> Client:
+    # what a test before this one left unread is about its own documents, never this test's
+    server.notes.clear()
+    return server
 
 
 def serving(pack: Path) -> Iterator[Client]:
