@@ -63,33 +63,44 @@ def browse(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess
     return subprocess.run(command, capture_output=True, timeout=BROWSER_SECONDS, check=False)
 
 
-@pytest.fixture(scope="module", params=[SPECIMENS, CONTENT], ids=["specimens", "coma-ward-pack"])
-def reported(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Path, Path]:
-    """(the pack, its report): the specimens, and the bundled Coma Ward pack."""
-    pack: Path = request.param
-    target = tmp_path_factory.mktemp("browser") / "report.html"
+def _report(pack: Path, folder: Path) -> Path:
+    """The pack's report, written in the folder."""
+    target = folder / "report.html"
     code, output = run("report", str(pack), "-o", str(target))
-    assert code == 0, output
-    return pack, target
-
-
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The specimens' report alone: a screenshot of the bundled pack's too shows nothing more
-    for seven seconds more."""
-    target = tmp_path_factory.mktemp("browser-shot") / "report.html"
-    code, output = run("report", str(SPECIMENS), "-o", str(target))
     assert code == 0, output
     return target
 
 
+@pytest.fixture(scope="module")
+def specimens_browsed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[bytes], Path]:
+    """(Chromium's run, its screenshot) over the specimens' report: one run dumps the DOM and
+    takes the screenshot, as a launch costs a second or two and the DOM is the same at any
+    window size (the page has no script)."""
+    folder = tmp_path_factory.mktemp("browser")
+    shot = folder / "report.png"
+    args = ("--dump-dom", f"--screenshot={shot}", "--window-size=1280,4000")
+    return browse(_report(SPECIMENS, folder), folder / "profile", *args), shot
+
+
+@pytest.fixture(params=[SPECIMENS, CONTENT], ids=["specimens", "coma-ward-pack"])
+def dumped(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess[bytes]]:
+    """(the pack, Chromium's dump of its report): the specimens, and the bundled Coma Ward
+    pack."""
+    pack: Path = request.param
+    if pack == SPECIMENS:
+        return pack, request.getfixturevalue("specimens_browsed")[0]
+    folder = tmp_path_factory.mktemp("browser")
+    return pack, browse(_report(pack, folder), folder / "profile", "--dump-dom")
+
+
 def test_chromium_shows_every_card_and_every_chart(
-    reported: tuple[Path, Path], tmp_path: Path
+    dumped: tuple[Path, subprocess.CompletedProcess[bytes]],
 ) -> None:
-    folder, report = reported
-    done = browse(report, tmp_path / "profile", "--dump-dom")
+    folder, done = dumped
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     dom = done.stdout.decode("utf-8")
     page = read_page(dom)
@@ -104,9 +115,10 @@ def test_chromium_shows_every_card_and_every_chart(
     assert "<script" not in dom
 
 
-def test_chromium_takes_a_screenshot_of_the_report(report: Path, tmp_path: Path) -> None:
-    shot = tmp_path / "report.png"
-    done = browse(report, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,4000")
+def test_chromium_takes_a_screenshot_of_the_report(
+    specimens_browsed: tuple[subprocess.CompletedProcess[bytes], Path],
+) -> None:
+    done, shot = specimens_browsed
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
