@@ -40,15 +40,15 @@ WAIT = 30.0
 class Client:
     """A language client over a server's pipes: Content-Length framed JSON-RPC."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        self.process = process
+    def __init__(self, into: IO[bytes], out: IO[bytes]) -> None:
+        self.into, self.out = into, out
         self.next_id = 0
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.notes: list[dict[str, Any]] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        out: IO[bytes] = self.process.stdout  # type: ignore[assignment]
+        out = self.out
         while True:
             length = 0
             while (line := out.readline()) not in (b"\r\n", b""):
@@ -62,9 +62,8 @@ class Client:
     def send(self, message: dict[str, Any]) -> None:
         """Write one framed message to the server."""
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        stdin.flush()
+        self.into.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.into.flush()
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a notification (no answer comes)."""
@@ -141,7 +140,7 @@ def serving(pack: Path) -> Iterator[Client]:
         cwd=pack,
         env={**os.environ, "PYTHONPATH": str(ROOT)},  # this checkout's code, not an install's
     )
-    talk = Client(process)
+    talk = Client(process.stdin, process.stdout)  # type: ignore[arg-type]
     talk.request("initialize", {"processId": None, "rootUri": pack.as_uri(), "capabilities": {}})
     talk.notify("initialized", {})
     yield talk
@@ -152,6 +151,37 @@ def serving(pack: Path) -> Iterator[Client]:
     finally:
         process.kill()
         process.wait()
+
+
+def serving_here(pack: Path) -> Iterator[Client]:
+    """A server on a thread of this process, over pipes, initialized in a pack; shut down when
+    resumed. For the modules that check what the features answer: `serving` starts the
+    command, as an editor does, and pays a second or two of imports for it."""
+    from compiler.lsp.server import make_server
+
+    to_server, from_client = os.pipe()
+    to_client, from_server = os.pipe()
+    with (
+        open(to_server, "rb") as server_in,
+        open(from_server, "wb") as server_out,
+        open(to_client, "rb") as client_in,
+        open(from_client, "wb") as client_out,
+    ):
+        thread = threading.Thread(
+            target=make_server().start_io, args=(server_in, server_out), daemon=True
+        )
+        thread.start()
+        talk = Client(client_out, client_in)
+        init = {"processId": None, "rootUri": pack.as_uri(), "capabilities": {}}
+        talk.request("initialize", init)
+        talk.notify("initialized", {})
+        yield talk
+        try:
+            talk.request("shutdown", {})
+            talk.notify("exit", {})
+        finally:
+            client_out.close()  # the end of the server's input: it stops, if it has not
+            thread.join(timeout=WAIT)
 
 
 def test_a_typed_mistake_is_reported_with_checks_code_and_span(pack: Path, client: Client) -> None:

@@ -3,7 +3,8 @@ matched (its pattern, summary and rules text) and go to definition goes to that 
 wherever in the phrase the cursor is: verbs, conditions, values, blocks and their triggers,
 checks, properties.
 
-One server serves the whole module: starting one costs about a second."""
+One server serves the whole module, on a thread of this process: starting the command costs a
+second or two of imports, and tests/test_lsp.py drives it as an editor does."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_lsp import PACK_YAML, Client, serving
+from tests.test_lsp import PACK_YAML, Client, serving_here
 
 PHENOMENON = """phenomenon "The Night Round" {
     number 4
@@ -62,7 +63,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(pack: Path) -> Iterator[Client]:
-    yield from serving(pack)
+    yield from serving_here(pack)
 
 
 def _at(text: str, written: str, word: str) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """`pillbox lsp`'s later features: the card-by-card re-check, ruleset definitions, odds in
 hovers, slot completion, quick fixes and the diagnostics of pack.yaml and the ruleset.
 
-One server (and one pack) serves the whole module: starting one costs about a second."""
+One server (and one pack) serves the whole module, on a thread of this process: starting the
+command costs a second or two of imports, and tests/test_lsp.py drives it as an editor does."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from compiler.odds import OddsRequest, show_odds
 from compiler.pack import display_path
 from dsl.spans import Diagnostic
 from tests.conftest import ROOT
-from tests.test_lsp import HALLUCINATION, ITEM, PACK_YAML, Client, serving
+from tests.test_lsp import HALLUCINATION, ITEM, PACK_YAML, Client, serving_here
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def client(pack: Path) -> Iterator[Client]:
-    yield from serving(pack)
+    yield from serving_here(pack)
 
 
 BELL = HALLUCINATION
