@@ -12,6 +12,7 @@ from typing import Any
 from compiler.ir import Card
 from compiler.kept import Kept, keeping
 from compiler.patterns import PatternTable, SlotType
+from compiler.quickschema import Schema, Unsupported, is_valid, linked
 from compiler.ruleset import Ruleset
 from dsl.spans import Diagnostic, Span
 
@@ -66,6 +67,7 @@ def ir_schema(ruleset: Ruleset) -> dict[str, Any]:
 
 
 _VALIDATORS: dict[str, Any] = {}
+_LINKED: dict[str, Schema | None] = {}
 
 
 def validator_for(ruleset: Ruleset) -> Any:
@@ -78,6 +80,24 @@ def validator_for(ruleset: Ruleset) -> Any:
     return found
 
 
+def _quickly_valid(ruleset: Ruleset, card: Card) -> bool:
+    """Whether the quick validator finds the card valid: a yes is jsonschema's yes (a no, a
+    schema it cannot read, or a card nested deeper than its recursion reaches, is asked of
+    jsonschema, for the errors)."""
+    if ruleset.digest not in _LINKED:
+        try:
+            _LINKED[ruleset.digest] = linked(ir_schema(ruleset))
+        except Unsupported:
+            _LINKED[ruleset.digest] = None
+    schema = _LINKED[ruleset.digest]
+    if schema is None:
+        return False
+    try:
+        return is_valid(schema, card)
+    except (Unsupported, RecursionError):
+        return False
+
+
 _found_valid: Kept[bool] = Kept(4096)
 """The cards found valid, by ruleset and `repr`, where the process keeps results: the same card
 checked again (an edit elsewhere in its pack, the next test of a suite) is not walked again."""
@@ -85,8 +105,6 @@ checked again (an edit elsewhere in its pack, the next test of a suite) is not w
 
 def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
     """Yield a diagnostic for each schema error, placed at the nearest node with a span."""
-    from jsonschema.exceptions import relevance
-
     # repr, not JSON: it tells a tuple from a list, which the schema does too. The schema asks
     # only that the file be a string, so a card of a pack copied elsewhere is the same card.
     key = None
@@ -95,6 +113,12 @@ def validate_card(ruleset: Ruleset, card: Card) -> Iterator[Diagnostic]:
         key = (ruleset.digest, repr({**card, "file": None} if isinstance(shown, str) else card))
         if _found_valid.get(key):
             return
+    if _quickly_valid(ruleset, card):
+        if key is not None:
+            _found_valid.put(key, True)
+        return
+    from jsonschema.exceptions import relevance  # loaded only for a card that does not fit
+
     errors = sorted(validator_for(ruleset).iter_errors(card), key=relevance)
     if not errors and key is not None:
         _found_valid.put(key, True)

@@ -6,6 +6,10 @@ only "is it valid?", exactly as jsonschema's Draft 2020-12 validator would, for 
 `KEYWORDS`; a schema with any other keyword raises `Unsupported`. The caller asks jsonschema
 only when the answer is no, for the diagnostics (`schemaerrors`).
 
+A schema's local references (`"$ref": "#/$defs/name"`, as the IR schema writes each effect)
+are read once `linked` has put the schema each names in its place; a reference left as text is
+`Unsupported`.
+
 Like python-jsonschema, a validator is a table of small keyword functions; unlike it, each
 says only yes or no.
 """
@@ -164,6 +168,63 @@ def _not(value: Schema, instance: object, _: Schema) -> bool:
     return not is_valid(value, instance)
 
 
+def _any_of(value: list[Schema], instance: object, _: Schema) -> bool:
+    return any(is_valid(sub, instance) for sub in value)
+
+
+def _one_of(value: list[Schema], instance: object, _: Schema) -> bool:
+    return sum(1 for sub in value if is_valid(sub, instance)) == 1
+
+
+def _all_of(value: list[Schema], instance: object, _: Schema) -> bool:
+    return all(is_valid(sub, instance) for sub in value)
+
+
+def _ref(value: Schema | str, instance: object, _: Schema) -> bool:
+    if isinstance(value, str):
+        raise Unsupported(f"$ref {value!r} not linked")
+    return is_valid(value, instance)
+
+
+def _defs(value: object, instance: object, _: Schema) -> bool:
+    return True  # the schemas a reference names, asked where one is made
+
+
+DEFS = "#/$defs/"
+
+
+def linked(root: Schema) -> Schema:
+    """The schema with each local reference (`"$ref": "#/$defs/name"`) replaced by the schema it
+    names, cycles and all, for `is_valid`; any other reference raises Unsupported."""
+    if not isinstance(root, dict):
+        return root
+    defs = root.get("$defs") or {}
+    copies: dict[str, Schema] = {name: {} for name, sub in defs.items() if isinstance(sub, dict)}
+
+    def link(node: object) -> Any:
+        if isinstance(node, list):
+            return [link(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for keyword, value in node.items():
+            if keyword == "$defs":
+                continue  # each is linked in where it is named
+            if keyword != "$ref":
+                out[keyword] = link(value)
+                continue
+            name = value[len(DEFS) :] if isinstance(value, str) and value.startswith(DEFS) else ""
+            if name not in defs:
+                raise Unsupported(f"$ref {value!r}")
+            out[keyword] = copies.get(name, defs[name])
+        return out
+
+    for name, target in copies.items():
+        assert isinstance(target, dict)
+        target.update(link(defs[name]))
+    return link(root)  # type: ignore[no-any-return]
+
+
 KEYWORDS: dict[str, Callable[[Any, object, Schema], bool]] = {
     "type": _type,
     "enum": _enum,
@@ -183,6 +244,11 @@ KEYWORDS: dict[str, Callable[[Any, object, Schema], bool]] = {
     "minProperties": _min_properties,
     "maxProperties": _max_properties,
     "not": _not,
+    "anyOf": _any_of,
+    "oneOf": _one_of,
+    "allOf": _all_of,
+    "$ref": _ref,
+    "$defs": _defs,
 }
 """Each keyword this validator implements, and the function that checks it."""
 

@@ -1,7 +1,9 @@
-"""The quick validator answers as jsonschema does, for pack.yaml's schema and any instance.
+"""The quick validator answers as jsonschema does, for pack.yaml's schema and the IR schema of
+each bundled ruleset, and any instance.
 
 A check trusts its yes without asking jsonschema, so a yes where jsonschema says no would let a
-broken pack.yaml through: every instance here is judged by both, and they must agree.
+broken pack.yaml, or a compiled card that does not fit the IR, through: every instance here is
+judged by both, and they must agree.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from compiler.build import load_checked
+from compiler.irschema import ir_schema, validator_for
 from compiler.pack import _pack_schema, _surely_valid
-from compiler.quickschema import ANNOTATIONS, KEYWORDS, Unsupported, is_valid
+from compiler.quickschema import ANNOTATIONS, KEYWORDS, Unsupported, is_valid, linked
 from compiler.yamlio import YamlError, load_yaml
 from tests.conftest import ROOT, TESTS
 
@@ -144,3 +148,53 @@ def test_a_valid_pack_yaml_never_loads_jsonschema() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+IR_VARIANTS = 100
+"""The variants of each bundled pack's largest card judged by both: every so many of them,
+spread over the whole card (jsonschema takes about 8 ms a variant)."""
+
+
+@pytest.mark.parametrize("pack", sorted(p.parent.name for p in _manifests()[:5]))
+def test_each_compiled_card_and_variants_of_the_largest_are_judged_as_jsonschema_judges(
+    pack: str,
+) -> None:
+    loaded = load_checked(ROOT / "content" / pack)
+    assert loaded.pack is not None
+    ruleset = loaded.pack.ruleset
+    schema, validator = linked(ir_schema(ruleset)), validator_for(ruleset)
+    for card in loaded.pack.cards:  # every card as compiled: valid, and so found by both
+        assert is_valid(schema, card) and validator.is_valid(card), card["title"]
+    largest = max(loaded.pack.cards, key=lambda card: len(repr(card)))
+    variants = list(_variants(json.loads(json.dumps(largest))))
+    judged = variants[:: max(1, len(variants) // IR_VARIANTS)]
+    for variant in judged:
+        expected = validator.is_valid(variant)
+        assert is_valid(schema, variant) == expected, json.dumps(variant, default=str)[:300]
+    assert len(judged) >= IR_VARIANTS and not all(map(validator.is_valid, judged[1:]))
+
+
+def test_references_are_linked_and_read_as_jsonschema_reads_them() -> None:
+    tree = {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"next": {"$ref": "#/$defs/node"}, "tag": {"$ref": "#/$defs/tag"}},
+                "additionalProperties": False,
+            },
+            "tag": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 0}]},
+            "never": False,
+        },
+        "anyOf": [{"$ref": "#/$defs/node"}, {"allOf": [{"type": "string"}, {"minLength": 2}]}],
+    }
+    quick, slow = linked(tree), Draft202012Validator(tree)
+    for instance in [
+        {}, {"next": {"next": {}}}, {"next": {"next": 1}}, {"tag": 1}, {"tag": 1.5},
+        {"tag": -1.5}, {"tag": True}, {"other": 1}, "ab", "a", 1, None, [],
+    ]:  # fmt: skip
+        assert is_valid(quick, instance) == slow.is_valid(instance), instance
+    with pytest.raises(Unsupported):
+        linked({"$ref": "#/$defs/missing"})
+    with pytest.raises(Unsupported):
+        linked({"$defs": {"a": {}}, "items": {"$ref": "other.json#/a"}})
+    assert is_valid(linked({"$defs": {"never": False}, "$ref": "#/$defs/never"}), 1) is False
