@@ -210,13 +210,18 @@ def linked(root: Schema) -> Schema:
         for keyword, value in node.items():
             if keyword == "$defs":
                 continue  # each is linked in where it is named
-            if keyword != "$ref":
+            if keyword in ("enum", "const"):  # values, not schemas
+                out[keyword] = value
+            elif keyword == "properties" and isinstance(value, dict):  # names, then schemas
+                out[keyword] = {name: link(sub) for name, sub in value.items()}
+            elif keyword != "$ref":
                 out[keyword] = link(value)
-                continue
-            name = value[len(DEFS) :] if isinstance(value, str) and value.startswith(DEFS) else ""
-            if name not in defs:
-                raise Unsupported(f"$ref {value!r}")
-            out[keyword] = copies.get(name, defs[name])
+            else:
+                named = isinstance(value, str) and value.startswith(DEFS)
+                name = value[len(DEFS) :] if named else ""
+                if name not in defs:
+                    raise Unsupported(f"$ref {value!r}")
+                out[keyword] = copies.get(name, defs[name])
         return out
 
     for name, target in copies.items():

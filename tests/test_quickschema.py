@@ -198,3 +198,8 @@ def test_references_are_linked_and_read_as_jsonschema_reads_them() -> None:
     with pytest.raises(Unsupported):
         linked({"$defs": {"a": {}}, "items": {"$ref": "other.json#/a"}})
     assert is_valid(linked({"$defs": {"never": False}, "$ref": "#/$defs/never"}), 1) is False
+    # a property may be named as a keyword is: it stays a property, its schema asked
+    named = {"properties": {"$defs": {"type": "string"}, "$ref": {"const": {"$ref": "x"}}}}
+    quick, slow = linked(named), Draft202012Validator(named)
+    for instance in [{"$defs": 1}, {"$defs": "a"}]:
+        assert is_valid(quick, instance) == slow.is_valid(instance), instance
