@@ -175,7 +175,7 @@ def test_a_hidden_card_the_game_has_shown_is_face_up_to_every_seat() -> None:
     game = whole.new_game(pack.rules, pack.cards, 4, 2)
     whole.play(game, whole.phases[0])
     seats = ("human", "random", "random", "random")
-    facts = TableFacts("Ward", "ward", 2, seats, "end", None, {}, pack.rules.hidden)
+    facts = TableFacts("Ward", "ward", 2, seats, "end", None, {})
     view = game_view(facts, game, None, [], [], False, None, None, seat=0)
     quirks = [
         card for seat in view["seats"][1:] for card in seat["cards"] if card["kind"] == "quirk"

@@ -23,6 +23,7 @@ from compiler.table.conductor import TableGame
 from compiler.table.session import Session
 from compiler.table.share import Access
 from compiler.table.stepping import RecordedGame
+from runtime.policies.view import face_down
 from tests.conftest import ROOT
 from tests.test_report_browser import BROWSER
 from tests.test_serve_browser import CHROMIUM_ARGS
@@ -224,7 +225,7 @@ def _hidden_cards(game: TableGame, seat: int) -> list[Any]:
         assert time.monotonic() < deadline
         time.sleep(0.01)
     actor = game._run.game.state.players[seat]
-    return [c for c in [*actor.items, *actor.owned] if c.definition.kind in game.facts.hidden]
+    return [c for c in [*actor.items, *actor.owned] if face_down(game._run.game, c)]
 
 
 def test_a_record_is_stepped_through_in_the_page(browser: Any) -> None:

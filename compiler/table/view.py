@@ -46,7 +46,6 @@ class TableFacts:
     until: str
     board: dict[str, Any] | None
     colours: Mapping[str, str]
-    hidden: frozenset[str]
 
     @classmethod
     def of(cls, compiled: CompiledPack, table: Table, pack: str, seed: int) -> TableFacts:
@@ -61,7 +60,6 @@ class TableFacts:
             until=table.until,
             board=drawn.to_json() if drawn is not None else None,
             colours=_colours(ruleset.data),
-            hidden=compiled.rules.hidden,
         )
 
     def to_json(self) -> dict[str, Any]:
